@@ -1,0 +1,479 @@
+package tokendist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+)
+
+// Balancer is a token-distribution algorithm driven by Run, one parallel step at a time.
+//
+// Rules: Step performs exactly one step of the algorithm's model on s.Loads in place,
+// advances s.Time by the step's cost in model units, and adds the tokens it moved and
+// messages it sent to s.Moved and s.Messages. Run increments s.Steps after each Step.
+// Step must not allocate on its hot path; per-network set-up belongs in Init. Unless
+// the balancer declares otherwise (see Invariants), Step conserves the total and never
+// makes a load negative. A Step error stops the run and is returned by Run, wrapped.
+//
+// Optional interfaces refine the contract: Initializer, Terminator, Periodic, Invariants,
+// Accountant. Name a balancer with a String method (fmt.Stringer); otherwise its Go type
+// names it in errors and results.
+type Balancer interface {
+	Step(s *State) error
+}
+
+// Initializer is implemented by balancers that validate the network and prepare
+// buffers before the first step. Run calls Init once per run, after copying the loads,
+// so a balancer value can be reused for several runs (not concurrently).
+type Initializer interface {
+	Init(s *State) error
+}
+
+// Terminator is implemented by balancers with their own termination rule (for example
+// DISCREPANCY-1's local rule). Run stops with StatusDone when Done returns true; it is
+// asked before every step.
+type Terminator interface {
+	Done(s *State) bool
+}
+
+// Periodic is implemented by balancers whose steps cycle with a period (χ steps for a
+// dimension-exchange round, χ·n for a THRESHOLD-1 phase). Run stops with StatusStable
+// when the loads are equal at two snapshots one period apart. A period ≤ 0 disables the
+// check.
+type Periodic interface {
+	Period(s *State) int64
+}
+
+// Invariant is a property of loads that Run verifies.
+type Invariant uint8
+
+// The invariants Run checks. A balancer keeps both unless it implements Invariants.
+const (
+	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal).
+	Conserves Invariant = 1 << iota
+	// NonNegative: no load is ever negative.
+	NonNegative
+)
+
+// String names the invariant.
+func (i Invariant) String() string {
+	switch i {
+	case Conserves:
+		return "conservation"
+	case NonNegative:
+		return "non-negativity"
+	}
+	return fmt.Sprintf("Invariant(%d)", uint8(i))
+}
+
+// InvariantKeeper is implemented by balancers that keep fewer than both invariants:
+// the FGS comparators may make loads negative (Run then counts negative loads in the
+// Result instead of failing), and the ring's task queues are not conserved (Run then
+// checks the total against Accountant.ExpectedTotal).
+type InvariantKeeper interface {
+	Invariants() Invariant
+}
+
+// Accountant is implemented by balancers whose total changes by design (tasks spawn
+// and finish); Run checks the loads' total against ExpectedTotal instead.
+type Accountant interface {
+	ExpectedTotal(s *State) int64
+}
+
+// State is the mutable state of one run, handed to every Step.
+type State struct {
+	// Net is the network. Balancers that need CSR access call AsGraph(s.Net) in Init.
+	Net Network
+	// Loads are the current loads, changed in place by Step.
+	Loads Loads
+	// Steps counts the steps completed so far.
+	Steps int64
+	// Time is the model time in the paper's units; Step advances it.
+	Time int64
+	// Moved counts token moves (one token crossing one link counts one).
+	Moved int64
+	// Messages counts messages sent (algorithms that send control messages).
+	Messages int64
+	// Seed is the run's seed. Parallel steps derive per-chunk streams from (Seed,
+	// Steps, chunk) with internal/rng, so results do not depend on the worker count.
+	Seed uint64
+	// Rand is the run's sequential random source, seeded from Seed.
+	Rand *rand.Rand
+	// Workers is the most goroutines a step may use (from RunOptions.Workers).
+	Workers int
+}
+
+// Status says why a run stopped.
+type Status int
+
+// The reasons a run stops.
+const (
+	// StatusNotStarted is the zero Status.
+	StatusNotStarted Status = iota
+	// StatusDone: the balancer's own termination rule (Terminator) fired.
+	StatusDone
+	// StatusTarget: the discrepancy reached RunOptions.TargetDiscrepancy.
+	StatusTarget
+	// StatusStable: the loads were equal at two snapshots one period apart.
+	StatusStable
+	// StatusMaxSteps: the step budget ran out.
+	StatusMaxSteps
+	// StatusCanceled: the context was cancelled or its deadline passed.
+	StatusCanceled
+	// StatusFailed: a Step, a Recorder or an invariant check failed; see the error.
+	StatusFailed
+)
+
+var statusNames = [...]string{"NotStarted", "Done", "Target", "Stable", "MaxSteps", "Canceled", "Failed"}
+
+// String names the status.
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalText encodes the status by name.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0.
+const DefaultMaxSteps = 1 << 20
+
+// RunOptions configures Run. The zero value runs until the balancer is done, the loads
+// are stable, or DefaultMaxSteps steps, recording the first and last sample.
+type RunOptions struct {
+	// MaxSteps bounds the number of steps; 0 means DefaultMaxSteps; negative is an error.
+	MaxSteps int64
+	// UseTarget enables stopping once the discrepancy is ≤ TargetDiscrepancy, checked
+	// before every step (an O(n) scan per step).
+	UseTarget bool
+	// TargetDiscrepancy is the target for UseTarget.
+	TargetDiscrepancy int64
+	// NoStability disables the stability stop of Periodic balancers.
+	NoStability bool
+	// SampleEvery records a Sample every that many steps (0: only the first and last).
+	SampleEvery int64
+	// Recorder, if not nil, receives every Sample as it is taken; an error stops the run.
+	Recorder Recorder
+	// Seed fixes every random choice of the run.
+	Seed uint64
+	// Workers bounds the goroutines a step may use; 0 means GOMAXPROCS. Results never
+	// depend on it.
+	Workers int
+}
+
+// Sample is a snapshot of a run's metrics.
+type Sample struct {
+	Step        int64   `json:"step"`
+	Time        int64   `json:"time"`
+	Discrepancy int64   `json:"discrepancy"`
+	Max         int64   `json:"max"`
+	Min         int64   `json:"min"`
+	Potential   Uint128 `json:"potential"`
+	Moved       int64   `json:"moved"`
+	Messages    int64   `json:"messages"`
+	// Negative is the number of nodes with a negative load (only the FGS comparators).
+	Negative int `json:"negative"`
+}
+
+// Recorder receives samples during a run (progress bars, live plots, custom checks).
+type Recorder interface {
+	Record(s *State, smp Sample) error
+}
+
+// RecorderFunc adapts a function to Recorder.
+type RecorderFunc func(s *State, smp Sample) error
+
+// Record calls f.
+func (f RecorderFunc) Record(s *State, smp Sample) error { return f(s, smp) }
+
+// Result is the outcome of Run.
+type Result struct {
+	// Balancer names the algorithm.
+	Balancer string `json:"balancer"`
+	// Status says why the run stopped.
+	Status Status `json:"status"`
+	// Loads are the final loads (a copy; the caller's input is never changed).
+	Loads Loads `json:"loads"`
+	// Steps, Time, Moved and Messages are the final counters.
+	Steps    int64 `json:"steps"`
+	Time     int64 `json:"time"`
+	Moved    int64 `json:"moved"`
+	Messages int64 `json:"messages"`
+	// Trace holds the samples taken, the first before any step and the last at the end.
+	Trace Trace `json:"trace"`
+	// NegativeSteps counts steps after which some load was negative, and MostNegative is
+	// the lowest load seen; both stay 0 for balancers that keep NonNegative.
+	NegativeSteps int64 `json:"negative_steps"`
+	MostNegative  int64 `json:"most_negative"`
+}
+
+// Discrepancy returns the final discrepancy.
+func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
+
+// String returns a one-line summary.
+func (r Result) String() string {
+	s := fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
+		r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	if r.NegativeSteps > 0 {
+		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
+	}
+	return s
+}
+
+// InvariantError reports a balancer that broke an invariant it declared.
+type InvariantError struct {
+	Balancer  string
+	Step      int64
+	Invariant Invariant
+	Detail    string
+}
+
+// Error describes the violation.
+func (e *InvariantError) Error() string {
+	return fmt.Sprintf("tokendist: balancer %s broke %s at step %d: %s", e.Balancer, e.Invariant, e.Step, e.Detail)
+}
+
+// ErrNilBalancer reports a nil balancer.
+var ErrNilBalancer = errors.New("tokendist: nil balancer")
+
+// BalancerName returns b's String() if it has one, else its Go type.
+func BalancerName(b Balancer) string {
+	if s, ok := b.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%T", b)
+}
+
+// Run runs balancer b on network net from the given loads until one of the stop rules of
+// opts fires, and returns the result. It validates its inputs (nil network or balancer,
+// loads of the wrong length, negative loads, an int64 overflow, MaxSteps < 0), works on a
+// copy of loads, and verifies the balancer's invariants at every sample and at the end
+// (and, for balancers that may go negative, counts negative loads after every step).
+// On failure it returns the partial Result (trace and loads so far) with StatusFailed
+// and an error naming the balancer and step. Cancelling ctx stops the run between steps
+// with StatusCanceled and ctx's error.
+func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
+	r, err := newRunner(net, loads, b, opts)
+	if err != nil {
+		return Result{Status: StatusFailed, Balancer: r.res.Balancer}, err
+	}
+	return r.run(ctx)
+}
+
+// runner is one execution of Run.
+type runner struct {
+	opts       RunOptions
+	b          Balancer
+	s          State
+	res        Result
+	keeps      Invariant
+	total      int64
+	done       Terminator
+	period     int64
+	snapshot   Loads
+	nextSample int64
+}
+
+func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
+	r := &runner{}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if b == nil {
+		return r, ErrNilBalancer
+	}
+	r.b = b
+	r.res.Balancer = BalancerName(b)
+	if net == nil {
+		return r, ErrNilNetwork
+	}
+	if g, ok := net.(*Graph); ok && g == nil {
+		return r, ErrNilNetwork
+	}
+	if r.opts.MaxSteps < 0 {
+		return r, badParam("MaxSteps %d is negative", r.opts.MaxSteps)
+	}
+	if r.opts.SampleEvery < 0 {
+		return r, badParam("SampleEvery %d is negative", r.opts.SampleEvery)
+	}
+	if r.opts.MaxSteps == 0 {
+		r.opts.MaxSteps = DefaultMaxSteps
+	}
+	if len(loads) != net.Order() {
+		return r, fmt.Errorf("%w: %d loads for a network of %d nodes", ErrBadLoads, len(loads), net.Order())
+	}
+	total, err := loads.Validate()
+	if err != nil {
+		return r, err
+	}
+	r.total = total
+	r.keeps = Conserves | NonNegative
+	if k, ok := b.(InvariantKeeper); ok {
+		r.keeps = k.Invariants()
+	}
+	workers := r.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	r.s = State{
+		Net:     net,
+		Loads:   loads.Clone(),
+		Seed:    r.opts.Seed,
+		Rand:    rand.New(rand.NewPCG(r.opts.Seed, 0x746f6b656e64)),
+		Workers: workers,
+	}
+	if in, ok := b.(Initializer); ok {
+		if err := in.Init(&r.s); err != nil {
+			return r, fmt.Errorf("tokendist: %s: %w", r.res.Balancer, err)
+		}
+	}
+	r.done, _ = b.(Terminator)
+	if p, ok := b.(Periodic); ok && !r.opts.NoStability {
+		r.period = p.Period(&r.s)
+		if r.period > 0 {
+			r.snapshot = r.s.Loads.Clone()
+		}
+	}
+	return r, nil
+}
+
+func (r *runner) run(ctx context.Context) (Result, error) {
+	s := &r.s
+	status, err := r.loop(ctx)
+	if err == nil {
+		err = r.check()
+	}
+	if n := len(r.res.Trace); n == 0 || r.res.Trace[n-1].Step != s.Steps {
+		// The last sample is taken even on failure, so nothing is lost.
+		if serr := r.sample(); err == nil {
+			err = serr
+		}
+	}
+	if err != nil && status != StatusCanceled {
+		status = StatusFailed
+	}
+	r.res.Status = status
+	r.res.Loads = s.Loads
+	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	return r.res, err
+}
+
+// loop steps until a stop rule fires. It does not allocate per step.
+func (r *runner) loop(ctx context.Context) (Status, error) {
+	s := &r.s
+	if err := r.sample(); err != nil {
+		return StatusFailed, err
+	}
+	checkNeg := r.keeps&NonNegative == 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return StatusCanceled, err
+		}
+		if r.done != nil && r.done.Done(s) {
+			return StatusDone, nil
+		}
+		if r.opts.UseTarget && s.Loads.Discrepancy() <= r.opts.TargetDiscrepancy {
+			return StatusTarget, nil
+		}
+		if s.Steps >= r.opts.MaxSteps {
+			return StatusMaxSteps, nil
+		}
+		if err := r.b.Step(s); err != nil {
+			return StatusFailed, fmt.Errorf("tokendist: %s failed at step %d: %w", r.res.Balancer, s.Steps, err)
+		}
+		s.Steps++
+		if checkNeg {
+			r.countNegative()
+		}
+		if r.opts.SampleEvery > 0 && s.Steps%r.opts.SampleEvery == 0 {
+			if err := r.check(); err != nil {
+				return StatusFailed, err
+			}
+			if err := r.sample(); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if r.period > 0 && s.Steps%r.period == 0 {
+			if stable := r.stableSince(); stable {
+				return StatusStable, nil
+			}
+		}
+	}
+}
+
+// stableSince compares the loads with the snapshot one period ago and takes a new one.
+func (r *runner) stableSince() bool {
+	same := true
+	for v, x := range r.s.Loads {
+		if r.snapshot[v] != x {
+			same = false
+			r.snapshot[v] = x
+		}
+	}
+	return same
+}
+
+func (r *runner) countNegative() {
+	neg := false
+	for _, x := range r.s.Loads {
+		if x < 0 {
+			neg = true
+			r.res.MostNegative = min(r.res.MostNegative, x)
+		}
+	}
+	if neg {
+		r.res.NegativeSteps++
+	}
+}
+
+// check verifies the declared invariants.
+func (r *runner) check() error {
+	s := &r.s
+	if len(s.Loads) != s.Net.Order() {
+		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads))}
+	}
+	if r.keeps&NonNegative != 0 {
+		for v, x := range s.Loads {
+			if x < 0 {
+				return &InvariantError{r.res.Balancer, s.Steps, NonNegative, fmt.Sprintf("load %d at node %d", x, v)}
+			}
+		}
+	}
+	want := r.total
+	if a, ok := r.b.(Accountant); ok && r.keeps&Conserves == 0 {
+		want = a.ExpectedTotal(s)
+	} else if r.keeps&Conserves == 0 {
+		return nil
+	}
+	if got := s.Loads.Total(); got != want {
+		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("total %d, want %d", got, want)}
+	}
+	return nil
+}
+
+func (r *runner) sample() error {
+	s := &r.s
+	mx, mn := s.Loads.extremes()
+	smp := Sample{
+		Step: s.Steps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
+		Potential: s.Loads.Potential(), Moved: s.Moved, Messages: s.Messages,
+	}
+	if mn < 0 {
+		for _, x := range s.Loads {
+			if x < 0 {
+				smp.Negative++
+			}
+		}
+	}
+	r.res.Trace = append(r.res.Trace, smp)
+	if r.opts.Recorder != nil {
+		if err := r.opts.Recorder.Record(s, smp); err != nil {
+			return fmt.Errorf("tokendist: recorder stopped %s at step %d: %w", r.res.Balancer, s.Steps, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,346 @@
+package tokendist
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+)
+
+// maxNodes bounds generated networks so that node IDs fit in an int32.
+const maxNodes = 1 << 31
+
+func checkOrder(what string, n int) error {
+	if n < 1 {
+		return badParam("%s needs at least one node, got n = %d", what, n)
+	}
+	if n >= maxNodes {
+		return badParam("%s with n = %d nodes exceeds the int32 node limit", what, n)
+	}
+	return nil
+}
+
+// Path returns the path 0 - 1 - ... - n-1.
+func Path(n int) (*Graph, error) {
+	if err := checkOrder("Path", n); err != nil {
+		return nil, err
+	}
+	pairs := make([]int32, 0, 2*(n-1))
+	for v := 1; v < n; v++ {
+		pairs = append(pairs, int32(v-1), int32(v))
+	}
+	return fromPairs(n, pairs, false)
+}
+
+// Ring returns the cycle 0 - 1 - ... - n-1 - 0 (the papers' R_p). Ring(1) is a single
+// node and Ring(2) a single edge, since the graph is simple.
+func Ring(n int) (*Graph, error) {
+	if err := checkOrder("Ring", n); err != nil {
+		return nil, err
+	}
+	pairs := make([]int32, 0, 2*n)
+	for v := 0; v < n; v++ {
+		pairs = append(pairs, int32(v), int32((v+1)%n))
+	}
+	return fromPairs(n, pairs, true)
+}
+
+// Star returns the star with centre 0 and leaves 1..n-1.
+func Star(n int) (*Graph, error) {
+	if err := checkOrder("Star", n); err != nil {
+		return nil, err
+	}
+	pairs := make([]int32, 0, 2*(n-1))
+	for v := 1; v < n; v++ {
+		pairs = append(pairs, 0, int32(v))
+	}
+	return fromPairs(n, pairs, false)
+}
+
+// Complete returns the complete graph K_n.
+func Complete(n int) (*Graph, error) {
+	if err := checkOrder("Complete", n); err != nil {
+		return nil, err
+	}
+	if n > 1<<16 {
+		return nil, badParam("Complete(%d) would have more than 2^31 edge ends", n)
+	}
+	pairs := make([]int32, 0, n*(n-1))
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			pairs = append(pairs, int32(u), int32(v))
+		}
+	}
+	return fromPairs(n, pairs, false)
+}
+
+// KaryTreeOrder returns the number of nodes of the complete k-ary tree of height h,
+// (k^(h+1) - 1)/(k - 1), or an error if it is out of range.
+func KaryTreeOrder(k, h int) (int, error) {
+	if k < 1 {
+		return 0, badParam("k-ary tree needs k ≥ 1, got k = %d", k)
+	}
+	if h < 0 {
+		return 0, badParam("tree height must be ≥ 0, got h = %d", h)
+	}
+	n, level := 1, 1
+	for i := 0; i < h; i++ {
+		hi, lo := bits.Mul64(uint64(level), uint64(k))
+		if hi != 0 || lo >= maxNodes {
+			return 0, badParam("KaryTree(k = %d, h = %d) has more than 2^31 nodes", k, h)
+		}
+		level = int(lo)
+		n += level
+		if n >= maxNodes {
+			return 0, badParam("KaryTree(k = %d, h = %d) has more than 2^31 nodes", k, h)
+		}
+	}
+	return n, nil
+}
+
+// KaryTree returns the complete k-ary tree of height h, the papers' T_{h,k}, with
+// (k^(h+1)-1)/(k-1) nodes in heap order: the root is 0 and the children of v are
+// k·v+1, ..., k·v+k. KaryTree(1, h) is a path of h+1 nodes.
+func KaryTree(k, h int) (*Graph, error) {
+	n, err := KaryTreeOrder(k, h)
+	if err != nil {
+		return nil, err
+	}
+	pairs := make([]int32, 0, 2*(n-1))
+	for v := 1; v < n; v++ {
+		pairs = append(pairs, int32((v-1)/k), int32(v))
+	}
+	return fromPairs(n, pairs, false)
+}
+
+// RandomTree returns a uniformly random labelled tree on n nodes (a random Prüfer
+// sequence decoded in O(n)), fixed by seed.
+func RandomTree(n int, seed uint64) (*Graph, error) {
+	if err := checkOrder("RandomTree", n); err != nil {
+		return nil, err
+	}
+	if n == 1 {
+		return fromPairs(1, nil, false)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7265655f74726565))
+	prufer := make([]int32, n-2)
+	degree := make([]int32, n)
+	for i := range prufer {
+		prufer[i] = int32(r.IntN(n))
+		degree[prufer[i]]++
+	}
+	pairs := make([]int32, 0, 2*(n-1))
+	// Linear-time decoding: ptr scans for the smallest leaf; leaf may drop below it.
+	ptr := 0
+	for degree[ptr] != 0 {
+		ptr++
+	}
+	leaf := int32(ptr)
+	for _, v := range prufer {
+		pairs = append(pairs, leaf, v)
+		degree[v]--
+		if degree[v] == 0 && v < int32(ptr) {
+			leaf = v
+			continue
+		}
+		ptr++
+		for degree[ptr] != 0 {
+			ptr++
+		}
+		leaf = int32(ptr)
+	}
+	pairs = append(pairs, leaf, int32(n-1))
+	return fromPairs(n, pairs, false)
+}
+
+// Hypercube returns the d-dimensional hypercube H_d: nodes 0..2^d-1, with u and v
+// adjacent when they differ in exactly one bit. Hypercube(0) is a single node.
+func Hypercube(d int) (*Graph, error) {
+	if d < 0 || d > 30 {
+		return nil, badParam("hypercube dimension must be in 0..30, got d = %d", d)
+	}
+	n := 1 << d
+	off := make([]int, n+1)
+	adj := make([]int32, n*d)
+	for v := 0; v < n; v++ {
+		off[v+1] = off[v] + d
+		nb := adj[off[v]:off[v+1]]
+		// Neighbours with a bit cleared come first, largest bit first; then set bits.
+		k := 0
+		for i := d - 1; i >= 0; i-- {
+			if v&(1<<i) != 0 {
+				nb[k] = int32(v ^ 1<<i)
+				k++
+			}
+		}
+		for i := 0; i < d; i++ {
+			if v&(1<<i) == 0 {
+				nb[k] = int32(v | 1<<i)
+				k++
+			}
+		}
+	}
+	return &Graph{off: off, adj: adj}, nil
+}
+
+// ShuffleExchange returns the d-dimensional shuffle-exchange graph (Plaxton, section 1):
+// nodes 0..2^d-1; exchange edges join i and i XOR 1; shuffle edges join i and its cyclic
+// left rotation as a d-bit word. Self-loops (0...0, 1...1, ...) and parallel edges are
+// dropped, so the result is simple.
+func ShuffleExchange(d int) (*Graph, error) {
+	if d < 1 || d > 30 {
+		return nil, badParam("shuffle-exchange dimension must be in 1..30, got d = %d", d)
+	}
+	n := 1 << d
+	pairs := make([]int32, 0, 4*n)
+	for i := 0; i < n; i++ {
+		if i&1 == 0 {
+			pairs = append(pairs, int32(i), int32(i^1))
+		}
+		pairs = append(pairs, int32(i), int32(Shuffle(i, d)))
+	}
+	return fromPairs(n, pairs, true)
+}
+
+// Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle).
+func Shuffle(i, d int) int {
+	mask := 1<<d - 1
+	return ((i << 1) | (i >> (d - 1))) & mask
+}
+
+// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of Shuffle.
+func Unshuffle(i, d int) int {
+	return (i >> 1) | ((i & 1) << (d - 1))
+}
+
+// Torus returns the torus (wrap-around grid) with the given side lengths, in any number
+// of dimensions: node (x_0, ..., x_{r-1}) has index x_0 + s_0·(x_1 + s_1·(...)). A side of
+// length 2 gives a single edge per line and a side of 1 none (the graph is simple).
+func Torus(sides ...int) (*Graph, error) { return grid("Torus", true, sides) }
+
+// Mesh returns the grid (no wrap-around) with the given side lengths, in any number of
+// dimensions, indexed as in Torus.
+func Mesh(sides ...int) (*Graph, error) { return grid("Mesh", false, sides) }
+
+func grid(what string, wrap bool, sides []int) (*Graph, error) {
+	if len(sides) == 0 {
+		return nil, badParam("%s needs at least one side length", what)
+	}
+	n := 1
+	for i, s := range sides {
+		if s < 1 {
+			return nil, badParam("%s side %d has length %d < 1", what, i, s)
+		}
+		if n > (maxNodes-1)/s {
+			return nil, badParam("%s%v has more than 2^31 nodes", what, sides)
+		}
+		n *= s
+	}
+	pairs := make([]int32, 0, 2*n*len(sides))
+	stride := 1
+	for _, s := range sides {
+		for v := 0; v < n; v++ {
+			x := (v / stride) % s
+			switch {
+			case x+1 < s:
+				pairs = append(pairs, int32(v), int32(v+stride))
+			case wrap && s > 2:
+				pairs = append(pairs, int32(v), int32(v-(s-1)*stride))
+			}
+		}
+		stride *= s
+	}
+	return fromPairs(n, pairs, false)
+}
+
+// RandomRegular returns a connected simple d-regular graph on n nodes, fixed by seed.
+// For d ≥ 3 it draws a random pairing (configuration model), removes loops and repeated
+// edges by random switches, and redraws in the rare case the result is disconnected;
+// the distribution is close to, though not exactly, uniform. d = 2 gives a uniformly
+// random Hamiltonian cycle. It rejects d < 0, d ≥ n, odd n·d and the cases with no
+// connected graph (d = 0 with n > 1, d = 1 with n > 2).
+func RandomRegular(n, d int, seed uint64) (*Graph, error) {
+	if err := checkOrder("RandomRegular", n); err != nil {
+		return nil, err
+	}
+	switch {
+	case d < 0 || d >= n && n > 1:
+		return nil, badParam("RandomRegular needs 0 ≤ d < n, got n = %d, d = %d", n, d)
+	case n*d%2 != 0:
+		return nil, badParam("RandomRegular needs n·d even, got n = %d, d = %d", n, d)
+	case d == 0 && n > 1, d == 1 && n > 2:
+		return nil, fmt.Errorf("%w: no connected %d-regular graph on %d nodes", ErrNotConnected, d, n)
+	case int64(n)*int64(d) > maxEdgeEnds:
+		return nil, badParam("RandomRegular(%d, %d) has more than 2^31 edge ends", n, d)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x726567756c6172))
+	if d <= 2 {
+		perm := r.Perm(n)
+		pairs := make([]int32, 0, 2*n)
+		for i := 0; i < n && d > 0; i++ {
+			if d == 2 || i%2 == 0 {
+				pairs = append(pairs, int32(perm[i]), int32(perm[(i+1)%n]))
+			}
+		}
+		return fromPairs(n, pairs, true)
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		g := randomPairing(n, d, r)
+		if g.Connected() {
+			return g, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: RandomRegular(%d, %d) stayed disconnected after 100 draws", ErrNotConnected, n, d)
+}
+
+// randomPairing draws a random perfect matching of the n·d points (d per node) and then
+// repairs loops and repeated edges by switches: a bad pair {p, p'} and a random pair
+// {q, q'} become {p, q}, {p', q'} when that creates no loop or repeat.
+func randomPairing(n, d int, r *rand.Rand) *Graph {
+	m := n * d
+	mate := make([]int32, m)
+	perm := make([]int32, m)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	r.Shuffle(m, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	for i := 0; i < m; i += 2 {
+		mate[perm[i]], mate[perm[i+1]] = perm[i+1], perm[i]
+	}
+	node := func(p int32) int { return int(p) / d }
+	// multiplicity of the edge {u, v} among u's points.
+	mult := func(u, v int) int {
+		c := 0
+		for p := u * d; p < u*d+d; p++ {
+			if node(mate[p]) == v {
+				c++
+			}
+		}
+		return c
+	}
+	bad := func(p int32) bool {
+		u, v := node(p), node(mate[p])
+		return u == v || mult(u, v) > 1
+	}
+	for p := int32(0); p < int32(m); p++ {
+		for bad(p) {
+			q := int32(r.IntN(m))
+			pp, qq := mate[p], mate[q]
+			u, v, x, y := node(p), node(pp), node(q), node(qq)
+			if q == p || q == pp || u == x || v == y || mult(u, x) > 0 || mult(v, y) > 0 || (u == y && v == x) || (u == v && x == y) {
+				continue
+			}
+			mate[p], mate[q], mate[pp], mate[qq] = q, p, qq, pp
+		}
+	}
+	off := make([]int, n+1)
+	adj := make([]int32, m)
+	for v := 0; v < n; v++ {
+		off[v+1] = off[v] + d
+		for p := v * d; p < v*d+d; p++ {
+			adj[p] = int32(node(mate[p]))
+		}
+		slices.Sort(adj[off[v]:off[v+1]])
+	}
+	return &Graph{off: off, adj: adj}
+}

@@ -1,0 +1,113 @@
+package tokendist
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Line is one named curve for PlotLines.
+type Line struct {
+	Name string
+	X, Y []float64
+}
+
+// PlotOptions configures PlotLines; the zero value gives a linear 16×10 cm plot.
+type PlotOptions struct {
+	// Title, XLabel and YLabel label the plot.
+	Title, XLabel, YLabel string
+	// LogX and LogY use logarithmic axes (non-positive values are dropped).
+	LogX, LogY bool
+	// Points draws markers as well as lines.
+	Points bool
+	// Width and Height in centimetres (0: 16 × 10).
+	Width, Height float64
+}
+
+// PlotLines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
+// a notebook's display.SVG(string(svg)).
+func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
+	var o PlotOptions
+	if opts != nil {
+		o = *opts
+	}
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
+	if o.LogX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+	}
+	if o.LogY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+	}
+	p.Add(plotter.NewGrid())
+	for i, ln := range lines {
+		if len(ln.X) != len(ln.Y) {
+			return nil, badParam("line %q has %d x values and %d y values", ln.Name, len(ln.X), len(ln.Y))
+		}
+		pts := make(plotter.XYs, 0, len(ln.X))
+		for k := range ln.X {
+			x, y := ln.X[k], ln.Y[k]
+			if (o.LogX && x <= 0) || (o.LogY && y <= 0) || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: x, Y: y})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 7)
+		p.Add(l)
+		p.Legend.Add(ln.Name, l)
+		if o.Points {
+			s, _ := plotter.NewScatter(pts)
+			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
+			p.Add(s)
+		}
+	}
+	p.Legend.Top = true
+	w, h := o.Width, o.Height
+	if w <= 0 || h <= 0 {
+		w, h = 16, 10
+	}
+	wt, err := p.WriterTo(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter, "svg")
+	if err != nil {
+		return nil, fmt.Errorf("tokendist: plot: %w", err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("tokendist: plot: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Series is a named trace for PlotTraces.
+type Series struct {
+	Name  string
+	Trace Trace
+}
+
+// PlotTrace draws one run's discrepancy against steps as SVG.
+func PlotTrace(title string, r Result) ([]byte, error) {
+	return PlotTraces(title, []Series{{Name: r.Balancer, Trace: r.Trace}})
+}
+
+// PlotTraces draws the discrepancy of several traces against steps as SVG, one line
+// each, for comparing balancers on one network.
+func PlotTraces(title string, series []Series) ([]byte, error) {
+	lines := make([]Line, len(series))
+	for i, s := range series {
+		x, y := s.Trace.Discrepancies()
+		lines[i] = Line{Name: s.Name, X: x, Y: y}
+	}
+	return PlotLines(lines, &PlotOptions{Title: title, XLabel: "step", YLabel: "discrepancy"})
+}

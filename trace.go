@@ -1,0 +1,49 @@
+package tokendist
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+)
+
+// Trace is the sequence of samples a run recorded.
+type Trace []Sample
+
+// traceHeader names the CSV columns, in Sample's field order.
+var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}
+
+// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal.
+func (t Trace) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(traceHeader); err != nil {
+		return err
+	}
+	i := strconv.FormatInt
+	for _, s := range t {
+		row := []string{i(s.Step, 10), i(s.Time, 10), i(s.Discrepancy, 10), i(s.Max, 10), i(s.Min, 10),
+			s.Potential.String(), i(s.Moved, 10), i(s.Messages, 10), strconv.Itoa(s.Negative)}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSON writes the trace as a JSON array of samples.
+func (t Trace) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(t)
+}
+
+// Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
+func (t Trace) Discrepancies() (steps, disc []float64) {
+	steps = make([]float64, len(t))
+	disc = make([]float64, len(t))
+	for k, s := range t {
+		steps[k], disc[k] = float64(s.Step), float64(s.Discrepancy)
+	}
+	return steps, disc
+}
