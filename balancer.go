@@ -266,16 +266,15 @@ func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOpt
 
 // runner is one execution of Run.
 type runner struct {
-	opts       RunOptions
-	b          Balancer
-	s          State
-	res        Result
-	keeps      Invariant
-	total      int64
-	done       Terminator
-	period     int64
-	snapshot   Loads
-	nextSample int64
+	opts     RunOptions
+	b        Balancer
+	s        State
+	res      Result
+	keeps    Invariant
+	total    int64
+	done     Terminator
+	period   int64
+	snapshot Loads
 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
