@@ -162,8 +162,10 @@ func TestRingTreeSweep(t *testing.T) {
 			for _, tk := range sched {
 				x := TreeNode(tk.Node)
 				pi := x.Weight() % p
-				require.Equal(t, pi, tk.PE, "%s: Lemma 1.1(a) at %v", what, x)
-				require.Equal(t, nu[x]+int64(pi), tk.Step, "%s: τ(%v)", what, x)
+				if tk.PE != pi || tk.Step != nu[x]+int64(pi) {
+					t.Fatalf("%s: node %v ran on PE %d at step %d; Lemma 1.1(a) and Theorem 2.2 say PE %d, step %d",
+						what, x, tk.PE, tk.Step, pi, nu[x]+int64(pi))
+				}
 			}
 		}
 	}
@@ -188,8 +190,9 @@ func TestRingTreeTauClosedForm(t *testing.T) {
 		nu := refTreeNu(n, p)
 		for x := TreeNode(1); x < 1<<n; x++ {
 			tau, err := RingTreeTau(x, p)
-			require.NoError(t, err)
-			require.Equal(t, nu[x]+int64(x.Weight()%p), tau, "p %d node %v", p, x)
+			if want := nu[x] + int64(x.Weight()%p); err != nil || tau != want {
+				t.Fatalf("p %d node %v: τ = %d (%v), want %d", p, x, tau, err, want)
+			}
 		}
 	}
 	// The first node of level l on PE π is preceded by exactly W_π(l) nodes: the whole
@@ -891,6 +894,10 @@ func TestRingCompare(t *testing.T) {
 		require.GreaterOrEqual(t, row.OverLowerBound, 1.0)
 		require.GreaterOrEqual(t, row.WorstOverLowerBound, row.OverLowerBound)
 	}
+	e.Workers = 1
+	sequential, err := RingCompare(context.Background(), e)
+	require.NoError(t, err)
+	require.Equal(t, sequential, rows, "results must not depend on Workers")
 	// Keep-all on p PEs is p times slower than ideal.
 	require.Equal(t, RingPolicyKeepAll, rows[1].Policy)
 	require.InDelta(t, 1, rows[1].Speedup, 1e-12)

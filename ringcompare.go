@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+
+	"github.com/tokendist/tokendist/internal/par"
 )
 
 // RingExperiment describes a comparison of ring policies on a family of growing dags, the
@@ -28,6 +31,10 @@ type RingExperiment struct {
 	// MinTasks skips the instances with fewer tasks (a random dag that died out early),
 	// so that the rows describe the dags that grew; skipped instances are not in Runs.
 	MinTasks int64
+	// Workers bounds the instances run at the same time (0: GOMAXPROCS). The results do
+	// not depend on it. Tree and Grid are called one seed at a time, but the dags they
+	// return run concurrently, so they must not share state (pure rules may be shared).
+	Workers int
 }
 
 // RingComparison is one policy on one ring size, over all instances of a family.
@@ -54,8 +61,9 @@ type RingComparison struct {
 
 // RingCompare runs every policy on every ring size for every instance of the family and
 // returns one row per (ring size, policy), in the order of e.P and e.Policies. It costs
-// one simulation per (seed, p, policy); the runs do not record schedules. Every instance
-// is run from scratch for each row, so stateful rules (Quadrature) are reset in between.
+// one simulation per (seed, p, policy), without recording schedules; instances run in
+// parallel (e.Workers), the rows of one instance one after the other, so a stateful rule
+// (Quadrature) is reset between them.
 func RingCompare(ctx context.Context, e RingExperiment) ([]RingComparison, error) {
 	if (e.Tree == nil) == (e.Grid == nil) {
 		return nil, badParam("RingExperiment %q needs exactly one of Tree and Grid", e.Name)
@@ -76,51 +84,76 @@ func RingCompare(ctx context.Context, e RingExperiment) ([]RingComparison, error
 			rows = append(rows, RingComparison{Family: e.Name, Policy: pol, P: p})
 		}
 	}
-	for _, seed := range seeds {
-		var tree TreeDag
-		var grid GridDag
+	trees, grids := make([]TreeDag, len(seeds)), make([]GridDag, len(seeds))
+	for k, seed := range seeds {
 		var err error
 		if e.Tree != nil {
-			tree, err = e.Tree(seed)
+			trees[k], err = e.Tree(seed)
 		} else {
-			grid, err = e.Grid(seed)
+			grids[k], err = e.Grid(seed)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seed, err)
 		}
-		results := make([]RingStats, len(rows))
-		small := false
-		for r := range rows {
-			row := &rows[r]
-			opts := &RingOptions{Policy: row.Policy, MaxTasks: e.MaxTasks, NoSchedule: true}
-			var b *RingKSBF
-			if tree != nil {
-				b, err = NewRingTree(row.P, tree, opts)
-			} else {
-				b, err = NewRingGrid(row.P, grid, opts)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if _, err := b.Simulate(ctx, &RunOptions{Seed: seed}); err != nil {
-				return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seed, err)
-			}
-			results[r] = b.Stats()
-			if results[r].Tasks < e.MinTasks {
-				small = true
-				break
-			}
+	}
+	// Instances run in parallel, each writing only its own slots; the aggregation below
+	// goes in seed order, so the result does not depend on the workers.
+	stats := make([][]RingStats, len(seeds))
+	errs := make([]error, len(seeds))
+	workers := e.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var g par.Group
+	g.For(len(seeds), min(workers, len(seeds)), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			stats[k], errs[k] = compareInstance(ctx, e, rows, trees[k], grids[k], seeds[k])
 		}
-		if !small {
-			for r := range rows {
-				rows[r].add(results[r])
-			}
+	})
+	for k, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seeds[k], err)
+		}
+	}
+	for _, st := range stats {
+		if st == nil {
+			continue // skipped: fewer than MinTasks tasks
+		}
+		for r := range rows {
+			rows[r].add(st[r])
 		}
 	}
 	for r := range rows {
 		rows[r].finish()
 	}
 	return rows, nil
+}
+
+// compareInstance runs one instance for every row; it returns nil stats if the instance
+// has fewer than e.MinTasks tasks.
+func compareInstance(ctx context.Context, e RingExperiment, rows []RingComparison, tree TreeDag, grid GridDag, seed uint64) ([]RingStats, error) {
+	stats := make([]RingStats, len(rows))
+	for r, row := range rows {
+		opts := &RingOptions{Policy: row.Policy, MaxTasks: e.MaxTasks, NoSchedule: true}
+		var b *RingKSBF
+		var err error
+		if tree != nil {
+			b, err = NewRingTree(row.P, tree, opts)
+		} else {
+			b, err = NewRingGrid(row.P, grid, opts)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.Simulate(ctx, &RunOptions{Seed: seed}); err != nil {
+			return nil, err
+		}
+		stats[r] = b.Stats()
+		if stats[r].Tasks < e.MinTasks {
+			return nil, nil
+		}
+	}
+	return stats, nil
 }
 
 // add accumulates one run's statistics (sums; finish turns them into means).
