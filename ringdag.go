@@ -462,6 +462,7 @@ func (q *Quadrature) Integral() (float64, error) {
 // Leaves returns the number of halted tasks of the last run.
 func (q *Quadrature) Leaves() int { return len(q.leaves) }
 
+// String describes the integration problem.
 func (q *Quadrature) String() string {
 	return fmt.Sprintf("quadrature on [%g, %g] (resolution %g, accuracy %g)", q.a, q.b, q.resolution, q.accuracy)
 }

@@ -17,7 +17,7 @@ func init() {
 // plots speedup against p.
 func ringSection(t *tour) error {
 	const p = 8
-	n, g, depth, h := 20, 1000, 20, 20
+	n, g, depth, h := 18, 600, 20, 20
 	if t.quick {
 		n, g, depth, h = 10, 40, 12, 12
 	}
