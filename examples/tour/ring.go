@@ -128,7 +128,7 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 		}
 	}
 	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
-		Title: "Speedup on R_p: complete tree and pyramidal grid", XLabel: "p", YLabel: "speedup", LogX: true, LogY: true, Points: true,
+		Title: "Speedup on R_p: complete tree and pyramidal grid", XLabel: "p", YLabel: "speedup", LogX: true, Points: true,
 	})
 	return t.savePlot("ring-speedup.svg", svg, err)
 }
