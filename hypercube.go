@@ -294,7 +294,7 @@ func (b *CubeBalancer) Init(s *State) error {
 	if err := sameCube(b.core.name, b.core.shape, s.Net); err != nil {
 		return err
 	}
-	b.core.reset(s, s.Loads)
+	b.core.reset(s, nil)
 	return nil
 }
 
@@ -369,8 +369,8 @@ func (c *cubeCore) setup(name string, shape cubeShape, w int, algo cubeAlgo, min
 	c.name, c.shape, c.d, c.p, c.w, c.algo, c.minError = name, shape, shape.d, 1<<shape.d, w, algo, minError
 }
 
-// reset prepares a run on the rows (len p·w) and totals s.Loads; it allocates the
-// buffers on the first run only.
+// reset prepares a run on the rows (len p·w; nil: s.Loads itself) and the totals
+// s.Loads; it allocates the buffers on the first run only.
 func (c *cubeCore) reset(s *State, rows []int64) {
 	c.eng.prepare(c, s, rows)
 	c.times = CubeTimes{}

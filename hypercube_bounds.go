@@ -21,11 +21,13 @@ func binom(n, k int) int64 {
 		return 0
 	}
 	k = min(k, n-k)
-	c := int64(1)
+	c := uint64(1)
 	for i := 1; i <= k; i++ {
-		c = c * int64(n-k+i) / int64(i)
+		// c·(n−k+i) can exceed 64 bits before the exact division by i.
+		hi, lo := bits.Mul64(c, uint64(n-k+i))
+		c, _ = bits.Div64(hi, lo, uint64(i))
 	}
-	return c
+	return int64(c)
 }
 
 func checkBallDim(what string, d, maxD int) error {
@@ -480,16 +482,21 @@ func MultiDiscrepancies(groups []Loads) ([]int64, error) {
 	return sum, nil
 }
 
-// MultiBalanceLowerBound returns the lower bound of Plaxton's section 3.2 for
-// MultiBalance of groups on Hypercube(d) to error at most xi per group: one token
-// crossing dimension i changes δ^j_i by at most 2 and every processor sends at most one
-// token per time step, so Δ^M falls by at most 2p per step; at the end every δ^j_i is at
-// most (p/2)·xi, so the time is at least ⌈(Δ^M − g·d·(p/2)·xi)/(2p)⌉. (The paper
-// subtracts d·g·p, which is right for xi ≤ 2 only; see notes/hypercube.md.) It costs
+// MultiBalanceLowerBound returns the lower bound of Plaxton's section 3.2 on the time of
+// multi-balancing groups on Hypercube(d) by any algorithm that ends with every per-group
+// discrepancy δ^j_i at most finalDisc: one token crossing dimension i changes δ^j_i by at
+// most 2 and every processor sends at most one token per time step, so Δ^M = Σ_{i,j} δ^j_i
+// falls by at most 2p per time step, and the time is at least
+// ⌈(Δ^M − g·d·finalDisc)/(2p)⌉ (0 if that is negative).
+//
+// Any output with error ξ per group has δ^j_i ≤ (p/2)·ξ. MultiBalance and Balance in
+// either order end with δ^j_i ≤ p/2 (balancing across one dimension leaves the signed sums
+// across the others unchanged, and right after it every pair differs by at most one), so
+// finalDisc = p/2 bounds them; the paper subtracts d·g·p, which is twice as much. It costs
 // O(p·g).
-func MultiBalanceLowerBound(groups []Loads, xi int64) (int64, error) {
-	if xi < 0 {
-		return 0, badParam("MultiBalanceLowerBound needs an error xi ≥ 0, got %d", xi)
+func MultiBalanceLowerBound(groups []Loads, finalDisc int64) (int64, error) {
+	if finalDisc < 0 {
+		return 0, badParam("MultiBalanceLowerBound needs finalDisc ≥ 0, got %d", finalDisc)
 	}
 	delta, err := MultiDiscrepancies(groups)
 	if err != nil {
@@ -500,7 +507,7 @@ func MultiBalanceLowerBound(groups []Loads, xi int64) (int64, error) {
 	for _, x := range delta {
 		total += x
 	}
-	rest := total - int64(len(groups))*int64(len(delta))*(p/2)*xi
+	rest := total - int64(len(groups))*int64(len(delta))*finalDisc
 	if rest <= 0 || p < 2 {
 		return 0, nil
 	}

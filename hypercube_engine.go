@@ -25,6 +25,7 @@ type cubeEngine struct {
 	topo    cubeTopology
 	rows    []int64
 	totals  Loads
+	split   bool // rows are not the totals (MultiBalance): keep both up to date
 	workers int
 	grp     par.Group
 
@@ -36,14 +37,19 @@ type cubeEngine struct {
 	// Kernel parameters.
 	dim, level int
 
-	// Recursion: the subcubes of the current level (free dimensions, fixed bits), the
-	// next level's, the chosen dimension of every subcube of levels 0..d−2 (heap order:
-	// level k starts at 2^k − 1), each node's subcube index at level d−1, and the
-	// gather/fold buffer.
-	free, base, nfree, nbase []uint32
-	dims                     []uint8
-	leaf                     []uint32
-	sel                      []int64
+	// Recursion. The rows of every subcube of the current level lie contiguously in
+	// cur (subcube c at c·2^l, in the order of its free dimensions), with their node IDs
+	// in ids (nil at level 0: cur is the rows themselves); nxt and nids receive the next
+	// level, fold is scratch. free holds every subcube's free dimensions, dims the chosen
+	// dimension of every subcube of levels 0..d−2 (heap order: level k starts at
+	// 2^k − 1), leaf every node's subcube index at level d−1.
+	cur, nxt, fold   []int64
+	ids, nids        []int32
+	free, nfree      []uint32
+	dims             []uint8
+	leaf             []uint32
+	selA, selB       []int64
+	idsA, idsB       []int32
 
 	// Shuffle-exchange: necklaces (cycles of the unshuffle), listed n0, U(n0), ...
 	neck, neckStart []int32
@@ -55,7 +61,7 @@ type cubeEngine struct {
 }
 
 // prepare sizes the buffers for c (first run, or after a change of shape) and binds
-// the rows.
+// the rows: the given ones, or State.Loads itself if rows is nil.
 func (e *cubeEngine) prepare(c *cubeCore, s *State, rows []int64) {
 	if e.p != c.p || e.w != c.w || e.d != c.d || e.topo != c.shape.topo || e.chTime == nil {
 		e.d, e.p, e.w, e.topo = c.d, c.p, c.w, c.shape.topo
@@ -64,11 +70,12 @@ func (e *cubeEngine) prepare(c *cubeCore, s *State, rows []int64) {
 		e.scratch = make([]int64, chunks*2*e.w)
 		half := max(1, e.p/2)
 		if c.algo == algoRecursive {
-			e.free, e.base = make([]uint32, half), make([]uint32, half)
-			e.nfree, e.nbase = make([]uint32, half), make([]uint32, half)
+			e.free, e.nfree = make([]uint32, half), make([]uint32, half)
 			e.dims = make([]uint8, half)
 			e.leaf = make([]uint32, e.p)
-			e.sel = make([]int64, e.p*e.w)
+			e.selA, e.selB = make([]int64, e.p*e.w), make([]int64, e.p*e.w)
+			e.idsA, e.idsB = make([]int32, e.p), make([]int32, e.p)
+			e.fold = make([]int64, half*e.w)
 		}
 		if e.topo == topoShuffleExchange {
 			e.necklaces()
@@ -76,7 +83,7 @@ func (e *cubeEngine) prepare(c *cubeCore, s *State, rows []int64) {
 		e.kAscend, e.kLeaf, e.kTree = e.ascendChunks, e.leafChunks, e.treeChunks
 		e.kSelect, e.kUnshuffle = e.selectChunks, e.unshuffleChunks
 	}
-	e.rows = rows
+	e.rows, e.split = rows, rows != nil
 	e.bind(s)
 }
 
@@ -84,7 +91,7 @@ func (e *cubeEngine) prepare(c *cubeCore, s *State, rows []int64) {
 // run; binding per step keeps the engine honest if a caller swaps it).
 func (e *cubeEngine) bind(s *State) {
 	e.totals = s.Loads
-	if e.w == 1 {
+	if !e.split {
 		e.rows = s.Loads
 	}
 	e.workers = max(1, s.Workers)
@@ -146,6 +153,9 @@ func (e *cubeEngine) pair(u, v int) (t, moved int64) {
 			na++
 		}
 		l[u], l[v] = na, s-na
+		if e.split {
+			e.totals[u], e.totals[v] = na, s-na
+		}
 		m := na - a
 		if m < 0 {
 			m = -m
@@ -200,12 +210,13 @@ func (e *cubeEngine) ascendChunks(clo, chi int) {
 	}
 }
 
-// startSelect makes the whole cube the only subcube of level 0.
+// startSelect makes the whole cube the only subcube of level 0, in node order.
 func (e *cubeEngine) startSelect() {
 	if e.free == nil {
 		return
 	}
-	e.free[0], e.base[0] = uint32(e.p-1), 0
+	e.free[0] = uint32(e.p - 1)
+	e.cur, e.ids = nil, nil
 }
 
 // selectLevel chooses i* for every subcube of level k (dimension l = d − k ≥ 2) and
@@ -213,10 +224,18 @@ func (e *cubeEngine) startSelect() {
 func (e *cubeEngine) selectLevel(k int) int64 {
 	e.level = k
 	l := e.d - k
+	if k == 0 {
+		e.cur = e.rows
+	}
+	// write the next level into whichever buffer cur is not
+	e.nxt, e.nids = e.selA, e.idsA
+	if k > 0 && &e.cur[0] == &e.selA[0] {
+		e.nxt, e.nids = e.selB, e.idsB
+	}
 	size := max(1, cubeSelWork>>l)
 	e.run(e.kSelect, 1<<k, size)
+	e.cur, e.ids = e.nxt, e.nids
 	e.free, e.nfree = e.nfree, e.free
-	e.base, e.nbase = e.nbase, e.base
 	return allReduceTime(int64(e.w)*int64(l), l)
 }
 
@@ -231,65 +250,77 @@ func (e *cubeEngine) selectChunks(clo, chi int) {
 	}
 }
 
-// selectOne gathers subcube c's rows in compressed order, folds the dimensions from the
-// highest down (each fold gives that dimension's signed difference of half sums, and
-// halves the array), and records the dimension of least (multi-)discrepancy, the lowest
-// one on ties, and the two child subcubes.
+// selectOne folds subcube c's rows dimension by dimension, from the highest free one
+// down (each fold gives that dimension's signed difference of half sums and halves the
+// array), picks the dimension of least (multi-)discrepancy, the lowest one on ties, and
+// splits the subcube's rows into its two children, low half first: a stable partition
+// by one bit, that is a copy of alternate blocks.
 func (e *cubeEngine) selectOne(c int, acc []int64) {
-	free, base := e.free[c], e.base[c]
+	free := e.free[c]
 	l := bits.OnesCount32(free)
-	w := e.w
-	buf := e.sel[(c<<l)*w : ((c+1)<<l)*w]
-	x, idx := uint32(0), 0
-	for {
-		node := int(base | x)
-		if w == 1 {
-			buf[idx] = e.rows[node]
-		} else {
-			copy(buf[idx*w:(idx+1)*w], e.rows[node*w:(node+1)*w])
-		}
-		idx++
-		if x = (x - free) & free; x == 0 {
-			break
-		}
-	}
-	best, bestDim := int64(-1), 0
+	w, size := e.w, 1<<l
+	seg := e.cur[c*size*w : (c+1)*size*w]
+	buf := e.fold[c*(size/2)*w : (c+1)*(size/2)*w]
+	best, bestDim, bestT := int64(-1), 0, 0
 	rest := free
+	src := seg
 	for t := l - 1; t >= 0; t-- {
 		dim := bits.Len32(rest) - 1
 		rest &^= 1 << dim
-		half := 1 << t
-		var delta int64
-		if w == 1 {
-			var s int64
-			lo, hi := buf[:half], buf[half:2*half]
-			for z, b := range hi {
-				s += b - lo[z]
-				lo[z] += b
-			}
-			delta = abs64(s)
-		} else {
-			clear(acc)
-			lo, hi := buf[:half*w], buf[half*w:2*half*w]
-			for z := 0; z < half*w; z += w {
-				a, b := lo[z:z+w], hi[z:z+w]
-				for j := range a {
-					acc[j] += b[j] - a[j]
-					a[j] += b[j]
-				}
-			}
-			for _, s := range acc {
-				delta += abs64(s)
-			}
-		}
+		half := (1 << t) * w
+		delta := foldHalves(src[:half], src[half:2*half], buf[:half], acc)
+		src = buf
 		if best < 0 || delta <= best {
-			best, bestDim = delta, dim
+			best, bestDim, bestT = delta, dim, t
 		}
 	}
 	e.dims[(1<<e.level)-1+c] = uint8(bestDim)
-	bit := uint32(1) << bestDim
-	e.nfree[2*c], e.nfree[2*c+1] = free&^bit, free&^bit
-	e.nbase[2*c], e.nbase[2*c+1] = base, base|bit
+	e.nfree[2*c], e.nfree[2*c+1] = free&^(1<<bestDim), free&^(1<<bestDim)
+	// children: positions with bit bestT clear, then set, each in their order.
+	block := 1 << bestT
+	low, high := c*size, c*size+size/2
+	nxt, nids := e.nxt, e.nids
+	for b := 0; b < size; b += 2 * block {
+		copy(nxt[low*w:(low+block)*w], seg[b*w:(b+block)*w])
+		copy(nxt[high*w:(high+block)*w], seg[(b+block)*w:(b+2*block)*w])
+		if e.ids == nil { // level 0: positions are node IDs
+			for i := 0; i < block; i++ {
+				nids[low+i], nids[high+i] = int32(c*size+b+i), int32(c*size+b+block+i)
+			}
+		} else {
+			copy(nids[low:low+block], e.ids[c*size+b:c*size+b+block])
+			copy(nids[high:high+block], e.ids[c*size+b+block:c*size+b+2*block])
+		}
+		low, high = low+block, high+block
+	}
+}
+
+// foldHalves writes lo + hi into out (rows of w) and returns Σ_j |Σ (hi − lo)|: the
+// (multi-)discrepancy across the dimension that separates the halves. out may be lo.
+func foldHalves(lo, hi, out, acc []int64) int64 {
+	w := len(acc)
+	if w == 1 {
+		var s int64
+		for z, b := range hi {
+			a := lo[z]
+			s += b - a
+			out[z] = a + b
+		}
+		return abs64(s)
+	}
+	clear(acc)
+	for z := 0; z < len(hi); z += w {
+		a, b, o := lo[z:z+w], hi[z:z+w], out[z:z+w]
+		for j := range a {
+			acc[j] += b[j] - a[j]
+			o[j] = a[j] + b[j]
+		}
+	}
+	var delta int64
+	for _, s := range acc {
+		delta += abs64(s)
+	}
+	return delta
 }
 
 // treeLevel balances every subcube of level k across its chosen dimension.
@@ -307,8 +338,10 @@ func (e *cubeEngine) leafChunks(clo, chi int) {
 		lo, hi := e.chunk(ch)
 		var tmax, moved int64
 		for c := lo; c < hi; c++ {
-			u := int(e.base[c])
-			v := u | int(e.free[c])
+			u, v := 2*c, 2*c+1
+			if e.ids != nil {
+				u, v = int(e.ids[u]), int(e.ids[v])
+			}
 			e.leaf[u], e.leaf[v] = uint32(c), uint32(c)
 			t, m := e.pair(u, v)
 			tmax = max(tmax, t)
@@ -391,13 +424,13 @@ func (e *cubeEngine) rotate(nodes []int32, tmp []int64) {
 	for i := L - 1; i > 0; i-- {
 		v, u := int(nodes[i]), int(nodes[i-1])
 		copy(e.rows[v*w:(v+1)*w], e.rows[u*w:(u+1)*w])
-		if w > 1 {
+		if e.split {
 			e.totals[v] = e.totals[u]
 		}
 	}
 	first := int(nodes[0])
 	copy(e.rows[first*w:(first+1)*w], tmp)
-	if w > 1 {
+	if e.split {
 		e.totals[first] = lastTotal
 	}
 }
@@ -437,7 +470,7 @@ func (e *cubeEngine) leightonPhase(j int, supply []int64, start int) int {
 		supply[v]--
 		e.rows[v*w+j]--
 		e.rows[dst*w+j]++
-		if w > 1 {
+		if e.split {
 			e.totals[v]--
 			e.totals[dst]++
 		}

@@ -352,6 +352,11 @@ func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 		} else {
 			require.LessOrEqual(t, xi, int64(d), "%v: error above log p", b)
 		}
+		if d > 0 {
+			delta, err := DimensionDiscrepancies(final)
+			require.NoError(t, err)
+			require.LessOrEqual(t, slices.Max(delta), p/2, "%v: a final δ_i above p/2", b)
+		}
 		// Upper bounds and exact costs.
 		R := int64(d)
 		if v.net == se {
