@@ -43,13 +43,13 @@ type cubeEngine struct {
 	// level, fold is scratch. free holds every subcube's free dimensions, dims the chosen
 	// dimension of every subcube of levels 0..d−2 (heap order: level k starts at
 	// 2^k − 1), leaf every node's subcube index at level d−1.
-	cur, nxt, fold   []int64
-	ids, nids        []int32
-	free, nfree      []uint32
-	dims             []uint8
-	leaf             []uint32
-	selA, selB       []int64
-	idsA, idsB       []int32
+	cur, nxt, fold []int64
+	ids, nids      []int32
+	free, nfree    []uint32
+	dims           []uint8
+	leaf           []uint32
+	selA, selB     []int64
+	idsA, idsB     []int32
 
 	// Shuffle-exchange: necklaces (cycles of the unshuffle), listed n0, U(n0), ...
 	neck, neckStart []int32
