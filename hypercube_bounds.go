@@ -331,6 +331,35 @@ func HammingBallLoads(d int, n, m int64, center int) (Loads, error) {
 	return PackedLoads(int(p), ball, n, m)
 }
 
+// DimensionOrderWorstLoads returns loads of at most m tokens per processor on which
+// DimensionOrderBalance takes Θ(m log p) time with m = O(n/p), the case Plaxton's
+// section 2.3 says exists: the processors whose bits above j are 1…10 (bit j+1 clear,
+// all higher bits set) form a region R_j, j = 0..d−2, and v ∈ R_j holds m tokens if bit j
+// of v is set. Balancing dimensions below j leaves every subcube of R_j constant, so step
+// j balances pairs that differ by m, and each of the first d−1 steps costs
+// ⌈m/2⌉ + PairOverhead. The total is about m·p/2. It needs 0 ≤ d ≤ 30 and m ≥ 0.
+func DimensionOrderWorstLoads(d int, m int64) (Loads, error) {
+	if err := checkBallDim("DimensionOrderWorstLoads", d, 30); err != nil {
+		return nil, err
+	}
+	if m < 0 {
+		return nil, badParam("DimensionOrderWorstLoads needs m ≥ 0, got %d", m)
+	}
+	p := 1 << d
+	l := make(Loads, p)
+	for v := range l {
+		// v ∈ R_j for j+1 the highest clear bit of v, if that is not bit 0.
+		top := bits.Len(uint(^v&(p-1))) - 1
+		if top < 1 {
+			continue
+		}
+		if j := top - 1; v>>j&1 == 1 {
+			l[v] = m
+		}
+	}
+	return l, nil
+}
+
 // DimensionDiscrepancies returns δ_0, ..., δ_{d−1} of loads on Hypercube(d) (Plaxton,
 // Definition 2.6): δ_i is the absolute difference between the tokens of the processors
 // with bit i set and those with bit i clear. Their sum is Lemma 2.4's A. It costs O(p)

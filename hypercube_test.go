@@ -758,3 +758,71 @@ func TestCubeDetect(t *testing.T) {
 func runQuiet(g *Graph, loads Loads, b Balancer, workers int) (Result, error) {
 	return Run(context.Background(), g, loads, b, &RunOptions{Workers: workers, SampleEvery: 1})
 }
+
+// TestDimensionOrderWorstLoads checks the construction: dimension order pays exactly
+// ⌈m/2⌉ + PairOverhead in each of its first d−1 steps, so its time is within one step of
+// DimensionOrderTimeBound, and the input has m = O(n/p).
+func TestDimensionOrderWorstLoads(t *testing.T) {
+	for d := 1; d <= 12; d++ {
+		g := mustCube(t, d, false)
+		for _, m := range []int64{0, 1, 2, 7, 64} {
+			loads, err := DimensionOrderWorstLoads(d, m)
+			require.NoError(t, err)
+			require.LessOrEqual(t, loads.Max(), m)
+			if d >= 3 && m > 0 {
+				require.GreaterOrEqual(t, 8*loads.Total(), m*int64(1<<d)*3, "d=%d m=%d: n/p too small", d, m)
+			}
+			b, err := DimensionOrderBalance(g, nil)
+			require.NoError(t, err)
+			r, err := Run(context.Background(), g, loads, b, &RunOptions{SampleEvery: 1})
+			require.NoError(t, err)
+			for j := 0; j < d-1; j++ {
+				step := r.Trace[j+1].Time - r.Trace[j].Time
+				require.Equal(t, (m+1)/2+PairOverhead, step, "d=%d m=%d step %d", d, m, j)
+			}
+			ub, err := DimensionOrderTimeBound(g, m)
+			require.NoError(t, err)
+			require.LessOrEqual(t, ub-r.Time, (m+1)/2+PairOverhead)
+		}
+	}
+}
+
+// TestRecursionNotSlowerThanDimensionOrder compares the two error-log p algorithms on
+// the adversarial inputs (Lemma 2.4's balls, and DimensionOrderWorstLoads), for d ≤ 12:
+// the recursion's balancing time never exceeds dimension order's time, so its total is
+// at most dimension order's plus the selection all-reduces (at most 2d² in all); on the
+// dimension-order worst case with d ≥ 8 and m ≥ 4d its balancing part is at least twice
+// as fast (the gap grows like d/2: dimension order pays m/2 per dimension, the
+// recursion about m in all).
+func TestRecursionNotSlowerThanDimensionOrder(t *testing.T) {
+	for d := 1; d <= 12; d++ {
+		g := mustCube(t, d, false)
+		p := int64(1) << d
+		for _, m := range []int64{1, 3, int64(d), 16, 100, 1000} {
+			inputs := map[string]func() (Loads, error){
+				"ball/2":  func() (Loads, error) { return HammingBallLoads(d, m*p/2, m, int(p-1)) },
+				"ball/16": func() (Loads, error) { return HammingBallLoads(d, max(1, m*p/16), m, 0) },
+				"worst":   func() (Loads, error) { return DimensionOrderWorstLoads(d, m) },
+			}
+			for name, mk := range inputs {
+				loads, err := mk()
+				require.NoError(t, err)
+				dim, err := DimensionOrderBalance(g, nil)
+				require.NoError(t, err)
+				rec, err := HypercubeBalance(g, nil)
+				require.NoError(t, err)
+				rd, err := Run(context.Background(), g, loads, dim, nil)
+				require.NoError(t, err)
+				rr, err := Run(context.Background(), g, loads, rec, nil)
+				require.NoError(t, err)
+				sel := rec.Times().Select
+				require.LessOrEqual(t, sel, int64(2*d*d))
+				require.LessOrEqual(t, rec.Times().Balance, rd.Time, "d=%d m=%d %s", d, m, name)
+				require.LessOrEqual(t, rr.Time, rd.Time+sel)
+				if name == "worst" && m >= int64(4*d) && d >= 8 {
+					require.LessOrEqual(t, 2*rec.Times().Balance, rd.Time, "d=%d m=%d", d, m)
+				}
+			}
+		}
+	}
+}
