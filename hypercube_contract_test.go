@@ -125,6 +125,7 @@ func TestCubeBadInput(t *testing.T) {
 		{"ShuffleExchangeLowerBound d = 1", third(tokendist.ShuffleExchangeLowerBound(1, 4, 2, 0)), tokendist.ErrBadParameter},
 		{"DimensionOrderTimeBound m < 0", second(tokendist.DimensionOrderTimeBound(h3, -1)), tokendist.ErrBadParameter},
 		{"LeightonTime on a ring", second(tokendist.LeightonTime(ring8, 3)), tokendist.ErrBadParameter},
+		{"DimensionOrderWorstLoads m < 0", second(tokendist.DimensionOrderWorstLoads(4, -1)), tokendist.ErrBadParameter},
 		{"HypercubeBalanceTimeBound d < 0", second(tokendist.HypercubeBalanceTimeBound(-1, 3)), tokendist.ErrBadParameter},
 	}
 	for _, c := range cases {

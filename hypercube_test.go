@@ -253,7 +253,8 @@ func virtualRows(c *cubeCore, rows []int64, shuffles int) []int64 {
 }
 
 // cubeInputs returns the inputs of the sweep for dimension d and a seed: random loads of
-// several ranges, a point mass and Lemma 2.4's Hamming-ball packings.
+// several ranges, a point mass, Lemma 2.4's Hamming-ball packings and dimension order's
+// worst case.
 func cubeInputs(t testing.TB, d int, seed uint64) map[string]Loads {
 	p := 1 << d
 	in := map[string]Loads{}
@@ -272,6 +273,9 @@ func cubeInputs(t testing.TB, d int, seed uint64) map[string]Loads {
 		require.NoError(t, err)
 		in[fmt.Sprintf("ball/%d", 2*frac)] = l
 	}
+	w, err := DimensionOrderWorstLoads(d, m)
+	require.NoError(t, err)
+	in["dimorder-worst"] = w
 	return in
 }
 
