@@ -280,6 +280,18 @@ func (e *cubeEngine) selectOne(c int, acc []int64) {
 	block := 1 << bestT
 	low, high := c*size, c*size+size/2
 	nxt, nids := e.nxt, e.nids
+	if block == 1 && w == 1 { // the lowest free dimension: deal out alternate entries
+		for b := 0; b < size; b += 2 {
+			nxt[low], nxt[high] = seg[b], seg[b+1]
+			if e.ids == nil {
+				nids[low], nids[high] = int32(c*size+b), int32(c*size+b+1)
+			} else {
+				nids[low], nids[high] = e.ids[c*size+b], e.ids[c*size+b+1]
+			}
+			low, high = low+1, high+1
+		}
+		return
+	}
 	for b := 0; b < size; b += 2 * block {
 		copy(nxt[low*w:(low+block)*w], seg[b*w:(b+block)*w])
 		copy(nxt[high*w:(high+block)*w], seg[(b+block)*w:(b+2*block)*w])
