@@ -167,9 +167,29 @@ func BenchmarkMultiBalance16x64Ascending(b *testing.B) {
 	benchRun(b, g, groupTotals(groups), bal)
 }
 
-func BenchmarkHypercubeFringe(b *testing.B) {
+// BenchmarkHypercubeFringe16 computes f(H_16, x) by Harper's theorem and Kruskal–Katona.
+func BenchmarkHypercubeFringe16(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		if _, err := HypercubeFringe(40, 1<<39+12345); err != nil {
+		if _, err := HypercubeFringe(16, 23456); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHypercubeFringe16Enumerate is the baseline: build the ball and count its
+// fringe on the graph.
+func BenchmarkHypercubeFringe16Enumerate(b *testing.B) {
+	g, err := Hypercube(16)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ball, err := HammingBall(16, 23456, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Fringe(g, ball); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -187,11 +187,11 @@ func TestMultiBalanceReuse(t *testing.T) {
 	require.Equal(t, 4, b.NumGroups())
 }
 
-// TestDeltaMAfterBalanceNeedsTheAlgorithm shows why section 3.2's "Δ^M is certainly less
+// TestErratumDeltaMAfterMultiBalance shows why section 3.2's "Δ^M is certainly less
 // than dgp after MultiBalance" needs the algorithm, not just the error: on Hypercube(9)
 // the loads ξ·[weight(v) > d/2] have error ξ = 9 = log p, yet Δ = Σ δ_i exceeds d·p. The
 // algorithms end with every δ_i ≤ p/2 (checked in the sweeps), hence Δ^M ≤ d·g·p/2.
-func TestDeltaMAfterBalanceNeedsTheAlgorithm(t *testing.T) {
+func TestErratumDeltaMAfterMultiBalance(t *testing.T) {
 	d, p := 9, 1<<9
 	l := make(Loads, p)
 	for v := range l {
