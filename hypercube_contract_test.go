@@ -1,0 +1,158 @@
+package tokendist_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/contract"
+)
+
+func TestContractCubeBalancers(t *testing.T) {
+	cases := []struct {
+		name string
+		new  func(g *tokendist.Graph) (tokendist.Balancer, error)
+	}{
+		{"DimensionOrderBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.DimensionOrderBalance(g, nil)
+		}},
+		{"DimensionOrderBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.DimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
+		}},
+		{"HypercubeBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.HypercubeBalance(g, nil)
+		}},
+		{"HypercubeBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.HypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
+		}},
+		{"LeightonBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.LeightonBalance(g)
+		}},
+	}
+	for _, c := range cases {
+		contract.Check(t, contract.Case{Name: c.name, New: c.new})
+	}
+}
+
+// multiGroups are fixed group loads for a network of n nodes, so that the contract's
+// loads (their sums) match the balancer whatever the seed.
+func multiGroups(n int) []tokendist.Loads {
+	groups := make([]tokendist.Loads, 3)
+	for j := range groups {
+		groups[j], _ = tokendist.RandomRange(n, 0, 12, uint64(40+j))
+	}
+	return groups
+}
+
+func TestContractMultiBalance(t *testing.T) {
+	sums := func(n int, _ uint64) (tokendist.Loads, error) {
+		total := make(tokendist.Loads, n)
+		for _, grp := range multiGroups(n) {
+			for v, x := range grp {
+				total[v] += x
+			}
+		}
+		return total, nil
+	}
+	names := []string{"MultiBalance", "MultiBalance/Ascending", "MultiBalance/MinError"}
+	for i, o := range []tokendist.MultiOptions{{}, {Ascending: true}, {MinError: true}} {
+		contract.Check(t, contract.Case{
+			Name:  names[i],
+			Loads: sums,
+			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+				return tokendist.MultiBalance(g, multiGroups(g.Order()), &o)
+			},
+		})
+	}
+}
+
+// notCube is a Network that is not a *Graph: a 4-cycle labelled 0-1-2-3.
+type notCube struct{}
+
+func (notCube) Order() int { return 4 }
+func (notCube) Neighbors(v int) []int32 {
+	return [][]int32{{1, 3}, {0, 2}, {1, 3}, {0, 2}}[v]
+}
+
+// TestCubeBadInput covers the rejected inputs of the constructors, Init and the bound
+// functions: every error starts with "tokendist: " and wraps the right sentinel.
+func TestCubeBadInput(t *testing.T) {
+	h3, _ := tokendist.Hypercube(3)
+	h4, _ := tokendist.Hypercube(4)
+	se3, _ := tokendist.ShuffleExchange(3)
+	ring6, _ := tokendist.Ring(6)
+	ring8, _ := tokendist.Ring(8)
+	ok3 := []tokendist.Loads{make(tokendist.Loads, 8)}
+	neg := []tokendist.Loads{{0, 0, -1, 0, 0, 0, 0, 0}}
+	huge := []tokendist.Loads{{1 << 62, 0, 0, 0, 0, 0, 0, 0}, {1 << 62, 0, 0, 0, 0, 0, 0, 0}}
+	cases := []struct {
+		name string
+		err  error
+		sent error
+	}{
+		{"nil network", second(tokendist.DimensionOrderBalance(nil, nil)), tokendist.ErrNilNetwork},
+		{"order not a power of two", second(tokendist.DimensionOrderBalance(ring6, nil)), tokendist.ErrBadParameter},
+		{"Ring(8) is not a cube", second(tokendist.HypercubeBalance(ring8, nil)), tokendist.ErrBadParameter},
+		{"relabelled cycle", second(tokendist.LeightonBalance(notCube{})), tokendist.ErrBadParameter},
+		{"recursion on the shuffle-exchange", second(tokendist.HypercubeBalance(se3, nil)), tokendist.ErrBadParameter},
+		{"g < 1", second(tokendist.MultiBalance(h3, nil, nil)), tokendist.ErrBadParameter},
+		{"group of the wrong length", second(tokendist.MultiBalance(h3, []tokendist.Loads{make(tokendist.Loads, 7)}, nil)), tokendist.ErrBadLoads},
+		{"negative group count", second(tokendist.MultiBalance(h3, neg, nil)), tokendist.ErrBadLoads},
+		{"groups overflow", second(tokendist.MultiBalance(h3, huge, nil)), tokendist.ErrBadLoads},
+		{"MultiBalance on a ring", second(tokendist.MultiBalance(ring8, ok3, nil)), tokendist.ErrBadParameter},
+		{"Init on another network", runErr(t, h3, h4, make(tokendist.Loads, 16)), tokendist.ErrBadParameter},
+		{"Init with loads not the group sums", runMultiErr(h3, ok3, tokendist.Loads{1, 0, 0, 0, 0, 0, 0, 0}), tokendist.ErrBadLoads},
+		{"HammingBall x too large", second(tokendist.HammingBall(3, 9, 0)), tokendist.ErrBadParameter},
+		{"HammingBall bad centre", second(tokendist.HammingBall(3, 2, 8)), tokendist.ErrBadParameter},
+		{"HammingBall d > 30", second(tokendist.HammingBall(31, 2, 0)), tokendist.ErrBadParameter},
+		{"HammingBallSize r < 0", second(tokendist.HammingBallSize(4, -1)), tokendist.ErrBadParameter},
+		{"HammingBallShape x = 0", third(tokendist.HammingBallShape(4, 0)), tokendist.ErrBadParameter},
+		{"HypercubeFringe x > p", second(tokendist.HypercubeFringe(3, 9)), tokendist.ErrBadParameter},
+		{"Fringe node outside", second(tokendist.Fringe(h3, []int{8})), tokendist.ErrBadParameter},
+		{"MinFringe too large", third(tokendist.MinFringe(ring8, 9)), tokendist.ErrBadParameter},
+		{"BalanceLowerBound m < n/p", second(tokendist.BalanceLowerBound(3, 80, 9, 0)), tokendist.ErrBadParameter},
+		{"BalanceLowerBound error below minimum", second(tokendist.BalanceLowerBound(3, 81, 81, 0)), tokendist.ErrBadParameter},
+		{"HammingBallLoads too many tokens", second(tokendist.HammingBallLoads(3, 17, 2, 0)), tokendist.ErrBadParameter},
+		{"PackedLoads repeated node", second(tokendist.PackedLoads(8, []int{1, 1}, 4, 2)), tokendist.ErrBadParameter},
+		{"DimensionDiscrepancies length", second(tokendist.DimensionDiscrepancies(make(tokendist.Loads, 6))), tokendist.ErrBadLoads},
+		{"DimensionDiscrepancies negative", second(tokendist.DimensionDiscrepancies(neg[0])), tokendist.ErrBadLoads},
+		{"MultiDiscrepancies ragged", second(tokendist.MultiDiscrepancies([]tokendist.Loads{make(tokendist.Loads, 8), make(tokendist.Loads, 4)})), tokendist.ErrBadLoads},
+		{"MultiBalanceLowerBound g = 0", second(tokendist.MultiBalanceLowerBound(nil, 1)), tokendist.ErrBadParameter},
+		{"MultiBalanceLowerBound negative", second(tokendist.MultiBalanceLowerBound(ok3, -1)), tokendist.ErrBadParameter},
+		{"CondensedIDGroups r > d", second(tokendist.CondensedIDGroups(3, 4, 1)), tokendist.ErrBadParameter},
+		{"ShuffleExchangeLowerBound d = 1", third(tokendist.ShuffleExchangeLowerBound(1, 4, 2, 0)), tokendist.ErrBadParameter},
+		{"DimensionOrderTimeBound m < 0", second(tokendist.DimensionOrderTimeBound(h3, -1)), tokendist.ErrBadParameter},
+		{"LeightonTime on a ring", second(tokendist.LeightonTime(ring8, 3)), tokendist.ErrBadParameter},
+		{"DimensionOrderWorstLoads m < 0", second(tokendist.DimensionOrderWorstLoads(4, -1)), tokendist.ErrBadParameter},
+		{"HypercubeBalanceTimeBound d < 0", second(tokendist.HypercubeBalanceTimeBound(-1, 3)), tokendist.ErrBadParameter},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Error(t, c.err)
+			require.ErrorIs(t, c.err, c.sent)
+			require.Regexp(t, "^tokendist: ", c.err.Error())
+		})
+	}
+	require.Equal(t, int64(-1), tokendist.MinimumError(3, 0))
+}
+
+func second[T any](_ T, err error) error        { return err }
+func third[T, U any](_ T, _ U, err error) error { return err }
+
+func runErr(t *testing.T, built, run *tokendist.Graph, loads tokendist.Loads) error {
+	b, err := tokendist.DimensionOrderBalance(built, nil)
+	require.NoError(t, err)
+	_, err = tokendist.Run(context.Background(), run, loads, b, nil)
+	return err
+}
+
+func runMultiErr(g *tokendist.Graph, groups []tokendist.Loads, loads tokendist.Loads) error {
+	b, err := tokendist.MultiBalance(g, groups, nil)
+	if err != nil {
+		return errors.Join(errors.New("constructor failed"), err)
+	}
+	_, err = tokendist.Run(context.Background(), g, loads, b, nil)
+	return err
+}
