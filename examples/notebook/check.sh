@@ -69,11 +69,13 @@ if [[ -n $notebook_arg ]]; then
 	[[ -f $notebook_arg ]] || die "notebook $notebook_arg does not exist"
 	notebook=$(cd "$(dirname "$notebook_arg")" && pwd -P)/$(basename "$notebook_arg")
 fi
-[[ -f $repo/go.mod ]] && grep -q "^module $MODULE\$" "$repo/go.mod" ||
+if ! grep -qs "^module $MODULE\$" "$repo/go.mod"; then
 	die "$repo is not the $MODULE checkout (expected its go.mod two levels above $script_dir)"
+fi
 [[ -f $notebook ]] || die "notebook $notebook is missing"
 if [[ -n $out_dir ]]; then
-	mkdir -p "$out_dir" && out_dir=$(cd "$out_dir" && pwd -P) || die "cannot create --out directory"
+	mkdir -p "$out_dir" || die "cannot create --out directory $out_dir"
+	out_dir=$(cd "$out_dir" && pwd -P)
 fi
 
 # --- Go --------------------------------------------------------------------------------
@@ -93,6 +95,7 @@ gocache=$(go env GOCACHE)
 # --- system packages: a C compiler (plugins need cgo) and Debian's Jupyter --------------
 missing=()
 command -v gcc >/dev/null || missing+=(gcc libc6-dev)
+command -v pgrep >/dev/null || missing+=(procps) # cleanup finds an orphaned kernel with pgrep
 if command -v dpkg-query >/dev/null; then
 	for p in "${APT_PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -104,8 +107,9 @@ if ((${#missing[@]})); then
 	log "installing ${missing[*]} with apt-get"
 	sudo=()
 	if ((EUID != 0)); then
-		command -v sudo >/dev/null && sudo -n true 2>/dev/null ||
+		if ! { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
 			die "need root to install ${missing[*]}; run: sudo apt-get install --no-install-recommends ${missing[*]}"
+		fi
 		sudo=(sudo -n)
 	fi
 	command -v apt-get >/dev/null || die "no apt-get: install ${missing[*]} yourself"
@@ -206,7 +210,7 @@ build_kernel() {
 	build=$cache/build
 	rm -rf "$build" "$bin"
 	mkdir -p "$build" "$bin"
-	log "building the Go kernel into $cache (once per Go version; about a minute)"
+	log "building the Go kernel into $cache (once per Go version: 1 to 5 minutes)"
 	step "fetch gomacro $GOMACRO_VERSION" modsrc "github.com/cosmos72/gomacro@$GOMACRO_VERSION" "$build/gomacro"
 	step "patch gomacro (GOMACRO_GOMOD_REPLACE)" patch_gomacro "$build/gomacro"
 	# gomacro pins x/tools v0.14.0, which does not compile with Go >= 1.22; gotypesalias=0
@@ -295,17 +299,30 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tokendist-notebook.XXXXXX")
 nbpid=
 cleanup() {
 	local pid
-	[[ -n $nbpid ]] && kill "$nbpid" 2>/dev/null || true
-	# A kernel left behind (nbconvert killed) is recognised by its connection file in $tmp.
-	for pid in $(pgrep -f -- "$tmp/runtime/" 2>/dev/null || true); do
-		kill "$pid" 2>/dev/null || true
+	if [[ -n $nbpid ]]; then
+		kill "$nbpid" 2>/dev/null || true
+		wait "$nbpid" 2>/dev/null || true
+	fi
+	# A kernel left behind (nbconvert killed) is recognised by its connection file, which
+	# lives in $tmp (TMPDIR below); its go commands (a plugin build) go with it.
+	local -a tree
+	for pid in $(pgrep -f -- "$tmp/" 2>/dev/null || true); do
+		mapfile -t tree < <(descendants "$pid")
+		kill "${tree[@]}" "$pid" 2>/dev/null || true
 	done
 	rm -rf "$tmp"
+}
+descendants() {
+	local child
+	for child in $(pgrep -P "$1" 2>/dev/null || true); do
+		descendants "$child"
+		echo "$child"
+	done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 write_kernelspec "$tmp/jupyter" "$tmp/gopath"
-mkdir -p "$tmp/out" "$tmp/runtime"
+mkdir -p "$tmp/out" "$tmp/runtime" "$tmp/tmp"
 
 log "executing $notebook (timeout ${TOKENDIST_NOTEBOOK_TIMEOUT:-900} s per cell)"
 t_run=$SECONDS
@@ -313,7 +330,7 @@ set +e
 (
 	cd "$(dirname "$notebook")" &&
 		JUPYTER_PATH=$tmp/jupyter JUPYTER_RUNTIME_DIR=$tmp/runtime JUPYTER_CONFIG_DIR=$tmp/config \
-			JUPYTER_DATA_DIR=$tmp/data JUPYTER_PLATFORM_DIRS=1 PYTHONNOUSERSITE=1 \
+			JUPYTER_DATA_DIR=$tmp/data JUPYTER_PLATFORM_DIRS=1 PYTHONNOUSERSITE=1 TMPDIR=$tmp/tmp \
 			exec "$python" -m nbconvert --to notebook --execute \
 			--ExecutePreprocessor.kernel_name=gophernotes \
 			--ExecutePreprocessor.timeout="${TOKENDIST_NOTEBOOK_TIMEOUT:-900}" \
