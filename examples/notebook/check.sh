@@ -286,6 +286,7 @@ EOF
 }
 # For interactive use (README): the last checkout that ran check.sh.
 write_kernelspec "$cache/jupyter" "$cache/gopath"
+exec 9>&- # release the build lock (the kernel must not inherit it)
 if $kernel_only; then
 	log "kernelspec for $repo written; run the notebook interactively with:"
 	log "  JUPYTER_PATH=$cache/jupyter jupyter notebook $notebook"
