@@ -57,13 +57,17 @@ const (
 	NonNegative
 )
 
-// String names the invariant.
+// String names the invariant, or the set of invariants joined by "|".
 func (i Invariant) String() string {
 	switch i {
+	case 0:
+		return "none"
 	case Conserves:
 		return "conservation"
 	case NonNegative:
 		return "non-negativity"
+	case Conserves | NonNegative:
+		return "conservation|non-negativity"
 	}
 	return fmt.Sprintf("Invariant(%d)", uint8(i))
 }

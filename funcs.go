@@ -1,0 +1,84 @@
+package tokendist
+
+// Funcs adapts plain functions to a Balancer that implements every optional interface
+// (Initializer, Terminator, Periodic, InvariantKeeper, Accountant, fmt.Stringer). It
+// exists for notebooks: gophernotes (gomacro) hands compiled code a proxy of a
+// notebook-defined type that only has the methods of the interface it was converted to,
+// so Run would never see a notebook balancer's Init, Done or Period. Build a Funcs
+// from the notebook's functions instead. Nil fields mean: no set-up, never done, no
+// stability period.
+type Funcs struct {
+	// Name names the balancer in results and errors ("Funcs" if empty).
+	Name string
+	// StepFunc performs one step; it is required.
+	StepFunc func(s *State) error
+	// InitFunc, if set, is called once per run before the first step.
+	InitFunc func(s *State) error
+	// DoneFunc, if set, is the balancer's own termination rule.
+	DoneFunc func(s *State) bool
+	// PeriodFunc, if set, returns the stability period in steps.
+	PeriodFunc func(s *State) int64
+	// MayGoNegative declares that loads may become negative (Run counts them).
+	MayGoNegative bool
+	// ExpectedTotalFunc, if set, declares that the total changes by design and returns
+	// the total Run should find.
+	ExpectedTotalFunc func(s *State) int64
+}
+
+// String returns f.Name.
+func (f *Funcs) String() string {
+	if f.Name == "" {
+		return "Funcs"
+	}
+	return f.Name
+}
+
+// Step calls StepFunc.
+func (f *Funcs) Step(s *State) error {
+	if f.StepFunc == nil {
+		return badParam("Funcs %q has no StepFunc", f.String())
+	}
+	return f.StepFunc(s)
+}
+
+// Init calls InitFunc if set.
+func (f *Funcs) Init(s *State) error {
+	if f.StepFunc == nil {
+		return badParam("Funcs %q has no StepFunc", f.String())
+	}
+	if f.InitFunc == nil {
+		return nil
+	}
+	return f.InitFunc(s)
+}
+
+// Done calls DoneFunc if set.
+func (f *Funcs) Done(s *State) bool { return f.DoneFunc != nil && f.DoneFunc(s) }
+
+// Period calls PeriodFunc if set, else returns 0 (no stability check).
+func (f *Funcs) Period(s *State) int64 {
+	if f.PeriodFunc == nil {
+		return 0
+	}
+	return f.PeriodFunc(s)
+}
+
+// Invariants reports the invariants f declares.
+func (f *Funcs) Invariants() Invariant {
+	inv := Conserves | NonNegative
+	if f.MayGoNegative {
+		inv &^= NonNegative
+	}
+	if f.ExpectedTotalFunc != nil {
+		inv &^= Conserves
+	}
+	return inv
+}
+
+// ExpectedTotal calls ExpectedTotalFunc; Run asks only when it is set.
+func (f *Funcs) ExpectedTotal(s *State) int64 {
+	if f.ExpectedTotalFunc == nil {
+		return s.Loads.Total()
+	}
+	return f.ExpectedTotalFunc(s)
+}
