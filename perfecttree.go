@@ -87,8 +87,10 @@ type PerfectTreeResult struct {
 	// Time is the completion time: model time units in the simulated runtime, the
 	// logical (Lamport) time of the last event in the concurrent one.
 	Time int64 `json:"time"`
-	// PhaseTime[k] is the time at which the last node ended phase k+1.
+	// PhaseTime[k] is the time at which the last node ended phase k+1, and LastMove the
+	// time at which the last token arrived (0 if none moved).
 	PhaseTime [3]int64 `json:"phase_time"`
+	LastMove  int64    `json:"last_move"`
 	// Messages[k] and Moves[k] count the messages sent and the token moves made by
 	// nodes in phase k+1 (phase 1 moves no token).
 	Messages [3]int64 `json:"messages"`
@@ -231,17 +233,25 @@ func (pt *PerfectTree) Init(s *State) error {
 	if err := requireTree(g); err != nil {
 		return err
 	}
-	total := s.Loads.Total()
+	if len(s.Loads) != g.Order() {
+		return ptBadLength(len(s.Loads), g.Order())
+	}
+	total, err := s.Loads.Validate()
+	if err != nil {
+		return err
+	}
 	if total > math.MaxInt64-int64(g.Order()) {
 		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
 	}
 	return pt.sim.init(g, s, &pt.opts)
 }
 
-// Step advances the simulation by one time unit.
+// Step advances the simulation by one time unit: it delivers the k messages due and runs
+// the nodes they wake, in O(k log N) plus the nodes' work, without allocating.
 func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
 
-// Done reports whether every node is Finished.
+// Done reports whether every node is Finished (the paper's distinguished final state,
+// section 1), in O(1).
 func (pt *PerfectTree) Done(*State) bool { return pt.sim.finished == pt.sim.n }
 
 // Result returns the metrics of the last run (or of the run so far). It computes the

@@ -93,6 +93,7 @@ type ptSlot struct {
 	messages [3]int64
 	moves    [3]int64
 	clock    int64
+	lastMove int64
 	_        [64]byte // keep slots of different goroutines on different cache lines
 }
 
@@ -184,6 +185,7 @@ func (c *ptConc) runNode(v int) {
 			}
 			if a.msg.carriesToken() {
 				slot.moves[nd.phase-1]++
+				slot.lastMove = slot.clock
 			}
 		case ptOpWaitAny:
 			if !c.await(v, ptForAny, 0) {
@@ -310,9 +312,14 @@ func (c *ptConc) result(initial Loads) PerfectTreeResult {
 				drained = true
 			}
 		}
-		loads[v] = nd.tv + nd.early + nd.in.tokens()
+		held := nd.tv
+		if nd.phase == 1 { // Tv counts the subtree's tokens in phase 1
+			held = nd.own
+		}
+		loads[v] = held + nd.early + nd.in.tokens()
 		s := &c.slots[v]
 		r.Time = max(r.Time, s.clock)
+		c.stats.lastMove = max(c.stats.lastMove, s.lastMove)
 		for k := range s.messages {
 			c.stats.messages[k] += s.messages[k]
 			c.stats.moves[k] += s.moves[k]

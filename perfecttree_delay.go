@@ -8,8 +8,9 @@ import (
 // DelayPolicy decides how long each message of the simulated perfect-tree runtime
 // (PerfectTree) takes to cross its link: it is the adversary of the asynchronous model of
 // Margara, Pistocchi and Vassura (section 1). Links stay FIFO whatever the policy, since
-// a sender is busy until its message arrives (single-port model). Implementations may
-// keep state; Reset starts a run.
+// a sender is busy until its message arrives (single-port model). Delay is called once
+// per message, in the order the messages are sent, and should cost O(1) and not
+// allocate; implementations may keep state, and Reset starts a run.
 type DelayPolicy interface {
 	// Reset prepares the policy for a run on n nodes with the run's seed.
 	Reset(n int, seed uint64)
@@ -19,7 +20,7 @@ type DelayPolicy interface {
 }
 
 // UnitDelays returns the synchronous policy: every message takes one time unit. It is
-// the default, and the one under which the paper's time bounds are stated.
+// the default, and the one under which the paper's time bounds (section 5) are stated.
 func UnitDelays() DelayPolicy { return ptUnitDelays{} }
 
 type ptUnitDelays struct{}

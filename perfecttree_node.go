@@ -20,7 +20,6 @@ const (
 	ptMsgToken           // one token (phase 2; in the literal program also phase 3)
 	ptMsgToken3          // one phase-3 token (corrected program only)
 	ptMsgFinished        // phase 3: the sender has finished
-	ptMsgKinds
 )
 
 // ptMsg is what travels on a link. t and n carry phase 1's msg.T and msg.N.

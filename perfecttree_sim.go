@@ -77,6 +77,7 @@ type ptStats struct {
 	end      []int64 // end[3v+k]: when node v ended phase k+1
 	messages [3]int64
 	moves    [3]int64
+	lastMove int64
 	finished int
 }
 
@@ -88,7 +89,7 @@ func (st *ptStats) reset(n int, total int64) {
 		st.parent[v], st.known[v], st.phase2[v] = -2, false, -1
 	}
 	clear(st.end)
-	st.messages, st.moves = [3]int64{}, [3]int64{}
+	st.messages, st.moves, st.lastMove = [3]int64{}, [3]int64{}, 0
 }
 
 // phaseEnded records that node v ended phase k at time t; it writes v's slots only.
@@ -127,7 +128,7 @@ func (st *ptStats) fill(r *PerfectTreeResult) {
 		}
 	}
 	r.Phase2Tokens = st.phase2.Clone()
-	r.Messages, r.Moves = st.messages, st.moves
+	r.Messages, r.Moves, r.LastMove = st.messages, st.moves, st.lastMove
 }
 
 // ptNodeError describes a failed node program.
@@ -324,6 +325,7 @@ func (sm *ptSim) deliver(v int32) {
 		sm.st.Loads[w]++
 		sm.st.Moved++
 		sm.stats.moves[sm.nodes[v].phase-1]++
+		sm.stats.lastMove = sm.now
 	}
 	if sm.wait[w] == ptOnAny || (sm.wait[w] == ptOnPort && sm.warg[w] == c) {
 		sm.res[w] = false

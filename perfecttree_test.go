@@ -353,20 +353,25 @@ func TestPerfectTreeConcurrentManySchedules(t *testing.T) {
 func TestPerfectTreeConcurrentCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g := ptMust(tokendist.RandomTree(2000, 5))
-	l := ptMust(tokendist.PointMass(2000, 1_000_000, 3))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	r, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Equal(t, l.Total(), r.Loads.Total(), "tokens are conserved even when cancelled")
+	l := ptMust(tokendist.RandomRange(2000, 0, 1000, 3))
+	// Cancel at different moments, phase 1 included.
+	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		r, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, tokendist.StatusCanceled, r.Status)
+		require.Equal(t, l.Total(), r.Loads.Total(), "tokens are conserved even when cancelled after %v", after)
+		require.Less(t, r.Finished, r.N)
+	}
 
 	// An already cancelled context.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	r, err = tokendist.RunPerfectTreeConcurrent(ctx2, g, l, nil)
+	r, err := tokendist.RunPerfectTreeConcurrent(ctx2, g, l, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, tokendist.StatusCanceled, r.Status)
+	require.Equal(t, l.Total(), r.Loads.Total())
 }
 
 func TestPerfectTreeSimulatedCancel(t *testing.T) {
