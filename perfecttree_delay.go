@@ -10,7 +10,8 @@ import (
 // Margara, Pistocchi and Vassura (section 1). Links stay FIFO whatever the policy, since
 // a sender is busy until its message arrives (single-port model). Delay is called once
 // per message, in the order the messages are sent, and should cost O(1) and not
-// allocate; implementations may keep state, and Reset starts a run.
+// allocate; implementations may keep state, and Reset starts a run, so one policy value
+// must not serve two runs at the same time.
 type DelayPolicy interface {
 	// Reset prepares the policy for a run on n nodes with the run's seed.
 	Reset(n int, seed uint64)
