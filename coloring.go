@@ -32,42 +32,43 @@ type EdgeColoring struct {
 // NewEdgeColoring builds a colouring of g from colourOf(u, v), called once per edge with
 // u < v, and validates it: colours must be in 0..chi-1 for some chi and proper, else the
 // error wraps ErrInvalidColoring and names the offending edge. The number of colours is
-// one more than the largest colour used. It costs O(m log Δ) plus the calls.
+// one more than the largest colour used. It costs O(n + m) plus the calls.
 func NewEdgeColoring(g *Graph, colorOf func(u, v int) int) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
+	twin := twins(g)
 	color := make([]int32, len(g.adj))
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			if int(v) > u {
-				c := colorOf(u, int(v))
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if v := int(g.adj[i]); v > u {
+				c := colorOf(u, v)
 				if c < 0 || c > 1<<30 {
 					return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, v, c)
 				}
-				color[g.off[u]+i] = int32(c)
-				color[g.EdgeIndex(int(v), u)] = int32(c)
+				color[i], color[twin[i]] = int32(c), int32(c)
 			}
 		}
 	}
-	return newColoring(g, color)
+	return newColoring(g, color, twin)
 }
 
-// newColoring validates per-end colours and builds the matchings.
-func newColoring(g *Graph, color []int32) (*EdgeColoring, error) {
+// newColoring validates per-end colours (twin from twins(g)) and builds the matchings,
+// in O(n + m + χ).
+func newColoring(g *Graph, color, twin []int32) (*EdgeColoring, error) {
 	chi := 0
 	for _, c := range color {
 		chi = max(chi, int(c)+1)
 	}
 	seen := make([]int32, chi) // seen[c] = 1 + last node that had colour c at an end
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			c := color[g.off[u]+i]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			c := color[i]
 			if c < 0 {
-				return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, v, c)
+				return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, g.adj[i], c)
 			}
-			if color[g.EdgeIndex(int(v), u)] != c {
-				return nil, fmt.Errorf("%w: edge (%d, %d) has two colours", ErrInvalidColoring, u, v)
+			if color[twin[i]] != c {
+				return nil, fmt.Errorf("%w: edge (%d, %d) has two colours", ErrInvalidColoring, u, g.adj[i])
 			}
 			if seen[c] == int32(u)+1 {
 				return nil, fmt.Errorf("%w: two edges at node %d have colour %d", ErrInvalidColoring, u, c)
@@ -86,9 +87,9 @@ func newColoring(g *Graph, color []int32) (*EdgeColoring, error) {
 	flat := make([]int32, len(color))
 	fill := append([]int(nil), start[:chi]...)
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			if int(v) > u {
-				c := color[g.off[u]+i]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if v := g.adj[i]; int(v) > u {
+				c := color[i]
 				flat[fill[c]], flat[fill[c]+1] = int32(u), v
 				fill[c] += 2
 			}
@@ -132,7 +133,7 @@ func (ec *EdgeColoring) String() string {
 }
 
 // Validate checks that ec is a proper colouring of exactly net (same nodes and edges),
-// returning an error wrapping ErrInvalidColoring otherwise. It costs O(m log Δ).
+// returning an error wrapping ErrInvalidColoring otherwise. It costs O(n + m).
 func (ec *EdgeColoring) Validate(net Network) error {
 	if ec == nil || ec.g == nil {
 		return fmt.Errorf("%w: nil colouring", ErrInvalidColoring)
@@ -155,7 +156,7 @@ func (ec *EdgeColoring) Validate(net Network) error {
 			}
 		}
 	}
-	_, err = newColoring(ec.g, ec.color)
+	_, err = newColoring(ec.g, ec.color, twins(ec.g))
 	return err
 }
 
@@ -182,14 +183,14 @@ func twins(g *Graph) []int32 {
 // forestColoring colours the edges of a forest with Δ colours in O(n + m): a
 // breadth-first search gives every node's child edges the colours 0, 1, ... skipping the
 // colour of the edge to its parent (the depth-first colouring of Houle et al., section
-// 4.1). It returns nil if g has a cycle.
-func forestColoring(g *Graph) []int32 {
+// 4.1). It returns the per-end colours and twins(g), or nil if g has a cycle.
+func forestColoring(g *Graph) (color, twin []int32) {
 	n := g.Order()
-	color := make([]int32, len(g.adj))
+	color = make([]int32, len(g.adj))
 	for i := range color {
 		color[i] = -1
 	}
-	twin := twins(g)
+	twin = twins(g)
 	seen := make([]bool, n)
 	queue := make([]int32, 0, n)
 	for root := 0; root < n; root++ {
@@ -214,7 +215,7 @@ func forestColoring(g *Graph) []int32 {
 				}
 				v := g.adj[i]
 				if seen[v] {
-					return nil // a second path to v: a cycle
+					return nil, nil // a second path to v: a cycle
 				}
 				seen[v] = true
 				if c == parent {
@@ -226,7 +227,7 @@ func forestColoring(g *Graph) []int32 {
 			}
 		}
 	}
-	return color
+	return color, twin
 }
 
 // BipartiteColoring returns a proper edge colouring of a bipartite graph with exactly Δ
@@ -240,8 +241,8 @@ func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
-	if color := forestColoring(g); color != nil {
-		return newColoring(g, color)
+	if color, twin := forestColoring(g); color != nil {
+		return newColoring(g, color, twin)
 	}
 	if !g.IsBipartite() {
 		return nil, badParam("König colouring needs a bipartite graph; %v has an odd cycle (use MisraGries)", g)
@@ -265,7 +266,7 @@ func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 			t.set(u, int(v), a)
 		}
 	}
-	return newColoring(g, t.endColors())
+	return t.coloring()
 }
 
 // colorTable is the working state of the alternating-path colourings: nb[v·k + c] is
@@ -333,20 +334,21 @@ func (t *colorTable) flip(v, b, a int, path []int32) []int32 {
 	return path
 }
 
-// endColors reads the table back into per-end colours.
-func (t *colorTable) endColors() []int32 {
-	color := make([]int32, len(t.g.adj))
+// coloring reads the table back into per-end colours and validates them.
+func (t *colorTable) coloring() (*EdgeColoring, error) {
+	g := t.g
+	color := make([]int32, len(g.adj))
 	for i := range color {
 		color[i] = -1
 	}
-	for u := 0; u < t.g.Order(); u++ {
+	for u := 0; u < g.Order(); u++ {
 		for c, w := range t.nb[u*t.k : (u+1)*t.k] {
 			if w >= 0 {
-				color[t.g.EdgeIndex(u, int(w))] = int32(c)
+				color[g.EdgeIndex(u, int(w))] = int32(c)
 			}
 		}
 	}
-	return color
+	return newColoring(g, color, twins(g))
 }
 
 // MisraGries returns a proper edge colouring of any simple graph with at most Δ+1
@@ -372,7 +374,7 @@ func MisraGries(g *Graph) (*EdgeColoring, error) {
 			}
 		}
 	}
-	return newColoring(g, t.endColors())
+	return t.coloring()
 }
 
 // misraGries holds the buffers of one Misra–Gries run.
