@@ -108,7 +108,9 @@ func families(c config) []family {
 		dim++
 	}
 	return []family{
-		{"random tree", func(i int) (*tokendist.Graph, error) { return tokendist.RandomTree(n/2+i*n/(2*c.seeds), c.seed+uint64(i)) }},
+		{"random tree", func(i int) (*tokendist.Graph, error) {
+			return tokendist.RandomTree(n/2+i*n/(2*c.seeds), c.seed+uint64(i))
+		}},
 		{"random 3-regular", func(i int) (*tokendist.Graph, error) {
 			return tokendist.RandomRegular(2*((n/2+i*n/(2*c.seeds))/2), 3, c.seed+uint64(i))
 		}},
