@@ -249,3 +249,42 @@ func mustColor(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
 	require.NoError(t, err)
 	return ec
 }
+
+// TestColoringHubs colours graphs with one or two hubs of high degree, where the colour
+// table keeps short lists for the many low-degree nodes: K_{2,N} (bipartite with
+// cycles), wheels (not bipartite), and a star plus a long cycle through its leaves.
+func TestColoringHubs(t *testing.T) {
+	for _, n := range []int{5, 40, 3000} {
+		var k2n, wheel [][2]int
+		for v := 2; v < n+2; v++ {
+			k2n = append(k2n, [2]int{0, v}, [2]int{1, v})
+		}
+		for v := 1; v < n; v++ {
+			wheel = append(wheel, [2]int{0, v}, [2]int{v, v%(n-1) + 1})
+		}
+		g, err := tokendist.NewGraph(n+2, k2n)
+		require.NoError(t, err)
+		k, err := tokendist.BipartiteColoring(g)
+		require.NoError(t, err)
+		require.Equal(t, n, checkColoring(t, g, k))
+		mg, err := tokendist.MisraGries(g)
+		require.NoError(t, err)
+		require.LessOrEqual(t, checkColoring(t, g, mg), n+1)
+		w, err := tokendist.NewGraph(n, wheel)
+		require.NoError(t, err)
+		mg, err = tokendist.MisraGries(w)
+		require.NoError(t, err)
+		require.LessOrEqual(t, checkColoring(t, w, mg), w.MaxDegree()+1)
+	}
+	// A big bipartite hub graph: a dense n·Δ table would need 4·10^10 entries.
+	var edges [][2]int
+	const leaves = 200_000
+	for v := 2; v < leaves+2; v++ {
+		edges = append(edges, [2]int{0, v}, [2]int{1, v})
+	}
+	g, err := tokendist.NewGraph(leaves+2, edges)
+	require.NoError(t, err)
+	k, err := tokendist.BipartiteColoring(g)
+	require.NoError(t, err)
+	require.Equal(t, leaves, k.Colors())
+}
