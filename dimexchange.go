@@ -61,14 +61,12 @@ type DimensionExchange struct {
 	chi   int64
 
 	// DISCREPANCY-1 state (section 5).
-	nodes     int64   // the n every node knows; phases are χ·nodes steps
-	localMax  []int64 // localMax(v) of the current cycle
-	prevMax   []int64 // localMax(v) of the previous cycle
-	decided   []int64 // cycle at which v's local termination rule first held, 0 if never
-	undecided int     // nodes whose rule has not held yet
-	cycles    int64   // completed cycles
-	allDone   bool    // every node's rule holds at the end of the last cycle
-	doneAt    int64   // step at which allDone became true
+	nodes    int64   // the n every node knows; phases are χ·nodes steps
+	localMax []int64 // localMax(v) of the current cycle
+	prevMax  []int64 // localMax(v) of the previous cycle
+	decided  []int64 // cycle at which v's local termination rule first held, 0 if never
+	cycles   int64   // completed cycles
+	allDone  bool    // every node's rule held at the end of one cycle
 
 	// Per-step scratch for the parallel split; set before each par.Group.For call.
 	group par.Group
