@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

@@ -1,0 +1,300 @@
+package tokendist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Perfect token distribution on anonymous asynchronous trees: Margara, Pistocchi and
+// Vassura, "Perfect token distribution on trees" (the paper's sections in brackets).
+//
+// Anonymous nodes (they see their degree, their channel numbers 1..deg and their tokens,
+// never an ID) exchange messages over FIFO links in the asynchronous single-port model
+// [1, 2]. Phase 1 [3.1] counts the nodes and tokens of every subtree and elects a root;
+// phase 2 [3.2] gives every node but the root Avg = ⌊T/N⌋ tokens; phase 3 [3.3] spreads
+// the root's extra tokens down the tree, one Finished message per link, until every
+// node holds Avg or Avg+1 tokens and is Finished. The node program (perfecttree_node.go)
+// is written once and driven by two runtimes: the simulated PerfectTree (a reproducible
+// discrete-event scheduler that plugs into Run) and RunPerfectTreeConcurrent (one
+// goroutine per node).
+
+// Errors of the perfect-tree runtimes.
+var (
+	// ErrDeadlock reports a run in which every unfinished node waits for a message that
+	// will never come. The corrected program never deadlocks; the literal one may.
+	ErrDeadlock = errors.New("tokendist: perfect tree: deadlock")
+	// ErrProtocol reports a node program that reached a state the paper rules out (a
+	// message of the wrong kind, no subtree able to take a phase-3 token, ...).
+	ErrProtocol = errors.New("tokendist: perfect tree: protocol failure")
+)
+
+// PerfectTreeOptions configures both runtimes of the perfect-tree protocol. The zero
+// value (or nil) runs the corrected program with unit delays and ports numbered in
+// ascending neighbour order.
+type PerfectTreeOptions struct {
+	// Delays is the simulated runtime's delay policy (nil: UnitDelays). The concurrent
+	// runtime ignores it: its delays are the Go scheduler's.
+	Delays DelayPolicy
+	// ShufflePorts numbers each node's channels 1..deg in a random order fixed by the
+	// seed, instead of in ascending neighbour order.
+	ShufflePorts bool
+	// Literal runs the pseudo-code exactly as printed, without the fix of the erratum in
+	// notes/perfecttree.md: a phase-3 token that reaches a node still in phase 2 is then
+	// taken for a phase-2 token, and the run may end with a token stranded in a queue
+	// (Perfect false) or fail.
+	Literal bool
+	// Seed fixes the random choices of RunPerfectTree and RunPerfectTreeConcurrent
+	// (port shuffling, random delays, jitter). Run uses RunOptions.Seed instead.
+	Seed uint64
+	// Jitter makes the concurrent runtime yield the processor at random before sends,
+	// to vary the interleavings. The simulated runtime ignores it.
+	Jitter bool
+}
+
+// PerfectTreeResult reports a run of either runtime.
+type PerfectTreeResult struct {
+	// Status is StatusDone when every node is Finished, StatusCanceled after ctx was
+	// cancelled, StatusFailed after a deadlock or a protocol failure (see the error),
+	// and StatusMaxSteps when Run's step budget ran out first.
+	Status Status `json:"status"`
+	// Loads are the final tokens of every node, counting tokens queued at a node that
+	// its program has not received (the literal program can leave some).
+	Loads Loads `json:"loads"`
+	// Perfect reports whether every node holds ⌊T/N⌋ or ⌈T/N⌉ tokens.
+	Perfect bool `json:"perfect"`
+	// Finished is the number of nodes in the final state.
+	Finished int `json:"finished"`
+	// N, T, Avg and Extra are the number of nodes and tokens, ⌊T/N⌋ and T mod N.
+	N     int   `json:"n"`
+	T     int64 `json:"t"`
+	Avg   int64 `json:"avg"`
+	Extra int64 `json:"extra"`
+	// Root is the node elected by phase 1 (-1 if no node ended phase 1 as a root) and
+	// Roots the number of nodes that did (Theorem 1: exactly one).
+	Root  int `json:"root"`
+	Roots int `json:"roots"`
+	// Parent[v] is the neighbour that v's channel parent leads to after phase 1, -1 for
+	// a root or a node that did not end phase 1 (Theorem 1: the tree rooted at Root).
+	Parent []int32 `json:"parent"`
+	// GlobalKnown counts the nodes that ended phase 1 with Tv = T and Nv = N (Theorem 1).
+	GlobalKnown int `json:"global_known"`
+	// Phase2Tokens[v] is v's token count when it ended phase 2, -1 if it did not
+	// (Theorem 2: Avg, except Avg + T mod N at the root).
+	Phase2Tokens Loads `json:"phase2_tokens"`
+	// Time is the completion time: model time units in the simulated runtime, the
+	// logical (Lamport) time of the last event in the concurrent one.
+	Time int64 `json:"time"`
+	// PhaseTime[k] is the time at which the last node ended phase k+1, and LastMove the
+	// time at which the last token arrived (0 if none moved).
+	PhaseTime [3]int64 `json:"phase_time"`
+	LastMove  int64    `json:"last_move"`
+	// Messages[k] and Moves[k] count the messages sent and the token moves made by
+	// nodes in phase k+1 (phase 1 moves no token).
+	Messages [3]int64 `json:"messages"`
+	Moves    [3]int64 `json:"moves"`
+	// OptimalMoves is the least number of token moves of any perfect distribution of
+	// the initial loads on this tree (OptimalPerfectMoves), ExcessMoves the moves made
+	// beyond it, and Ratio the moves made divided by it: 1 when both are 0, +Inf when
+	// only the optimum is (so it is left out of JSON).
+	OptimalMoves int64   `json:"optimal_moves"`
+	ExcessMoves  int64   `json:"excess_moves"`
+	Ratio        float64 `json:"-"`
+	// Wall is the wall-clock duration of the run.
+	Wall time.Duration `json:"wall_ns"`
+}
+
+// TotalMoves returns the token moves of all phases.
+func (r PerfectTreeResult) TotalMoves() int64 { return r.Moves[0] + r.Moves[1] + r.Moves[2] }
+
+// TotalMessages returns the messages of all phases.
+func (r PerfectTreeResult) TotalMessages() int64 {
+	return r.Messages[0] + r.Messages[1] + r.Messages[2]
+}
+
+// String returns a one-line summary.
+func (r PerfectTreeResult) String() string {
+	return fmt.Sprintf("perfect tree: %s, perfect %v, %d/%d finished, root %d, time %d, moves %d (optimum %d, ratio %.3f), messages %d",
+		r.Status, r.Perfect, r.Finished, r.N, r.Root, r.Time, r.TotalMoves(), r.OptimalMoves, r.Ratio, r.TotalMessages())
+}
+
+// CheckTheorems verifies the outcomes the paper proves for a completed run on tree g:
+// Theorem 1 (one root; every node knows T and N; parent channels form the tree rooted
+// at the root), Theorem 2 (every node but the root ends phase 2 with Avg tokens, the
+// root with Avg + T mod N) and Theorem 3 (the final distribution is perfect, every node
+// Finished). It costs O(N) and returns the first violation found.
+func (r PerfectTreeResult) CheckTheorems(g *Graph) error {
+	if g == nil || g.Order() != r.N || len(r.Parent) != r.N || len(r.Phase2Tokens) != r.N {
+		return badParam("result for %d nodes does not match the graph", r.N)
+	}
+	if r.Roots != 1 || r.Root < 0 {
+		return fmt.Errorf("tokendist: Theorem 1: %d roots after phase 1", r.Roots)
+	}
+	if r.GlobalKnown != r.N {
+		return fmt.Errorf("tokendist: Theorem 1: %d of %d nodes know T and N after phase 1", r.GlobalKnown, r.N)
+	}
+	_, parent, err := g.BFSTree(r.Root)
+	if err != nil {
+		return err
+	}
+	for v, p := range r.Parent {
+		if p != parent[v] {
+			return fmt.Errorf("tokendist: Theorem 1: node %d's parent is %d, want %d in the tree rooted at %d", v, p, parent[v], r.Root)
+		}
+	}
+	for v, x := range r.Phase2Tokens {
+		want := r.Avg
+		if v == r.Root {
+			want += r.Extra
+		}
+		if x != want {
+			return fmt.Errorf("tokendist: Theorem 2: node %d ended phase 2 with %d tokens, want %d", v, x, want)
+		}
+	}
+	if r.Finished != r.N || !r.Perfect {
+		return fmt.Errorf("tokendist: Theorem 3: %d of %d nodes finished, perfect %v, loads %v", r.Finished, r.N, r.Perfect, r.Loads)
+	}
+	return nil
+}
+
+// IsPerfectDistribution reports whether every load is ⌊T/N⌋ or ⌈T/N⌉ for the total T
+// of the N loads: the paper's perfect token distribution [1]. Then exactly T mod N nodes
+// hold ⌈T/N⌉. It costs O(N); an empty vector is not perfect.
+func IsPerfectDistribution(l Loads) bool {
+	if len(l) == 0 {
+		return false
+	}
+	avg := l.Total() / int64(len(l))
+	for _, x := range l {
+		if x != avg && x != avg+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// PerfectTree is the simulated runtime of the perfect-tree protocol (Margara, Pistocchi
+// and Vassura, section 3) as a Balancer: a discrete-event scheduler in which one Step is
+// one time unit. At each time it delivers the messages due then (in the order they were
+// sent), and runs every node whose wait is over until it waits again, in the order they
+// became ready; time 0 runs in Init. A sender is busy until its message arrives and
+// holds the link's reservation meanwhile (single-port model), so a step costs
+// O(events · log N) and allocates nothing. Runs are reproducible for a seed.
+//
+// Loads are the tokens at each node, counting tokens queued at a node and tokens in
+// flight at their sender. Done reports that every node is Finished. Step fails with
+// ErrDeadlock or ErrProtocol (only the literal program can). Metrics, the elected root
+// and the phase boundaries are in Result after the run.
+type PerfectTree struct {
+	opts PerfectTreeOptions
+	sim  ptSim
+}
+
+// NewPerfectTree returns the simulated runtime for tree g. It fails with ErrNotTree on
+// a network that is not a tree; Init checks the run's network again.
+func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
+	if g == nil {
+		return nil, ErrNilNetwork
+	}
+	if err := requireTree(g); err != nil {
+		return nil, err
+	}
+	pt := &PerfectTree{}
+	if opts != nil {
+		pt.opts = *opts
+	}
+	if pt.opts.Delays == nil {
+		pt.opts.Delays = UnitDelays()
+	}
+	return pt, nil
+}
+
+// String names the balancer and its delay policy.
+func (pt *PerfectTree) String() string {
+	s := "PerfectTree"
+	if pt.opts.Literal {
+		s += "-literal"
+	}
+	if st, ok := pt.opts.Delays.(fmt.Stringer); ok {
+		s += "(" + st.String() + ")"
+	}
+	return s
+}
+
+// Init builds the scheduler for the run's network and loads (O(N + M log Δ)) and runs
+// time 0, when every node starts.
+func (pt *PerfectTree) Init(s *State) error {
+	g, err := AsGraph(s.Net)
+	if err != nil {
+		return err
+	}
+	if err := requireTree(g); err != nil {
+		return err
+	}
+	if len(s.Loads) != g.Order() {
+		return ptBadLength(len(s.Loads), g.Order())
+	}
+	total, err := s.Loads.Validate()
+	if err != nil {
+		return err
+	}
+	if total > math.MaxInt64-int64(g.Order()) {
+		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
+	}
+	return pt.sim.init(g, s, &pt.opts)
+}
+
+// Step advances the simulation by one time unit: it delivers the k messages due and runs
+// the nodes they wake, in O(k log N) plus the nodes' work, without allocating.
+func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
+
+// Done reports whether every node is Finished (the paper's distinguished final state,
+// section 1), in O(1).
+func (pt *PerfectTree) Done(*State) bool { return pt.sim.finished == pt.sim.n }
+
+// Result returns the metrics of the last run (or of the run so far). It computes the
+// optimum number of moves, O(N · min(N, T mod N)).
+func (pt *PerfectTree) Result() PerfectTreeResult {
+	return pt.sim.result()
+}
+
+// RunPerfectTree runs the simulated runtime on tree g from loads until every node is
+// Finished (no step budget), and returns its metrics. It validates g (ErrNotTree) and
+// loads (ErrBadLoads), and stops on ctx's cancellation.
+func RunPerfectTree(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
+	pt, err := NewPerfectTree(g, opts)
+	if err != nil {
+		return PerfectTreeResult{Status: StatusFailed}, err
+	}
+	start := time.Now()
+	res, err := Run(ctx, g, loads, pt, &RunOptions{MaxSteps: math.MaxInt64, NoStability: true, Seed: pt.opts.Seed})
+	if pt.sim.n == 0 { // Init did not run
+		return PerfectTreeResult{Status: StatusFailed}, err
+	}
+	r := pt.Result()
+	r.Status = res.Status
+	r.Wall = time.Since(start)
+	return r, err
+}
+
+// ptFinish fills the parts of a result that depend only on the final loads and initial
+// loads: perfection, the optimum and the ratio.
+func ptFinish(r *PerfectTreeResult, g *Graph, initial Loads) {
+	r.Perfect = IsPerfectDistribution(r.Loads)
+	opt, err := OptimalPerfectMoves(g, initial)
+	if err != nil {
+		opt = -1
+	}
+	r.OptimalMoves = opt
+	r.ExcessMoves = r.TotalMoves() - opt
+	switch moves := r.TotalMoves(); {
+	case opt == moves:
+		r.Ratio = 1
+	case opt > 0:
+		r.Ratio = float64(moves) / float64(opt)
+	default:
+		r.Ratio = math.Inf(1)
+	}
+}

@@ -1,0 +1,170 @@
+package tokendist_test
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tokendist/tokendist"
+)
+
+// ptBenchInput is the target instance, built once: a random tree on 10⁴ nodes
+// with 10⁵ tokens, spread uniformly or all on one node.
+type ptBenchInput struct {
+	g     *tokendist.Graph
+	loads map[string]tokendist.Loads
+	root  map[string]int
+	final map[string]tokendist.Loads
+}
+
+var ptBench = sync.OnceValue(func() ptBenchInput {
+	g := ptMust(tokendist.RandomTree(10_000, 1))
+	in := ptBenchInput{g: g, loads: map[string]tokendist.Loads{
+		"uniform": ptMust(tokendist.UniformRandom(10_000, 100_000, 2)),
+		"point":   ptMust(tokendist.PointMass(10_000, 100_000, 17)),
+	}, root: map[string]int{}, final: map[string]tokendist.Loads{}}
+	for name, l := range in.loads {
+		r := ptMust(tokendist.RunPerfectTree(context.Background(), g, l, nil))
+		in.root[name], in.final[name] = r.Root, r.Loads
+	}
+	return in
+})
+
+var ptBenchCases = []string{"uniform", "point"}
+
+// ptCPU returns the process's user+system CPU time; the benchmarks report it per
+// operation as cpu-ms/op, which a loaded machine distorts far less than wall time.
+func ptCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ptReportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(ptCPU()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+func BenchmarkPerfectTreeSimulated(b *testing.B) {
+	in := ptBench()
+	for _, name := range ptBenchCases {
+		b.Run(name, func(b *testing.B) {
+			var moves int64
+			cpu := ptCPU()
+			for i := 0; i < b.N; i++ {
+				r, err := tokendist.RunPerfectTree(context.Background(), in.g, in.loads[name], nil)
+				if err != nil || !r.Perfect {
+					b.Fatal(err, r)
+				}
+				moves = r.TotalMoves()
+			}
+			ptReportCPU(b, cpu)
+			b.ReportMetric(float64(moves), "moves/op")
+		})
+	}
+}
+
+func BenchmarkPerfectTreeConcurrent(b *testing.B) {
+	in := ptBench()
+	for _, name := range ptBenchCases {
+		b.Run(name, func(b *testing.B) {
+			cpu := ptCPU()
+			for i := 0; i < b.N; i++ {
+				r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), in.g, in.loads[name], nil)
+				if err != nil || !r.Perfect {
+					b.Fatal(err, r)
+				}
+			}
+			ptReportCPU(b, cpu)
+		})
+	}
+}
+
+// BenchmarkPerfectTreeDirectMoves is the baseline: a plain loop that makes the same
+// token moves as the protocol (phase-2 flows up and down the tree rooted at the elected
+// root, then the phase-3 extras down), one token at a time, with no messages, no
+// scheduling and no asynchrony: the floor of any token-level simulation.
+func BenchmarkPerfectTreeDirectMoves(b *testing.B) {
+	in := ptBench()
+	for _, name := range ptBenchCases {
+		b.Run(name, func(b *testing.B) {
+			g, l := in.g, in.loads[name]
+			var moves int64
+			cpu := ptCPU()
+			for i := 0; i < b.N; i++ {
+				moves = ptDirectMoves(g, l, in.root[name], in.final[name])
+			}
+			ptReportCPU(b, cpu)
+			b.ReportMetric(float64(moves), "moves/op")
+		})
+	}
+}
+
+func ptDirectMoves(g *tokendist.Graph, initial tokendist.Loads, root int, final tokendist.Loads) int64 {
+	n := g.Order()
+	_, parent, _ := g.BFSTree(root)
+	depth := ptMust(g.BFS(root))
+	order := make([]int, 0, n) // children before parents: by decreasing depth
+	buckets := make([][]int, n)
+	for v := 0; v < n; v++ {
+		buckets[depth[v]] = append(buckets[depth[v]], v)
+	}
+	for d := n - 1; d >= 0; d-- {
+		order = append(order, buckets[d]...)
+	}
+	total := initial.Total()
+	avg := total / int64(n)
+	loads := initial.Clone()
+	sum := make([]int64, n)
+	size := make([]int64, n)
+	extra := make([]int64, n)
+	var moves int64
+	for _, v := range order { // phase 2: each subtree's surplus or deficit crosses its edge
+		sum[v] += initial[v]
+		size[v]++
+		extra[v] += final[v] - avg
+		if p := parent[v]; p >= 0 {
+			for a := sum[v] - avg*size[v]; a != 0; moves++ {
+				if a > 0 {
+					loads[v]--
+					loads[p]++
+					a--
+				} else {
+					loads[v]++
+					loads[p]--
+					a++
+				}
+			}
+			sum[p] += sum[v]
+			size[p] += size[v]
+			extra[p] += extra[v]
+		}
+	}
+	for i := n - 1; i >= 0; i-- { // phase 3: the extras go down from the root
+		v := order[i]
+		if p := parent[v]; p >= 0 {
+			for k := extra[v]; k > 0; k-- {
+				loads[p]--
+				loads[v]++
+				moves++
+			}
+		}
+	}
+	if !tokendist.IsPerfectDistribution(loads) {
+		panic("direct moves did not end perfect")
+	}
+	return moves
+}
+
+func BenchmarkOptimalPerfectMoves(b *testing.B) {
+	in := ptBench()
+	l := ptMust(tokendist.RandomRange(10_000, 0, 20, 3)) // T mod N in the thousands
+	for i := 0; i < b.N; i++ {
+		if _, err := tokendist.OptimalPerfectMoves(in.g, l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

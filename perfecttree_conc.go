@@ -1,0 +1,333 @@
+package tokendist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RunPerfectTreeConcurrent runs the perfect-tree protocol of Margara, Pistocchi and
+// Vassura (section 3) with real asynchrony: one goroutine per node executes the same
+// node program as the simulated runtime (PerfectTree), and Go channels are the links.
+// Each node's incoming links are multiplexed on one buffered channel, its inbox, whose
+// envelopes carry the receiving channel number, so every link stays FIFO. A link's
+// reservation is an atomic word shared by its two ends; a node that waits for a
+// reservation, a message or room in a full inbox keeps draining its own inbox into its
+// queues, so back-pressure cannot deadlock.
+//
+// The run ends when every node is Finished, or with ErrDeadlock when every unfinished
+// node waits and no message is in flight (an exact count of running nodes plus
+// undelivered envelopes detects it), with an ErrProtocol failure, or with ctx's error
+// when ctx is cancelled. Every goroutine has exited when it returns. Time in the result
+// is the logical (Lamport) time: each send takes one unit after the latest message its
+// sender received. opts.Delays is ignored; opts.Jitter adds random yields.
+//
+// Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's.
+func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
+	var o PerfectTreeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if g == nil {
+		return PerfectTreeResult{Status: StatusFailed}, ErrNilNetwork
+	}
+	if err := requireTree(g); err != nil {
+		return PerfectTreeResult{Status: StatusFailed}, err
+	}
+	if len(loads) != g.Order() {
+		return PerfectTreeResult{Status: StatusFailed}, ptBadLength(len(loads), g.Order())
+	}
+	total, err := loads.Validate()
+	if err != nil {
+		return PerfectTreeResult{Status: StatusFailed}, err
+	}
+	if total > 1<<62 {
+		return PerfectTreeResult{Status: StatusFailed}, fmt.Errorf("%w: total %d too close to the int64 limit", ErrBadLoads, total)
+	}
+	start := time.Now()
+	c := newPTConc(ctx, g, loads, &o)
+	c.wg.Add(c.n)
+	for v := 0; v < c.n; v++ {
+		go c.runNode(v)
+	}
+	c.wg.Wait()
+	r := c.result(loads)
+	r.Wall = time.Since(start)
+	cause := context.Cause(c.ctx)
+	switch {
+	case r.Finished == r.N:
+		r.Status = StatusDone
+		return r, nil
+	case errors.Is(cause, ErrDeadlock) || errors.Is(cause, ErrProtocol):
+		r.Status = StatusFailed
+		return r, cause
+	default:
+		r.Status = StatusCanceled
+		return r, ctx.Err()
+	}
+}
+
+// ptEnvelope is a message in an inbox; kind ptMsgNone announces that the link of
+// channel port was released.
+type ptEnvelope struct {
+	port  int32
+	msg   ptMsg
+	stamp int64
+}
+
+// What a waiting goroutine waits for.
+const (
+	ptForNothing = iota // draining while blocked on a full inbox, or Finished
+	ptForAny
+	ptForPort
+	ptForLock
+)
+
+// ptSlot is what one goroutine reports; only that goroutine writes it.
+type ptSlot struct {
+	messages [3]int64
+	moves    [3]int64
+	clock    int64
+	lastMove int64
+	_        [64]byte // keep slots of different goroutines on different cache lines
+}
+
+type ptConc struct {
+	n      int
+	g      *Graph
+	ports  ptPorts
+	nodes  []ptNode
+	inbox  []chan ptEnvelope
+	locks  []atomic.Int32 // by lock index: 0 free, else holder+1
+	want   []atomic.Bool  // by flat channel index: its node waits for the link
+	active atomic.Int64   // running nodes + envelopes not yet taken from an inbox
+	done   atomic.Int64   // Finished nodes
+	jitter bool
+	seed   uint64
+	slots  []ptSlot
+	stats  ptStats
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+}
+
+var errPTAllFinished = errors.New("tokendist: perfect tree: every node finished")
+
+func newPTConc(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions) *ptConc {
+	n := g.Order()
+	c := &ptConc{n: n, g: g, jitter: o.Jitter, seed: o.Seed}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.ports.build(g, o.ShufflePorts, o.Seed)
+	m2 := len(g.adj)
+	subT, subN := make([]int64, m2), make([]int64, m2)
+	queues, rings := make([]ptQueue, m2), make([]int32, m2)
+	c.nodes = make([]ptNode, n)
+	c.inbox = make([]chan ptEnvelope, n)
+	for v := 0; v < n; v++ {
+		a, b := g.off[v], g.off[v+1]
+		c.nodes[v].init(loads[v], subT[a:b:b], subN[a:b:b], queues[a:b:b], rings[a:b:b], o.Literal)
+		c.inbox[v] = make(chan ptEnvelope, 16)
+	}
+	c.locks = make([]atomic.Int32, m2)
+	c.want = make([]atomic.Bool, m2)
+	c.slots = make([]ptSlot, n)
+	c.stats.reset(n, loads.Total())
+	c.active.Store(int64(n))
+	return c
+}
+
+// runNode is the goroutine of node v: it carries out the actions of v's program.
+func (c *ptConc) runNode(v int) {
+	defer c.wg.Done()
+	nd := &c.nodes[v]
+	slot := &c.slots[v]
+	f0 := c.ports.off[v] - 1
+	var rng *rand.Rand
+	if c.jitter {
+		rng = rand.New(rand.NewPCG(c.seed, uint64(v)))
+	}
+	ok := false
+	for {
+		a := nd.resume(ok)
+		ok = false
+		switch a.op {
+		case ptOpReserve:
+			ok = c.locks[c.ports.lock[f0+int(a.port)]].CompareAndSwap(0, int32(v)+1)
+			if ok {
+				// What the other end sent before releasing the link is in the inbox:
+				// make it visible to receive (phase 1's S1.2 depends on it).
+				c.drain(v)
+			}
+		case ptOpRelease:
+			f := f0 + int(a.port)
+			c.locks[c.ports.lock[f]].Store(0)
+			w := c.ports.nbr[f]
+			back := c.ports.back[f]
+			if c.want[c.ports.off[w]+int(back)-1].Load() {
+				if !c.put(v, int(w), ptEnvelope{port: back}) {
+					return
+				}
+			}
+		case ptOpSend:
+			if rng != nil && rng.IntN(4) == 0 {
+				runtime.Gosched()
+			}
+			f := f0 + int(a.port)
+			slot.clock++
+			slot.messages[nd.phase-1]++
+			if !c.put(v, int(c.ports.nbr[f]), ptEnvelope{port: c.ports.back[f], msg: a.msg, stamp: slot.clock}) {
+				return
+			}
+			if a.msg.carriesToken() {
+				slot.moves[nd.phase-1]++
+				slot.lastMove = slot.clock
+			}
+		case ptOpWaitAny:
+			if !c.await(v, ptForAny, 0) {
+				return
+			}
+		case ptOpWaitPort:
+			if !c.await(v, ptForPort, a.port) {
+				return
+			}
+		case ptOpWaitFree:
+			f := f0 + int(a.port)
+			c.want[f].Store(true)
+			if c.locks[c.ports.lock[f]].Load() != 0 && !c.await(v, ptForLock, a.port) {
+				return
+			}
+			c.want[f].Store(false)
+		case ptOpPhase:
+			c.stats.phaseEnded(nd, v, a.port, slot.clock, &c.ports)
+		case ptOpDone:
+			if c.done.Add(1) == int64(c.n) {
+				c.cancel(errPTAllFinished)
+			}
+			// A Finished node keeps taking what arrives (the literal program can strand
+			// tokens) until the run ends, so the count of envelopes stays exact.
+			c.await(v, ptForNothing, 0)
+			return
+		default:
+			c.cancel(ptNodeError(v, nd, a.port))
+			return
+		}
+	}
+}
+
+// take moves envelope e into v's queues and reports whether it ends the wait (what,
+// port). An envelope that breaks the protocol's queue shape stops the run.
+func (c *ptConc) take(v int, e ptEnvelope, what int, port int32) bool {
+	if e.msg.kind == ptMsgNone {
+		return what == ptForLock && e.port == port
+	}
+	slot := &c.slots[v]
+	slot.clock = max(slot.clock, e.stamp)
+	if !c.nodes[v].in.deliver(e.port, e.msg) {
+		c.cancel(ptNodeError(v, &c.nodes[v], ptFailOverflow))
+		return false
+	}
+	return what == ptForAny || (what == ptForPort && e.port == port)
+}
+
+// await blocks v until an envelope ends its wait; false means the run is over.
+func (c *ptConc) await(v int, what int, port int32) bool {
+	in := c.inbox[v]
+	for {
+		select {
+		case e := <-in:
+			c.active.Add(-1)
+			if c.take(v, e, what, port) {
+				return true
+			}
+			continue
+		default:
+		}
+		if c.active.Add(-1) == 0 && c.done.Load() < int64(c.n) {
+			c.cancel(fmt.Errorf("%w: %d of %d nodes finished, every other one waits and no message is in flight",
+				ErrDeadlock, c.done.Load(), c.n))
+		}
+		select {
+		case e := <-in: // the envelope's count is now v's
+			if c.take(v, e, what, port) {
+				return true
+			}
+		case <-c.ctx.Done():
+			return false
+		}
+	}
+}
+
+// drain moves every envelope already in v's inbox into its queues.
+func (c *ptConc) drain(v int) {
+	for {
+		select {
+		case e := <-c.inbox[v]:
+			c.active.Add(-1)
+			c.take(v, e, ptForNothing, 0)
+		default:
+			return
+		}
+	}
+}
+
+// put sends e to w's inbox, draining v's own inbox while w's is full.
+func (c *ptConc) put(v, w int, e ptEnvelope) bool {
+	c.active.Add(1)
+	select {
+	case c.inbox[w] <- e:
+		return true
+	default:
+	}
+	for {
+		select {
+		case c.inbox[w] <- e:
+			return true
+		case x := <-c.inbox[v]:
+			c.active.Add(-1)
+			c.take(v, x, ptForNothing, 0)
+		case <-c.ctx.Done():
+			return false
+		}
+	}
+}
+
+// result gathers the metrics once every goroutine has exited.
+func (c *ptConc) result(initial Loads) PerfectTreeResult {
+	var r PerfectTreeResult
+	loads := make(Loads, c.n)
+	for v := range c.nodes {
+		nd := &c.nodes[v]
+		for drained := false; !drained; {
+			select {
+			case e := <-c.inbox[v]:
+				if e.msg.kind != ptMsgNone {
+					nd.in.deliver(e.port, e.msg)
+				}
+			default:
+				drained = true
+			}
+		}
+		held := nd.tv
+		if nd.phase == 1 { // Tv counts the subtree's tokens in phase 1
+			held = nd.own
+		}
+		loads[v] = held + nd.early + nd.in.tokens()
+		s := &c.slots[v]
+		r.Time = max(r.Time, s.clock)
+		c.stats.lastMove = max(c.stats.lastMove, s.lastMove)
+		for k := range s.messages {
+			c.stats.messages[k] += s.messages[k]
+			c.stats.moves[k] += s.moves[k]
+		}
+	}
+	c.stats.finished = int(c.done.Load())
+	c.stats.fill(&r)
+	r.Loads = loads
+	ptFinish(&r, c.g, initial)
+	return r
+}

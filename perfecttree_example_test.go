@@ -1,0 +1,93 @@
+package tokendist_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tokendist/tokendist"
+)
+
+// The simulated runtime on a path of four nodes: node 2 is elected in phase 1, phase 2
+// gives everyone else Avg = 1 token, phase 3 spreads the root's two extra tokens.
+func ExampleRunPerfectTree() {
+	g, _ := tokendist.Path(4)
+	r, err := tokendist.RunPerfectTree(context.Background(), g, tokendist.Loads{2, 0, 3, 1}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("final:", r.Loads, "perfect:", r.Perfect, "root:", r.Root)
+	fmt.Println("time:", r.Time, "phase ends:", r.PhaseTime)
+	fmt.Println("messages:", r.Messages, "moves:", r.Moves, "optimum:", r.OptimalMoves)
+	fmt.Println("theorems:", r.CheckTheorems(g))
+	// Output:
+	// final: [1 2 2 1] perfect: true root: 2
+	// time: 7 phase ends: [4 5 7]
+	// messages: [6 1 4] moves: [0 1 1] optimum: 1
+	// theorems: <nil>
+}
+
+// PerfectTree plugs into Run like any balancer; one step is one time unit. Here the
+// links take random delays, fixed by the run's seed.
+func ExamplePerfectTree() {
+	g, _ := tokendist.KaryTree(2, 3)
+	loads, _ := tokendist.PointMass(g.Order(), 40, 14)
+	delays, _ := tokendist.RandomDelays(3)
+	b, _ := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: delays})
+	res, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 10_000, Seed: 7})
+	if err != nil {
+		panic(err)
+	}
+	r := b.Result()
+	fmt.Println(res.Status, "after", res.Steps, "steps")
+	fmt.Println("final:", res.Loads)
+	fmt.Printf("moves %d, optimum %d, ratio %.2f\n", r.TotalMoves(), r.OptimalMoves, r.Ratio)
+	// Output:
+	// Done after 320 steps
+	// final: [3 3 3 3 2 3 3 2 2 2 2 3 3 3 3]
+	// moves 180, optimum 142, ratio 1.27
+}
+
+// The concurrent runtime: one goroutine per node. The schedule, hence the elected root
+// and the exact moves, vary from run to run; the outcome does not.
+func ExampleRunPerfectTreeConcurrent() {
+	g, _ := tokendist.RandomTree(100, 1)
+	loads, _ := tokendist.RandomRange(100, 0, 9, 1)
+	r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, loads, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Status, "perfect:", r.Perfect, "finished:", r.Finished, "roots:", r.Roots)
+	fmt.Println("theorems:", r.CheckTheorems(g))
+	// Output:
+	// Done perfect: true finished: 100 roots: 1
+	// theorems: <nil>
+}
+
+// The literal pseudo-code strands a token on the erratum's minimal counterexample.
+func ExamplePerfectTreeOptions() {
+	g, _ := tokendist.Path(4)
+	loads := tokendist.Loads{2, 0, 3, 1}
+	for _, literal := range []bool{true, false} {
+		r, _ := tokendist.RunPerfectTree(context.Background(), g, loads, &tokendist.PerfectTreeOptions{Literal: literal})
+		fmt.Println("literal:", literal, "final:", r.Loads, "perfect:", r.Perfect)
+	}
+	// Output:
+	// literal: true final: [1 1 3 1] perfect: false
+	// literal: false final: [1 2 2 1] perfect: true
+}
+
+func ExampleOptimalPerfectMoves() {
+	g, _ := tokendist.Star(5) // centre 0
+	moves, _ := tokendist.OptimalPerfectMoves(g, tokendist.Loads{0, 7, 0, 0, 0})
+	fmt.Println(moves) // leaf 1 keeps 2 and sends 5 to the centre, which keeps 2 and sends 1 to each other leaf
+	// Output:
+	// 8
+}
+
+func ExampleIsPerfectDistribution() {
+	fmt.Println(tokendist.IsPerfectDistribution(tokendist.Loads{3, 2, 3}))
+	fmt.Println(tokendist.IsPerfectDistribution(tokendist.Loads{4, 2, 2}))
+	// Output:
+	// true
+	// false
+}

@@ -1,0 +1,794 @@
+package tokendist_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/contract"
+	"go.uber.org/goleak"
+)
+
+// TOKENDIST_LONG=1 enables the larger sweeps of this file (all labelled trees on 5
+// nodes, more random trees, the n = 10⁴ targets).
+var ptLong = os.Getenv("TOKENDIST_LONG") == "1"
+
+func ptMust[T any](x T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return x
+}
+
+// ptPolicies returns one instance of every delay policy.
+func ptPolicies() []tokendist.DelayPolicy {
+	return []tokendist.DelayPolicy{
+		tokendist.UnitDelays(),
+		ptMust(tokendist.RandomDelays(5)),
+		tokendist.SerialDelays(),
+		ptMust(tokendist.ReverseDelays(7)),
+		ptMust(tokendist.SlowLinkDelays(6)),
+	}
+}
+
+// ptLabelledTrees returns every labelled tree on n nodes (Prüfer sequences), n ≥ 1.
+func ptLabelledTrees(n int) []*tokendist.Graph {
+	if n <= 2 {
+		return []*tokendist.Graph{ptMust(tokendist.Path(n))}
+	}
+	var out []*tokendist.Graph
+	code := make([]int, n-2)
+	for {
+		deg := make([]int, n)
+		for i := range deg {
+			deg[i] = 1
+		}
+		for _, x := range code {
+			deg[x]++
+		}
+		var edges [][2]int
+		for _, x := range code {
+			for j := 0; j < n; j++ {
+				if deg[j] == 1 {
+					edges = append(edges, [2]int{j, x})
+					deg[j]--
+					deg[x]--
+					break
+				}
+			}
+		}
+		var last []int
+		for j := 0; j < n; j++ {
+			if deg[j] == 1 {
+				last = append(last, j)
+			}
+		}
+		edges = append(edges, [2]int{last[0], last[1]})
+		out = append(out, ptMust(tokendist.NewGraph(n, edges)))
+		i := 0
+		for ; i < len(code) && code[i] == n-1; i++ {
+			code[i] = 0
+		}
+		if i == len(code) {
+			return out
+		}
+		code[i]++
+	}
+}
+
+// ptCaterpillar is a path of spine nodes with legs leaves on each.
+func ptCaterpillar(spine, legs int) *tokendist.Graph {
+	var e [][2]int
+	for i := 1; i < spine; i++ {
+		e = append(e, [2]int{i - 1, i})
+	}
+	k := spine
+	for i := 0; i < spine; i++ {
+		for j := 0; j < legs; j++ {
+			e = append(e, [2]int{i, k})
+			k++
+		}
+	}
+	return ptMust(tokendist.NewGraph(k, e))
+}
+
+type ptTree struct {
+	name string
+	g    *tokendist.Graph
+}
+
+// ptFamilies returns the sweep's trees: random trees up to 200 nodes, stars, paths,
+// caterpillars and complete k-ary trees.
+func ptFamilies(randomCount int) []ptTree {
+	var out []ptTree
+	for s := 0; s < randomCount; s++ {
+		n := 2 + s*37%199
+		out = append(out, ptTree{fmt.Sprintf("RandomTree(%d,%d)", n, s), ptMust(tokendist.RandomTree(n, uint64(s)))})
+	}
+	for _, n := range []int{1, 2, 3, 9, 60, 200} {
+		out = append(out, ptTree{fmt.Sprintf("Star(%d)", n), ptMust(tokendist.Star(n))})
+		out = append(out, ptTree{fmt.Sprintf("Path(%d)", n), ptMust(tokendist.Path(n))})
+	}
+	out = append(out, ptTree{"Caterpillar(10,3)", ptCaterpillar(10, 3)}, ptTree{"Caterpillar(25,6)", ptCaterpillar(25, 6)})
+	for _, kh := range [][2]int{{2, 6}, {3, 4}, {4, 3}, {7, 2}} {
+		out = append(out, ptTree{fmt.Sprintf("KaryTree(%d,%d)", kh[0], kh[1]), ptMust(tokendist.KaryTree(kh[0], kh[1]))})
+	}
+	return out
+}
+
+// ptLoadSets returns the sweep's loads for n nodes: random, all on one node, all zero,
+// T < N, N divides T.
+func ptLoadSets(n int, seed uint64) map[string]tokendist.Loads {
+	return map[string]tokendist.Loads{
+		"random":   ptMust(tokendist.RandomRange(n, 0, 30, seed)),
+		"point":    ptMust(tokendist.PointMass(n, int64(3*n+int(seed)%n), int(seed)%n)),
+		"zero":     make(tokendist.Loads, n),
+		"T<N":      ptMust(tokendist.UniformRandom(n, int64(int(seed*7)%n), seed)),
+		"N|T":      ptMust(tokendist.UniformRandom(n, int64(4*n), seed)),
+		"T=N-1@0":  ptMust(tokendist.PointMass(n, int64(n-1), 0)),
+		"T=2N+1@0": ptMust(tokendist.PointMass(n, int64(2*n+1), n-1)),
+	}
+}
+
+// ptShape is what the paper's analysis fixes about a run, given the elected root: the
+// phase-2 moves are Σ over edges of |T_S − Avg·|S|| (S the side away from the root, all
+// tokens of an edge going one way), the phase-3 moves are Σ_v (final_v − Avg)·depth_v,
+// and the excess over the optimum is at most Σ_v (final_v − Avg)·depth_v + the same for
+// an optimal placement ≤ 2·height·(T mod N).
+type ptShape struct {
+	phase2, phase3, height int64
+}
+
+func ptShapeOf(g *tokendist.Graph, initial, final tokendist.Loads, root int, avg int64) ptShape {
+	_, parent, err := g.BFSTree(root)
+	if err != nil {
+		panic(err)
+	}
+	depth := ptMust(g.BFS(root))
+	order := make([]int, g.Order())
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(depth[b] - depth[a]) })
+	sum := make([]int64, g.Order())
+	size := make([]int64, g.Order())
+	var s ptShape
+	for _, v := range order {
+		sum[v] += initial[v]
+		size[v]++
+		if p := parent[v]; p >= 0 {
+			d := sum[v] - avg*size[v]
+			if d < 0 {
+				d = -d
+			}
+			s.phase2 += d
+			sum[p] += sum[v]
+			size[p] += size[v]
+		}
+		s.phase3 += (final[v] - avg) * int64(depth[v])
+		s.height = max(s.height, int64(depth[v]))
+	}
+	return s
+}
+
+// ptVerify checks one completed run against the paper's theorems and the exact shape
+// of its message and move counts.
+func ptVerify(g *tokendist.Graph, initial tokendist.Loads, r tokendist.PerfectTreeResult) error {
+	if err := r.CheckTheorems(g); err != nil {
+		return err
+	}
+	if got := r.Loads.Total(); got != initial.Total() {
+		return fmt.Errorf("total %d, want %d", got, initial.Total())
+	}
+	n := int64(g.Order())
+	if r.Messages[0] != 2*(n-1) {
+		return fmt.Errorf("phase 1 sent %d messages, want 2(N-1) = %d", r.Messages[0], 2*(n-1))
+	}
+	if r.Messages[1] != r.Moves[1] || r.Messages[2] != r.Moves[2]+n-1 || r.Moves[0] != 0 {
+		return fmt.Errorf("messages %v do not match moves %v (+ N-1 Finished)", r.Messages, r.Moves)
+	}
+	s := ptShapeOf(g, initial, r.Loads, r.Root, r.Avg)
+	if r.Moves[1] != s.phase2 || r.Moves[2] != s.phase3 {
+		return fmt.Errorf("moves %v, want phase 2 = %d and phase 3 = %d", r.Moves, s.phase2, s.phase3)
+	}
+	if r.TotalMoves() < r.OptimalMoves {
+		return fmt.Errorf("moves %d below the optimum %d", r.TotalMoves(), r.OptimalMoves)
+	}
+	if r.Extra == 0 && r.ExcessMoves != 0 {
+		return fmt.Errorf("N divides T but moves %d exceed the optimum %d", r.TotalMoves(), r.OptimalMoves)
+	}
+	if r.ExcessMoves > 2*s.height*r.Extra {
+		return fmt.Errorf("excess %d > 2·height·(T mod N) = %d", r.ExcessMoves, 2*s.height*r.Extra)
+	}
+	return nil
+}
+
+func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.PerfectTreeOptions, what string) tokendist.PerfectTreeResult {
+	t.Helper()
+	r, err := tokendist.RunPerfectTree(context.Background(), g, l, o)
+	if err == nil {
+		err = ptVerify(g, l, r)
+	}
+	if err != nil {
+		t.Fatalf("%s on %v from %v (%+v): %v\n%v", what, g, l, o, err, r)
+	}
+	return r
+}
+
+func TestPerfectTreeContract(t *testing.T) {
+	for _, p := range []tokendist.DelayPolicy{tokendist.UnitDelays(), ptMust(tokendist.RandomDelays(4))} {
+		contract.Check(t, contract.Case{
+			Name: "PerfectTree-" + fmt.Sprint(p),
+			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+				return tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: true})
+			},
+		})
+	}
+}
+
+// TestPerfectTreeExhaustiveSmall runs every labelled tree on up to 4 nodes (5 with
+// TOKENDIST_LONG) from every load vector with entries up to a bound, under every delay
+// policy, with ports in order and shuffled.
+func TestPerfectTreeExhaustiveSmall(t *testing.T) {
+	maxN := 4
+	if ptLong {
+		maxN = 5
+	}
+	bound := map[int]int64{1: 9, 2: 7, 3: 5, 4: 3, 5: 2}
+	runs := 0
+	for n := 1; n <= maxN; n++ {
+		for _, g := range ptLabelledTrees(n) {
+			l := make(tokendist.Loads, n)
+			var rec func(i int)
+			rec = func(i int) {
+				if i < n {
+					for x := int64(0); x <= bound[n]; x++ {
+						l[i] = x
+						rec(i + 1)
+					}
+					return
+				}
+				for _, p := range ptPolicies() {
+					for _, shuffle := range []bool{false, true} {
+						ptRun(t, g, l.Clone(), &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: shuffle, Seed: uint64(runs)}, "exhaustive")
+						runs++
+					}
+				}
+			}
+			rec(0)
+		}
+	}
+	t.Logf("%d runs, all perfect", runs)
+}
+
+// TestPerfectTreeFamilies sweeps random trees (n ≤ 200), stars, paths, caterpillars and
+// complete k-ary trees with every kind of load and every delay policy, and checks the
+// time bounds under unit delays: phase 1 ends by D·(d+1), and the whole run takes at
+// most 3·D·(T+d) units (the measured constant; see TestErratumTimeBound for why d).
+func TestPerfectTreeFamilies(t *testing.T) {
+	count := 8
+	if ptLong {
+		count = 60
+	}
+	runs := 0
+	var worstTime, worstExcess float64
+	for _, tr := range ptFamilies(count) {
+		g := tr.g
+		n := g.Order()
+		diam := int64(ptMust(g.Diameter()))
+		d := int64(g.MaxDegree())
+		for name, l := range ptLoadSets(n, uint64(n)) {
+			if !ptLong && n > 100 && (name == "T=2N+1@0" || name == "T=N-1@0") {
+				continue
+			}
+			for pi, p := range ptPolicies() {
+				r := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: p, Seed: uint64(runs), ShufflePorts: runs%2 == 1}, tr.name+"/"+name)
+				runs++
+				if pi == 0 && n > 1 {
+					require.LessOrEqualf(t, r.PhaseTime[0], diam*(d+1), "%s/%s: phase 1 time", tr.name, name)
+					require.LessOrEqualf(t, r.Time, 3*diam*(r.T+d), "%s/%s: time", tr.name, name)
+					worstTime = max(worstTime, float64(r.Time)/float64(diam*(r.T+d)))
+				}
+				if r.Extra > 0 {
+					worstExcess = max(worstExcess, float64(r.ExcessMoves)/float64(diam*r.Extra))
+				}
+			}
+		}
+	}
+	t.Logf("%d runs; max time/(D·(T+d)) = %.3f (unit delays); max excess/(D·(T mod N)) = %.3f", runs, worstTime, worstExcess)
+}
+
+func TestPerfectTreeConcurrentSweep(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	count := 6
+	if ptLong {
+		count = 40
+	}
+	runs := 0
+	for _, tr := range ptFamilies(count) {
+		g := tr.g
+		for name, l := range ptLoadSets(g.Order(), 3) {
+			if name == "T=2N+1@0" || name == "zero" {
+				continue
+			}
+			for _, jitter := range []bool{false, true} {
+				o := &tokendist.PerfectTreeOptions{Jitter: jitter, ShufflePorts: jitter, Seed: uint64(runs)}
+				r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, o)
+				if err == nil {
+					err = ptVerify(g, l, r)
+				}
+				require.NoErrorf(t, err, "%s/%s jitter %v: %v", tr.name, name, jitter, r)
+				require.Equal(t, tokendist.StatusDone, r.Status)
+				runs++
+			}
+		}
+	}
+	t.Logf("%d concurrent runs, all perfect", runs)
+}
+
+// TestPerfectTreeConcurrentManySchedules repeats one small instance where the phases of
+// different nodes overlap (the erratum's) under many real schedules.
+func TestPerfectTreeConcurrentManySchedules(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := ptMust(tokendist.Path(4))
+	l := tokendist.Loads{2, 0, 3, 1}
+	roots := map[int]int{}
+	for i := 0; i < 200; i++ {
+		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, &tokendist.PerfectTreeOptions{Jitter: true, Seed: uint64(i)})
+		require.NoError(t, err)
+		require.NoError(t, ptVerify(g, l, r))
+		roots[r.Root]++
+	}
+	t.Logf("elected roots over 200 schedules: %v", roots)
+}
+
+func TestPerfectTreeConcurrentCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := ptMust(tokendist.RandomTree(2000, 5))
+	l := ptMust(tokendist.RandomRange(2000, 0, 1000, 3))
+	// Cancel at different moments, phase 1 included.
+	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		r, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, tokendist.StatusCanceled, r.Status)
+		require.Equal(t, l.Total(), r.Loads.Total(), "tokens are conserved even when cancelled after %v", after)
+		require.Less(t, r.Finished, r.N)
+	}
+
+	// An already cancelled context.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	r, err := tokendist.RunPerfectTreeConcurrent(ctx2, g, l, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, tokendist.StatusCanceled, r.Status)
+	require.Equal(t, l.Total(), r.Loads.Total())
+}
+
+func TestPerfectTreeSimulatedCancel(t *testing.T) {
+	g := ptMust(tokendist.RandomTree(500, 5))
+	l := ptMust(tokendist.PointMass(500, 100_000, 3))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	r, err := tokendist.RunPerfectTree(ctx, g, l, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, tokendist.StatusCanceled, r.Status)
+	require.Equal(t, l.Total(), r.Loads.Total())
+}
+
+// TestPerfectTreeDeterministic: the simulated runtime gives identical results for a
+// seed at GOMAXPROCS 1 and 2 and for a reused balancer, under every policy.
+func TestPerfectTreeDeterministic(t *testing.T) {
+	g := ptMust(tokendist.RandomTree(150, 9))
+	l := ptMust(tokendist.RandomRange(150, 0, 25, 9))
+	for _, p := range ptPolicies() {
+		o := &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: true, Seed: 42}
+		var results []tokendist.PerfectTreeResult
+		for _, procs := range []int{1, 2, 1} {
+			old := runtime.GOMAXPROCS(procs)
+			r, err := tokendist.RunPerfectTree(context.Background(), g, l, o)
+			runtime.GOMAXPROCS(old)
+			require.NoError(t, err)
+			r.Wall = 0
+			results = append(results, r)
+		}
+		require.Equal(t, results[0], results[1], "policy %v", p)
+		require.Equal(t, results[0], results[2], "policy %v", p)
+
+		// One balancer value, run twice through Run.
+		b := ptMust(tokendist.NewPerfectTree(g, o))
+		var r1, r2 tokendist.PerfectTreeResult
+		for i, dst := range []*tokendist.PerfectTreeResult{&r1, &r2} {
+			res, err := tokendist.Run(context.Background(), g, l, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, Seed: 42})
+			require.NoError(t, err, "run %d", i)
+			require.Equal(t, tokendist.StatusDone, res.Status)
+			*dst = b.Result()
+		}
+		require.Equal(t, r1, r2)
+		require.Equal(t, results[0].Loads, r1.Loads)
+	}
+}
+
+func TestPerfectTreeStepNoAlloc(t *testing.T) {
+	g := ptMust(tokendist.RandomTree(300, 2))
+	l := ptMust(tokendist.PointMass(300, 50_000, 7))
+	for _, p := range ptPolicies() {
+		b := ptMust(tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: p}))
+		s := &tokendist.State{Net: g, Loads: l.Clone(), Seed: 1}
+		require.NoError(t, b.Init(s))
+		allocs := testing.AllocsPerRun(2000, func() {
+			if err := b.Step(s); err != nil {
+				t.Fatal(err)
+			}
+		})
+		require.Zero(t, allocs, "policy %v", p)
+		require.False(t, b.Done(s), "the run must still be going for the measurement to mean something")
+	}
+}
+
+func TestPerfectTreeBadInput(t *testing.T) {
+	tree := ptMust(tokendist.Path(4))
+	ring := ptMust(tokendist.Ring(5))
+	forest := ptMust(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
+	good := tokendist.Loads{1, 2, 3, 4}
+	neg := tokendist.Loads{1, -2, 3, 4}
+	ctx := context.Background()
+	runSim := func(g *tokendist.Graph, l tokendist.Loads) error {
+		_, err := tokendist.RunPerfectTree(ctx, g, l, nil)
+		return err
+	}
+	runConc := func(g *tokendist.Graph, l tokendist.Loads) error {
+		_, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
+		return err
+	}
+	opt := func(g *tokendist.Graph, l tokendist.Loads) error {
+		_, err := tokendist.OptimalPerfectMoves(g, l)
+		return err
+	}
+	viaRun := func(g *tokendist.Graph, l tokendist.Loads) error {
+		b, err := tokendist.NewPerfectTree(tree, nil)
+		if err != nil {
+			return err
+		}
+		_, err = tokendist.Run(ctx, g, l, b, nil)
+		return err
+	}
+	huge := tokendist.Loads{math.MaxInt64 - 2, 0, 0, 0}
+	cases := []struct {
+		name string
+		fn   func(*tokendist.Graph, tokendist.Loads) error
+		g    *tokendist.Graph
+		l    tokendist.Loads
+		want error
+	}{
+		{"sim ring", runSim, ring, make(tokendist.Loads, 5), tokendist.ErrNotTree},
+		{"sim forest", runSim, forest, good, tokendist.ErrNotTree},
+		{"sim negative", runSim, tree, neg, tokendist.ErrBadLoads},
+		{"sim short", runSim, tree, good[:3], tokendist.ErrBadLoads},
+		{"sim nil graph", runSim, nil, good, tokendist.ErrNilNetwork},
+		{"sim near overflow", runSim, tree, huge, tokendist.ErrBadLoads},
+		{"conc ring", runConc, ring, make(tokendist.Loads, 5), tokendist.ErrNotTree},
+		{"conc forest", runConc, forest, good, tokendist.ErrNotTree},
+		{"conc negative", runConc, tree, neg, tokendist.ErrBadLoads},
+		{"conc long", runConc, tree, append(good.Clone(), 1), tokendist.ErrBadLoads},
+		{"conc nil graph", runConc, nil, good, tokendist.ErrNilNetwork},
+		{"conc near overflow", runConc, tree, huge, tokendist.ErrBadLoads},
+		{"optimum ring", opt, ring, make(tokendist.Loads, 5), tokendist.ErrNotTree},
+		{"optimum negative", opt, tree, neg, tokendist.ErrBadLoads},
+		{"optimum short", opt, tree, good[:2], tokendist.ErrBadLoads},
+		{"Run on a ring", viaRun, ring, make(tokendist.Loads, 5), tokendist.ErrNotTree},
+		{"Run negative", viaRun, tree, neg, tokendist.ErrBadLoads},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.fn(tc.g, tc.l)
+			require.ErrorIs(t, err, tc.want)
+			require.Regexp(t, "^tokendist: ", err.Error())
+		})
+	}
+	for name, f := range map[string]func() error{
+		"NewPerfectTree(ring)": func() error { _, err := tokendist.NewPerfectTree(ring, nil); return err },
+		"NewPerfectTree(nil)":  func() error { _, err := tokendist.NewPerfectTree(nil, nil); return err },
+		"RandomDelays(0)":      func() error { _, err := tokendist.RandomDelays(0); return err },
+		"ReverseDelays(-1)":    func() error { _, err := tokendist.ReverseDelays(-1); return err },
+		"SlowLinkDelays(0)":    func() error { _, err := tokendist.SlowLinkDelays(0); return err },
+		"CheckTheorems(mismatch)": func() error {
+			return tokendist.PerfectTreeResult{N: 3}.CheckTheorems(tree)
+		},
+	} {
+		err := f()
+		require.Error(t, err, name)
+		require.Regexp(t, "^tokendist: ", err.Error(), name)
+		require.True(t, errors.Is(err, tokendist.ErrNotTree) || errors.Is(err, tokendist.ErrBadParameter) || errors.Is(err, tokendist.ErrNilNetwork), "%s: %v", name, err)
+	}
+}
+
+// ptBruteOptimum places the T mod N larger shares on every possible set of nodes and
+// returns the least Σ over edges of |flow|.
+func ptBruteOptimum(g *tokendist.Graph, l tokendist.Loads) int64 {
+	n := g.Order()
+	total := l.Total()
+	avg, extra := total/int64(n), int(total%int64(n))
+	best := int64(math.MaxInt64)
+	target := make(tokendist.Loads, n)
+	_, parent, _ := g.BFSTree(0)
+	depth := ptMust(g.BFS(0))
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(depth[b] - depth[a]) })
+	for mask := 0; mask < 1<<n; mask++ {
+		if ptPopcount(mask) != extra {
+			continue
+		}
+		for v := range target {
+			target[v] = avg + int64(mask>>v&1)
+		}
+		diff := make([]int64, n)
+		var cost int64
+		for _, v := range order {
+			diff[v] += l[v] - target[v]
+			if p := parent[v]; p >= 0 {
+				cost += max(diff[v], -diff[v])
+				diff[p] += diff[v]
+			}
+		}
+		best = min(best, cost)
+	}
+	return best
+}
+
+func ptPopcount(x int) int {
+	c := 0
+	for ; x > 0; x &= x - 1 {
+		c++
+	}
+	return c
+}
+
+func TestOptimalPerfectMovesBruteForce(t *testing.T) {
+	checked := 0
+	for n := 1; n <= 9; n++ {
+		for s := uint64(0); s < 6; s++ {
+			g := ptMust(tokendist.RandomTree(n, s))
+			for _, T := range []int64{0, 1, int64(n) - 1, int64(n), int64(2*n) + 3, int64(5 * n / 2)} {
+				for ls := uint64(0); ls < 3; ls++ {
+					l := ptMust(tokendist.UniformRandom(n, T, ls))
+					got := ptMust(tokendist.OptimalPerfectMoves(g, l))
+					require.Equal(t, ptBruteOptimum(g, l), got, "n=%d seed %d loads %v", n, s, l)
+					checked++
+				}
+			}
+		}
+	}
+	// Every labelled tree on 5 nodes from one skewed load vector per total.
+	for _, g := range ptLabelledTrees(5) {
+		for T := int64(0); T <= 12; T++ {
+			l := tokendist.Loads{T / 2, 0, T - T/2, 0, 0}
+			require.Equal(t, ptBruteOptimum(g, l), ptMust(tokendist.OptimalPerfectMoves(g, l)))
+			checked++
+		}
+	}
+	t.Logf("%d optima checked by brute force", checked)
+}
+
+func TestIsPerfectDistribution(t *testing.T) {
+	for _, tc := range []struct {
+		l    tokendist.Loads
+		want bool
+	}{
+		{tokendist.Loads{}, false},
+		{tokendist.Loads{0}, true},
+		{tokendist.Loads{5}, true},
+		{tokendist.Loads{2, 2, 3}, true},
+		{tokendist.Loads{3, 2, 3}, true},
+		{tokendist.Loads{1, 3, 3}, false},
+		{tokendist.Loads{4, 2, 2}, false},
+		{tokendist.Loads{0, 0, 1, 1}, true},
+	} {
+		require.Equal(t, tc.want, tokendist.IsPerfectDistribution(tc.l), "%v", tc.l)
+	}
+}
+
+// ptRecorder wraps a policy and records the delivery time of every message.
+type ptRecorder struct {
+	p        tokendist.DelayPolicy
+	arrivals []int64 // by message number
+	delays   []int64
+	links    map[[2]int][]int64
+}
+
+func (r *ptRecorder) Reset(n int, seed uint64) {
+	r.p.Reset(n, seed)
+	r.arrivals, r.delays, r.links = nil, nil, map[[2]int][]int64{}
+}
+
+func (r *ptRecorder) Delay(now int64, from, to int, seq int64) int64 {
+	d := r.p.Delay(now, from, to, seq)
+	if seq != int64(len(r.delays)) {
+		panic(fmt.Sprintf("message number %d after %d messages", seq, len(r.delays)))
+	}
+	r.delays = append(r.delays, d)
+	r.arrivals = append(r.arrivals, now+d)
+	r.links[[2]int{from, to}] = append(r.links[[2]int{from, to}], d)
+	return d
+}
+
+func TestPerfectTreeDelayPolicies(t *testing.T) {
+	g := ptMust(tokendist.RandomTree(60, 4))
+	l := ptMust(tokendist.RandomRange(60, 0, 12, 4))
+	for _, p := range ptPolicies() {
+		rec := &ptRecorder{p: p}
+		r := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: rec, Seed: 3}, fmt.Sprint(p))
+		require.Equal(t, r.TotalMessages(), int64(len(rec.arrivals)))
+		switch name := fmt.Sprint(p); name {
+		case "unit":
+			for _, ds := range rec.links {
+				for _, d := range ds {
+					require.Equal(t, int64(1), d)
+				}
+			}
+		case "serial (most recent last)":
+			// Every message arrives strictly after every message sent before it.
+			for i := 1; i < len(rec.arrivals); i++ {
+				require.Greater(t, rec.arrivals[i], rec.arrivals[i-1])
+			}
+		case "random(1..5)":
+			seen := map[int64]bool{}
+			for _, ds := range rec.links {
+				for _, d := range ds {
+					require.True(t, d >= 1 && d <= 5)
+					seen[d] = true
+				}
+			}
+			require.Len(t, seen, 5)
+		case "reverse(window 7)":
+			// Within a window of 7 messages, each takes one unit less than the last.
+			for i, d := range rec.delays {
+				require.Equal(t, int64(7-i%7), d)
+			}
+		case "slow links (6)":
+			slow := 0
+			for _, ds := range rec.links {
+				for _, d := range ds[1:] {
+					require.Equal(t, ds[0], d, "a link's delay is fixed")
+				}
+				if ds[0] == 6 {
+					slow++
+				}
+			}
+			require.Greater(t, slow, 0)
+			require.Less(t, slow, len(rec.links))
+		default:
+			t.Fatalf("untested policy %q", name)
+		}
+	}
+	// Seeds matter for the random policies and port shuffling, and nothing else.
+	a := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.RandomDelays(9)), Seed: 1}, "seed 1")
+	b := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.RandomDelays(9)), Seed: 2}, "seed 2")
+	require.NotEqual(t, a.Time, b.Time)
+}
+
+// TestErratumPhaseOverlap pins the erratum in the paper's pseudo-code: there is no
+// barrier between phases 2 and 3, so a root can send phase-3 tokens to a child whose
+// subtree is still balancing in phase 2. The child's phase-2 loop takes such a token
+// for a phase-2 token (they are the same message in the paper), finds itself above Avg
+// and sends it back up (S2.4), but its parent no longer reads its children (S3.1): the
+// token is stranded and the final distribution is not perfect.
+//
+// Minimal counterexample: the path 0-1-2-3 with loads (2, 0, 3, 1), T = 6, N = 4, unit
+// delays. Node 2 is elected; node 1 still waits for node 0's surplus when node 2, with
+// Avg+2 = 3 tokens, sends it a phase-3 token. Node 1 ends with (1, 1) and pushes one
+// token back, which stays in node 2's queue: final loads (1, 1, 3, 1).
+//
+// The fix (the default program): phase-3 messages carry a phase tag, and a node still
+// in phase 2 sets them aside (one counter and one bit) until its phase 2 ends.
+func TestErratumPhaseOverlap(t *testing.T) {
+	g := ptMust(tokendist.Path(4))
+	l := tokendist.Loads{2, 0, 3, 1}
+	lit, err := tokendist.RunPerfectTree(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true})
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusDone, lit.Status)
+	require.Equal(t, 4, lit.Finished, "every node believes it is done")
+	require.Equal(t, 2, lit.Root)
+	require.Equal(t, tokendist.Loads{1, 1, 3, 1}, lit.Loads, "one token stranded in the root's queue")
+	require.False(t, lit.Perfect)
+	require.ErrorContains(t, lit.CheckTheorems(g), "Theorem 3")
+
+	fixed := ptRun(t, g, l, nil, "corrected")
+	require.Equal(t, tokendist.Loads{1, 2, 2, 1}, fixed.Loads)
+
+	// The concurrent runtime runs the same program and strands the token as well under
+	// some real schedules; it must always be perfect once corrected.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for i := 0; i < 50; i++ {
+		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true, Jitter: true, Seed: uint64(i)})
+		require.NoError(t, err)
+		require.Equal(t, l.Total(), r.Loads.Total())
+	}
+
+	// Minimality: the literal program is perfect on every tree with N ≤ 3 (T ≤ 15) and
+	// with N = 4 and T ≤ 5, under every delay policy; with N = 4 and T = 6 it is not.
+	for n := 1; n <= 4; n++ {
+		for _, tree := range ptLabelledTrees(n) {
+			l := make(tokendist.Loads, n)
+			var rec func(i int, left int64)
+			rec = func(i int, left int64) {
+				if i < n {
+					for x := int64(0); x <= left; x++ {
+						l[i] = x
+						rec(i+1, left-x)
+					}
+					return
+				}
+				if n == 4 && l.Total() > 5 {
+					return
+				}
+				for _, p := range ptPolicies() {
+					r, err := tokendist.RunPerfectTree(context.Background(), tree, l, &tokendist.PerfectTreeOptions{Delays: p, Literal: true})
+					require.NoError(t, err)
+					require.True(t, r.Perfect, "literal program failed on %v from %v (%v) — smaller than the pinned counterexample", tree, l, p)
+				}
+			}
+			rec(0, map[int]int64{1: 15, 2: 15, 3: 15, 4: 5}[n])
+		}
+	}
+}
+
+// TestErratumTimeBound pins the second erratum: section 5 concludes that the running
+// time is O(T·D) "since phase 2 has the greatest complexity", but phase 1 takes Θ(D·d)
+// (as the paper says) and so does phase 3's Finished wave, which dominate when T is
+// small. On the star with N nodes and one token, T·D = 2 while every run takes at least
+// 2(N−1) units (the root sends N−1 global messages and N−1 Finished messages one at a
+// time). The corrected bound, O(D·(T + d)), holds in every sweep with constant 3
+// (TestPerfectTreeFamilies).
+func TestErratumTimeBound(t *testing.T) {
+	var ratios []float64
+	for _, n := range []int{5, 50, 500} {
+		g := ptMust(tokendist.Star(n))
+		l := ptMust(tokendist.PointMass(n, 1, 1))
+		r := ptRun(t, g, l, nil, "star")
+		require.GreaterOrEqual(t, r.Time, int64(2*(n-1)))
+		ratios = append(ratios, float64(r.Time)/float64(r.T*2))
+		require.LessOrEqual(t, r.Time, 3*2*(r.T+int64(n-1)))
+	}
+	require.Greater(t, ratios[2], 10*ratios[0], "time/(T·D) grows with N: %v", ratios)
+}
+
+// TestPerfectTreeTargets runs the size targets (TOKENDIST_LONG=1): n = 10⁴,
+// T = 10⁵ in the simulated runtime within 5 s, and n = 10⁴ goroutines within 10 s.
+func TestPerfectTreeTargets(t *testing.T) {
+	if !ptLong {
+		t.Skip("TOKENDIST_LONG=1 runs the n = 10⁴ targets")
+	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := ptMust(tokendist.RandomTree(10_000, 1))
+	for name, l := range map[string]tokendist.Loads{
+		"uniform": ptMust(tokendist.UniformRandom(10_000, 100_000, 2)),
+		"point":   ptMust(tokendist.PointMass(10_000, 100_000, 17)),
+	} {
+		start := time.Now()
+		r, err := tokendist.RunPerfectTree(context.Background(), g, l, nil)
+		require.NoError(t, err)
+		require.NoError(t, ptVerify(g, l, r))
+		sim := time.Since(start)
+		start = time.Now()
+		c, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, nil)
+		require.NoError(t, err)
+		require.NoError(t, ptVerify(g, l, c))
+		conc := time.Since(start)
+		t.Logf("%s: simulated %v (time %d, moves %d), concurrent %v", name, sim, r.Time, r.TotalMoves(), conc)
+		require.Less(t, sim, 5*time.Second)
+		require.Less(t, conc, 10*time.Second)
+	}
+}
