@@ -143,7 +143,8 @@ func TestRunNoAllocPerStep(t *testing.T) {
 	}
 	few := testing.AllocsPerRun(5, func() { run(10) })
 	many := testing.AllocsPerRun(5, func() { run(10000) })
-	require.Equal(t, few, many, "allocations grow with steps: %v for 10 steps, %v for 10000", few, many)
+	// A per-step allocation would add ≥ 9990; the race detector's runtime adds a little noise.
+	require.Less(t, many-few, 3.0, "allocations grow with steps: %v for 10 steps, %v for 10000", few, many)
 }
 
 func TestFuncsAdapter(t *testing.T) {
