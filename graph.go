@@ -61,6 +61,9 @@ func NewGraph(n int, edges [][2]int) (*Graph, error) {
 	if n < 0 {
 		return nil, badParam("negative order %d", n)
 	}
+	if n >= maxNodes {
+		return nil, badParam("order %d exceeds the int32 node limit", n)
+	}
 	flat := make([]int32, 0, 2*len(edges))
 	for i, e := range edges {
 		for _, x := range e {
@@ -96,7 +99,10 @@ func fromPairs(n int, pairs []int32, dedupe bool) (*Graph, error) {
 		fill[v]++
 	}
 	g := &Graph{off: off, adj: adj}
-	return g, g.normalize(dedupe)
+	if err := g.normalize(dedupe); err != nil {
+		return nil, err // never hand out a half-normalised graph
+	}
+	return g, nil
 }
 
 // normalize sorts each adjacency list and either removes or rejects loops and repeats.
@@ -231,8 +237,10 @@ func AsGraph(net Network) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	// g holds each link as listed by its smaller end; the lists agree exactly when every
+	// link is listed by both ends (equal degrees alone are not enough).
 	for u := 0; u < n; u++ {
-		if len(g.Neighbors(u)) != len(net.Neighbors(u)) {
+		if !slices.Equal(g.Neighbors(u), net.Neighbors(u)) {
 			return nil, badParam("network is not symmetric at node %d", u)
 		}
 	}
