@@ -255,7 +255,8 @@ func BalancerName(b Balancer) string {
 // (and, for balancers that may go negative, counts negative loads after every step).
 // On failure it returns the partial Result (trace and loads so far) with StatusFailed
 // and an error naming the balancer and step. Cancelling ctx stops the run between steps
-// with StatusCanceled and ctx's error.
+// with StatusCanceled, the partial Result, and an error wrapping ctx's error (errors.Is
+// works with context.Canceled and context.DeadlineExceeded).
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
@@ -371,7 +372,7 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 	checkNeg := r.keeps&NonNegative == 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return StatusCanceled, err
+			return StatusCanceled, fmt.Errorf("tokendist: %s stopped at step %d: %w", r.res.Balancer, s.Steps, err)
 		}
 		if r.done != nil && r.done.Done(s) {
 			return StatusDone, nil
