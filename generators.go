@@ -385,48 +385,53 @@ func randomPairing(n, d int, r *rand.Rand) (*Graph, bool) {
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	r.Shuffle(m, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	// Fisher–Yates, exactly as rand.Shuffle draws it, without a closure call per swap.
+	for i := m - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
 	for i := 0; i < m; i += 2 {
 		mate[perm[i]], mate[perm[i+1]] = perm[i+1], perm[i]
 	}
-	node := func(p int32) int { return int(p) / d }
-	// multiplicity of the edge {u, v} among u's points.
+	// nb[p] is the node of p's mate; it reuses perm's storage and becomes the adjacency.
+	nb := perm
+	for p := range nb {
+		nb[p] = mate[p] / int32(d)
+	}
+	// mult returns the multiplicity of the edge {u, v} among u's points.
 	mult := func(u, v int) int {
 		c := 0
-		for p := u * d; p < u*d+d; p++ {
-			if node(mate[p]) == v {
+		for _, w := range nb[u*d : u*d+d] {
+			if int(w) == v {
 				c++
 			}
 		}
 		return c
 	}
-	bad := func(p int32) bool {
-		u, v := node(p), node(mate[p])
+	bad := func(p int) bool {
+		u, v := p/d, int(nb[p])
 		return u == v || mult(u, v) > 1
 	}
 	budget := 8*m + 1000
-	for p := int32(0); p < int32(m); p++ {
+	for p := 0; p < m; p++ {
 		for tries := 0; bad(p); tries++ {
 			if tries == budget {
 				return nil, false
 			}
-			q := int32(r.IntN(m))
-			pp, qq := mate[p], mate[q]
-			u, v, x, y := node(p), node(pp), node(q), node(qq)
+			q := r.IntN(m)
+			pp, qq := int(mate[p]), int(mate[q])
+			u, v, x, y := p/d, int(nb[p]), q/d, int(nb[q])
 			if q == p || q == pp || u == x || v == y || mult(u, x) > 0 || mult(v, y) > 0 || (u == y && v == x) || (u == v && x == y) {
 				continue
 			}
-			mate[p], mate[q], mate[pp], mate[qq] = q, p, qq, pp
+			mate[p], mate[q], mate[pp], mate[qq] = int32(q), int32(p), int32(qq), int32(pp)
+			nb[p], nb[q], nb[pp], nb[qq] = int32(x), int32(u), int32(y), int32(v)
 		}
 	}
 	off := make([]int, n+1)
-	adj := make([]int32, m)
 	for v := 0; v < n; v++ {
 		off[v+1] = off[v] + d
-		for p := v * d; p < v*d+d; p++ {
-			adj[p] = int32(node(mate[p]))
-		}
-		slices.Sort(adj[off[v]:off[v+1]])
+		slices.Sort(nb[off[v]:off[v+1]])
 	}
-	return &Graph{off: off, adj: adj}, true
+	return &Graph{off: off, adj: nb}, true
 }
