@@ -65,7 +65,7 @@ func (g *Graph) Edge(uid, vid int64) graph.Edge {
 func (g *Graph) EdgeBetween(xid, yid int64) graph.Edge { return g.Edge(xid, yid) }
 
 // WeightedEdge returns the edge from uid to vid with weight 1, or nil if there is none
-// (gonum graph.Weighted).
+// (gonum graph.Weighted). O(log deg).
 func (g *Graph) WeightedEdge(uid, vid int64) graph.WeightedEdge {
 	if !g.HasEdgeBetween(uid, vid) {
 		return nil
@@ -73,7 +73,7 @@ func (g *Graph) WeightedEdge(uid, vid int64) graph.WeightedEdge {
 	return simple.WeightedEdge{F: simple.Node(uid), T: simple.Node(vid), W: 1}
 }
 
-// WeightedEdgeBetween is WeightedEdge (gonum graph.WeightedUndirected).
+// WeightedEdgeBetween is WeightedEdge (gonum graph.WeightedUndirected). O(log deg).
 func (g *Graph) WeightedEdgeBetween(xid, yid int64) graph.WeightedEdge {
 	return g.WeightedEdge(xid, yid)
 }
@@ -81,6 +81,7 @@ func (g *Graph) WeightedEdgeBetween(xid, yid int64) graph.WeightedEdge {
 // Weight returns the weight of the link between xid and yid (gonum graph.Weighted): 1
 // and true for adjacent nodes, 0 and true for a node and itself, 0 and false
 // otherwise. The network is unweighted, so gonum's weighted algorithms count hops.
+// O(log deg).
 func (g *Graph) Weight(xid, yid int64) (w float64, ok bool) {
 	switch {
 	case xid == yid:

@@ -349,8 +349,8 @@ func (g *Graph) Bipartition() ([]int8, bool) {
 // needs a connected graph and costs O(n·(n+m)) (O(n) for a tree is not used here: see
 // Diameter).
 func (g *Graph) Eccentricities() ([]int, error) {
-	if !g.Connected() {
-		return nil, ErrNotConnected
+	if err := requireConnected(g); err != nil {
+		return nil, err
 	}
 	n := g.Order()
 	ecc := make([]int, n)
@@ -369,8 +369,8 @@ func (g *Graph) Eccentricities() ([]int, error) {
 // take two breadth-first searches (O(n)); other graphs one per node (O(n·(n+m)), spread
 // over the available cores).
 func (g *Graph) Diameter() (int, error) {
-	if !g.Connected() {
-		return 0, ErrNotConnected
+	if err := requireConnected(g); err != nil {
+		return 0, err
 	}
 	if g.Size() == g.Order()-1 {
 		dist := make([]int32, g.Order())
@@ -389,8 +389,8 @@ func (g *Graph) Diameter() (int, error) {
 // Center returns a node of least eccentricity (the smallest such node). Trees take O(n)
 // (the middle of a longest path); other graphs O(n·(n+m)).
 func (g *Graph) Center() (int, error) {
-	if !g.Connected() {
-		return 0, ErrNotConnected
+	if err := requireConnected(g); err != nil {
+		return 0, err
 	}
 	n := g.Order()
 	if g.Size() != n-1 {

@@ -211,7 +211,7 @@ func UniformRandom(n int, tokens int64, seed uint64) (Loads, error) {
 }
 
 // RandomRange returns n loads drawn independently and uniformly from lo..hi, fixed by
-// seed.
+// seed. It rejects ranges whose worst-case total n·hi exceeds MaxInt64. O(n).
 func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 	if n < 1 {
 		return nil, badParam("RandomRange needs n ≥ 1 nodes, got %d", n)
@@ -219,13 +219,14 @@ func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 	if lo < 0 || hi < lo {
 		return nil, badParam("RandomRange needs 0 ≤ lo ≤ hi, got lo = %d, hi = %d", lo, hi)
 	}
-	if hi-lo == math.MaxInt64 || (hi > 0 && int64(n) > math.MaxInt64/hi) {
+	if hi > 0 && int64(n) > math.MaxInt64/hi {
 		return nil, badParam("RandomRange(%d, %d, %d) could overflow the int64 total", n, lo, hi)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x72616e6765))
 	l := make(Loads, n)
 	for v := range l {
-		l[v] = lo + r.Int64N(hi-lo+1)
+		// Uint64N draws exactly as Int64N does, and also covers hi - lo = MaxInt64.
+		l[v] = lo + int64(r.Uint64N(uint64(hi-lo)+1))
 	}
 	return l, nil
 }

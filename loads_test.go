@@ -231,11 +231,20 @@ func TestLoadsRandomRange(t *testing.T) {
 		again, _ := tokendist.RandomRange(2000, lo, hi, 5)
 		require.Equal(t, l, again)
 	}
-	// The largest accepted range keeps the total within int64.
-	l, err := tokendist.RandomRange(4, 0, math.MaxInt64/4, 1)
-	require.NoError(t, err)
-	_, err = l.Validate()
-	require.NoError(t, err)
+	// The largest accepted ranges keep the total within int64; one node may take the
+	// full range 0..MaxInt64.
+	for _, tc := range []struct {
+		n  int
+		hi int64
+	}{{4, math.MaxInt64 / 4}, {1, math.MaxInt64}, {2, math.MaxInt64 / 2}} {
+		l, err := tokendist.RandomRange(tc.n, 0, tc.hi, 1)
+		require.NoError(t, err)
+		_, err = l.Validate()
+		require.NoError(t, err)
+		for _, x := range l {
+			require.True(t, 0 <= x && x <= tc.hi)
+		}
+	}
 }
 
 // TestLoadsDistributionErrors covers the bad parameters of every distribution.
@@ -258,7 +267,7 @@ func TestLoadsDistributionErrors(t *testing.T) {
 		{"RandomRange lo<0", func() (tokendist.Loads, error) { return tokendist.RandomRange(3, -1, 2, 0) }, tokendist.ErrBadParameter, []string{"lo = -1"}},
 		{"RandomRange hi<lo", func() (tokendist.Loads, error) { return tokendist.RandomRange(3, 5, 4, 0) }, tokendist.ErrBadParameter, []string{"hi = 4"}},
 		{"RandomRange overflow", func() (tokendist.Loads, error) { return tokendist.RandomRange(3, 0, math.MaxInt64/2, 0) }, tokendist.ErrBadParameter, []string{"overflow"}},
-		{"RandomRange full range", func() (tokendist.Loads, error) { return tokendist.RandomRange(1, 0, math.MaxInt64, 0) }, tokendist.ErrBadParameter, []string{"9223372036854775807"}},
+		{"RandomRange overflow, two nodes", func() (tokendist.Loads, error) { return tokendist.RandomRange(2, 0, math.MaxInt64/2+1, 0) }, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
 		{"DistanceLoads nil", func() (tokendist.Loads, error) { return tokendist.DistanceLoads(nil, 0) }, tokendist.ErrNilNetwork, nil},
 		{"DistanceLoads node", func() (tokendist.Loads, error) { return tokendist.DistanceLoads(ring, 5) }, tokendist.ErrBadParameter, []string{"5"}},
 		{"DistanceLoads disconnected", func() (tokendist.Loads, error) { return tokendist.DistanceLoads(split, 0) }, tokendist.ErrNotConnected, []string{"4 nodes"}},

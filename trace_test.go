@@ -521,3 +521,43 @@ func TestTraceDiscrepancies(t *testing.T) {
 type fndFailWriter struct{}
 
 func (fndFailWriter) Write([]byte) (int, error) { return 0, errFnd }
+
+// TestFoundationBadInput gathers the foundation's bad-input rules of issue 2 in one
+// table: every case is a "tokendist: " error wrapping the right sentinel and naming the
+// bad value.
+func TestFoundationBadInput(t *testing.T) {
+	ctx := context.Background()
+	ring := fndMust(tokendist.Ring(4))
+	split := fndMust(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
+	run := func(net tokendist.Network, l tokendist.Loads) error {
+		_, err := tokendist.Run(ctx, net, l, fndNeighbourExchange{}, nil)
+		return err
+	}
+	cases := []struct {
+		name  string
+		err   func() error
+		is    error
+		words []string
+	}{
+		{"negative size", func() error { _, err := tokendist.Ring(-4); return err }, tokendist.ErrBadParameter, []string{"-4"}},
+		{"negative dimension", func() error { _, err := tokendist.Hypercube(-2); return err }, tokendist.ErrBadParameter, []string{"-2"}},
+		{"negative side", func() error { _, err := tokendist.Torus(3, -3); return err }, tokendist.ErrBadParameter, []string{"-3"}},
+		{"k < 1", func() error { _, err := tokendist.KaryTree(0, 2); return err }, tokendist.ErrBadParameter, []string{"k = 0"}},
+		{"degree ≥ n", func() error { _, err := tokendist.RandomRegular(6, 6, 1); return err }, tokendist.ErrBadParameter, []string{"d = 6"}},
+		{"n·d odd", func() error { _, err := tokendist.RandomRegular(7, 3, 1); return err }, tokendist.ErrBadParameter, []string{"n = 7", "d = 3"}},
+		{"loads too short", func() error { return run(ring, tokendist.Loads{1, 2, 3}) }, tokendist.ErrBadLoads, []string{"3 loads", "4 nodes"}},
+		{"loads too long", func() error { return run(ring, tokendist.Loads{1, 2, 3, 4, 5}) }, tokendist.ErrBadLoads, []string{"5 loads", "4 nodes"}},
+		{"negative load", func() error { return run(ring, tokendist.Loads{1, 2, -7, 4}) }, tokendist.ErrBadLoads, []string{"-7", "node 2"}},
+		{"total overflow", func() error { return run(ring, tokendist.Loads{math.MaxInt64, 0, 1, 0}) }, tokendist.ErrBadLoads, []string{"overflows", "node 2"}},
+		{"disconnected: DistanceLoads", func() error { _, err := tokendist.DistanceLoads(split, 0); return err }, tokendist.ErrNotConnected, []string{"4 nodes", "2 edges"}},
+		{"disconnected: Diameter", func() error { _, err := split.Diameter(); return err }, tokendist.ErrNotConnected, []string{"4 nodes", "2 edges"}},
+		{"disconnected: Center", func() error { _, err := split.Center(); return err }, tokendist.ErrNotConnected, []string{"4 nodes", "2 edges"}},
+		{"disconnected: Eccentricities", func() error { _, err := split.Eccentricities(); return err }, tokendist.ErrNotConnected, []string{"4 nodes", "2 edges"}},
+		{"disconnected: BFSTree", func() error { _, _, err := split.BFSTree(0); return err }, tokendist.ErrNotConnected, []string{"node 2"}},
+		{"disconnected: Peripheral", func() error { _, err := tokendist.Peripheral(split); return err }, tokendist.ErrNotConnected, []string{"4 nodes", "2 edges"}},
+		{"no connected 1-regular graph", func() error { _, err := tokendist.RandomRegular(8, 1, 1); return err }, tokendist.ErrNotConnected, []string{"8 nodes"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { fndCheckErr(t, tc.err(), tc.is, tc.words...) })
+	}
+}
