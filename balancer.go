@@ -139,6 +139,18 @@ func (s Status) String() string {
 // MarshalText encodes the status by name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText decodes a status name written by MarshalText, so a Result saved as
+// JSON decodes back into a Result.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, name := range statusNames {
+		if string(b) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("tokendist: unknown status %q", b)
+}
+
 // DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0.
 const DefaultMaxSteps = 1 << 20
 

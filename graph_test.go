@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -512,5 +513,46 @@ func TestGraphAdjacencyBytes(t *testing.T) {
 		end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(a)), uintptr(len(a))*unsafe.Sizeof(a[0]))
 		require.Equal(t, end, unsafe.Pointer(unsafe.SliceData(b)), "lists of %d and %d not contiguous", v, v+1)
 		require.Equal(t, len(a), cap(a), "Neighbors(%d) exposes the next list through its capacity", v)
+	}
+}
+
+// TestGraphConcurrentReaders uses one graph from several goroutines at once (run with
+// -race): a Graph is immutable and safe for concurrent readers, including the parallel
+// Eccentricities.
+func TestGraphConcurrentReaders(t *testing.T) {
+	g := fndMust(tokendist.RandomRegular(600, 5, 3))
+	wantEcc, err := g.Eccentricities()
+	require.NoError(t, err)
+	wantEdges := g.EdgeList()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for k := 0; k < 8; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ecc, err := g.Eccentricities()
+			if err != nil || !slices.Equal(ecc, wantEcc) {
+				errs <- fmt.Errorf("goroutine %d: eccentricities differ (%v)", k, err)
+				return
+			}
+			dist, _ := g.BFS(k)
+			for v, d := range dist {
+				if int(d) > ecc[k] || (v != k && d <= 0) {
+					errs <- fmt.Errorf("goroutine %d: bad distance %d to %d", k, d, v)
+					return
+				}
+			}
+			edges := 0
+			for it := g.Edges(); it.Next(); edges++ {
+			}
+			if edges != len(wantEdges) || !g.HasEdge(wantEdges[k][0], wantEdges[k][1]) {
+				errs <- fmt.Errorf("goroutine %d: %d edges", k, edges)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
