@@ -369,13 +369,15 @@ func (g *Graph) Eccentricities() ([]int, error) {
 // take two breadth-first searches (O(n)); other graphs one per node (O(n·(n+m)), spread
 // over the available cores).
 func (g *Graph) Diameter() (int, error) {
-	if err := requireConnected(g); err != nil {
-		return 0, err
-	}
-	if g.Size() == g.Order()-1 {
+	if g.Size() == g.Order()-1 && g.Order() > 0 {
+		// Possibly a tree: the first search also decides connectivity.
 		dist := make([]int32, g.Order())
 		queue := make([]int32, 0, g.Order())
-		far, _ := farthest(g.bfs(0, dist, queue), dist)
+		order := g.bfs(0, dist, queue)
+		if len(order) != g.Order() {
+			return 0, requireConnected(g)
+		}
+		far, _ := farthest(order, dist)
 		_, d := farthest(g.bfs(far, dist, queue), dist)
 		return int(d), nil
 	}
