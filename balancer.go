@@ -143,6 +143,18 @@ func (s Status) String() string {
 // MarshalText encodes the status by name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText decodes a status name written by MarshalText, so a Result saved as
+// JSON decodes back into a Result.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, name := range statusNames {
+		if string(b) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("tokendist: unknown status %q", b)
+}
+
 // DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0.
 const DefaultMaxSteps = 1 << 20
 
@@ -259,7 +271,8 @@ func BalancerName(b Balancer) string {
 // (and, for balancers that may go negative, counts negative loads after every step).
 // On failure it returns the partial Result (trace and loads so far) with StatusFailed
 // and an error naming the balancer and step. Cancelling ctx stops the run between steps
-// with StatusCanceled and ctx's error.
+// with StatusCanceled, the partial Result, and an error wrapping ctx's error (errors.Is
+// works with context.Canceled and context.DeadlineExceeded).
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
@@ -374,7 +387,7 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 	checkNeg := r.keeps&NonNegative == 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return StatusCanceled, err
+			return StatusCanceled, fmt.Errorf("tokendist: %s stopped at step %d: %w", r.res.Balancer, s.Steps, err)
 		}
 		if r.done != nil && r.done.Done(s) {
 			return StatusDone, nil

@@ -20,9 +20,26 @@ func checkOrder(what string, n int) error {
 	return nil
 }
 
+// checkEnds rejects a graph with more than maxEdgeEnds edge ends before anything is
+// allocated for it.
+func checkEnds(what string, ends int64) error {
+	if ends > maxEdgeEnds {
+		return badParam("%s would have %d edge ends, more than the int32 limit 2^31-1", what, ends)
+	}
+	return nil
+}
+
+// checkTreeOrder checks the order of a graph with n-1 edges (paths, stars, trees).
+func checkTreeOrder(what string, n int) error {
+	if err := checkOrder(what, n); err != nil {
+		return err
+	}
+	return checkEnds(fmt.Sprintf("%s with n = %d", what, n), 2*int64(n-1))
+}
+
 // Path returns the path 0 - 1 - ... - n-1.
 func Path(n int) (*Graph, error) {
-	if err := checkOrder("Path", n); err != nil {
+	if err := checkTreeOrder("Path", n); err != nil {
 		return nil, err
 	}
 	pairs := make([]int32, 0, 2*(n-1))
@@ -38,6 +55,9 @@ func Ring(n int) (*Graph, error) {
 	if err := checkOrder("Ring", n); err != nil {
 		return nil, err
 	}
+	if err := checkEnds(fmt.Sprintf("Ring with n = %d", n), 2*int64(n)); err != nil {
+		return nil, err
+	}
 	pairs := make([]int32, 0, 2*n)
 	for v := 0; v < n; v++ {
 		pairs = append(pairs, int32(v), int32((v+1)%n))
@@ -47,7 +67,7 @@ func Ring(n int) (*Graph, error) {
 
 // Star returns the star with centre 0 and leaves 1..n-1.
 func Star(n int) (*Graph, error) {
-	if err := checkOrder("Star", n); err != nil {
+	if err := checkTreeOrder("Star", n); err != nil {
 		return nil, err
 	}
 	pairs := make([]int32, 0, 2*(n-1))
@@ -62,8 +82,8 @@ func Complete(n int) (*Graph, error) {
 	if err := checkOrder("Complete", n); err != nil {
 		return nil, err
 	}
-	if n > 1<<16 {
-		return nil, badParam("Complete(%d) would have more than 2^31 edge ends", n)
+	if err := checkEnds(fmt.Sprintf("Complete(%d)", n), int64(n)*int64(n-1)); err != nil {
+		return nil, err
 	}
 	pairs := make([]int32, 0, n*(n-1))
 	for u := 0; u < n; u++ {
@@ -82,6 +102,13 @@ func KaryTreeOrder(k, h int) (int, error) {
 	}
 	if h < 0 {
 		return 0, badParam("tree height must be ≥ 0, got h = %d", h)
+	}
+	if k == 1 {
+		// A path: no need to count level by level (h may be huge).
+		if h >= maxNodes-1 {
+			return 0, badParam("KaryTree(k = %d, h = %d) has more than 2^31 nodes", k, h)
+		}
+		return h + 1, nil
 	}
 	n, level := 1, 1
 	for i := 0; i < h; i++ {
@@ -106,6 +133,9 @@ func KaryTree(k, h int) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEnds(fmt.Sprintf("KaryTree(k = %d, h = %d)", k, h), 2*int64(n-1)); err != nil {
+		return nil, err
+	}
 	pairs := make([]int32, 0, 2*(n-1))
 	for v := 1; v < n; v++ {
 		pairs = append(pairs, int32((v-1)/k), int32(v))
@@ -116,7 +146,7 @@ func KaryTree(k, h int) (*Graph, error) {
 // RandomTree returns a uniformly random labelled tree on n nodes (a random Prüfer
 // sequence decoded in O(n)), fixed by seed.
 func RandomTree(n int, seed uint64) (*Graph, error) {
-	if err := checkOrder("RandomTree", n); err != nil {
+	if err := checkTreeOrder("RandomTree", n); err != nil {
 		return nil, err
 	}
 	if n == 1 {
@@ -154,10 +184,11 @@ func RandomTree(n int, seed uint64) (*Graph, error) {
 }
 
 // Hypercube returns the d-dimensional hypercube H_d: nodes 0..2^d-1, with u and v
-// adjacent when they differ in exactly one bit. Hypercube(0) is a single node.
+// adjacent when they differ in exactly one bit. Hypercube(0) is a single node; d ≤ 26
+// keeps the d·2^d edge ends within the int32 limit.
 func Hypercube(d int) (*Graph, error) {
-	if d < 0 || d > 30 {
-		return nil, badParam("hypercube dimension must be in 0..30, got d = %d", d)
+	if d < 0 || d > 26 {
+		return nil, badParam("hypercube dimension must be in 0..26, got d = %d", d)
 	}
 	n := 1 << d
 	off := make([]int, n+1)
@@ -186,13 +217,14 @@ func Hypercube(d int) (*Graph, error) {
 // ShuffleExchange returns the d-dimensional shuffle-exchange graph (Plaxton, section 1):
 // nodes 0..2^d-1; exchange edges join i and i XOR 1; shuffle edges join i and its cyclic
 // left rotation as a d-bit word. Self-loops (0...0, 1...1, ...) and parallel edges are
-// dropped, so the result is simple.
+// dropped, so the result is simple. d ≤ 29 keeps the up to 3·2^d edge ends within the
+// int32 limit.
 func ShuffleExchange(d int) (*Graph, error) {
-	if d < 1 || d > 30 {
-		return nil, badParam("shuffle-exchange dimension must be in 1..30, got d = %d", d)
+	if d < 1 || d > 29 {
+		return nil, badParam("shuffle-exchange dimension must be in 1..29, got d = %d", d)
 	}
 	n := 1 << d
-	pairs := make([]int32, 0, 4*n)
+	pairs := make([]int32, 0, 3*n)
 	for i := 0; i < n; i++ {
 		if i&1 == 0 {
 			pairs = append(pairs, int32(i), int32(i^1))
@@ -236,7 +268,22 @@ func grid(what string, wrap bool, sides []int) (*Graph, error) {
 		}
 		n *= s
 	}
-	pairs := make([]int32, 0, 2*n*len(sides))
+	// Count the edge ends before allocating: many short sides give a large degree.
+	var ends int64
+	for _, s := range sides {
+		switch {
+		case s == 2:
+			ends += int64(n)
+		case s > 2 && wrap:
+			ends += 2 * int64(n)
+		case s > 2:
+			ends += 2 * int64(n/s*(s-1))
+		}
+	}
+	if err := checkEnds(fmt.Sprintf("%s%v", what, sides), ends); err != nil {
+		return nil, err
+	}
+	pairs := make([]int32, 0, ends)
 	stride := 1
 	for _, s := range sides {
 		for v := 0; v < n; v++ {
@@ -255,16 +302,18 @@ func grid(what string, wrap bool, sides []int) (*Graph, error) {
 
 // RandomRegular returns a connected simple d-regular graph on n nodes, fixed by seed.
 // For d ≥ 3 it draws a random pairing (configuration model), removes loops and repeated
-// edges by random switches, and redraws in the rare case the result is disconnected;
-// the distribution is close to, though not exactly, uniform. d = 2 gives a uniformly
-// random Hamiltonian cycle. It rejects d < 0, d ≥ n, odd n·d and the cases with no
-// connected graph (d = 0 with n > 1, d = 1 with n > 2).
+// edges by random switches, and redraws in the rare case the result is disconnected or
+// the switches get stuck; for 2d ≥ n-1 it does this for the complement, an
+// (n-1-d)-regular graph, instead. The distribution is close to, though not exactly,
+// uniform. d = 2 gives a uniformly random Hamiltonian cycle. It costs O(n·d²) expected
+// time. It rejects d < 0, d ≥ n, odd n·d and the cases with no connected graph (d = 0
+// with n > 1, d = 1 with n > 2).
 func RandomRegular(n, d int, seed uint64) (*Graph, error) {
 	if err := checkOrder("RandomRegular", n); err != nil {
 		return nil, err
 	}
 	switch {
-	case d < 0 || d >= n && n > 1:
+	case d < 0 || d >= n:
 		return nil, badParam("RandomRegular needs 0 ≤ d < n, got n = %d, d = %d", n, d)
 	case n*d%2 != 0:
 		return nil, badParam("RandomRegular needs n·d even, got n = %d, d = %d", n, d)
@@ -284,63 +333,105 @@ func RandomRegular(n, d int, seed uint64) (*Graph, error) {
 		}
 		return fromPairs(n, pairs, true)
 	}
+	// Dense graphs are complements of sparse ones: switching a pairing towards a nearly
+	// complete graph gets stuck often, its complement's pairing rarely. Any graph with
+	// minimum degree ≥ (n-1)/2 is connected (two non-adjacent nodes share a neighbour).
+	dense := 2*d >= n-1
 	for attempt := 0; attempt < 100; attempt++ {
-		g := randomPairing(n, d, r)
-		if g.Connected() {
+		if dense {
+			if h, ok := randomPairing(n, n-1-d, r); ok {
+				return complement(h), nil
+			}
+			continue
+		}
+		g, ok := randomPairing(n, d, r)
+		if ok && g.Connected() {
 			return g, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: RandomRegular(%d, %d) stayed disconnected after 100 draws", ErrNotConnected, n, d)
+	return nil, fmt.Errorf("%w: RandomRegular(%d, %d) found no connected simple graph in 100 draws", ErrNotConnected, n, d)
+}
+
+// complement returns the complement of the simple graph h.
+func complement(h *Graph) *Graph {
+	n := h.Order()
+	off := make([]int, n+1)
+	for v := 0; v < n; v++ {
+		off[v+1] = off[v] + n - 1 - h.Degree(v)
+	}
+	adj := make([]int32, off[n])
+	for v := 0; v < n; v++ {
+		out, nb := adj[off[v]:off[v]], h.Neighbors(v)
+		for w := int32(0); w < int32(n); w++ {
+			if len(nb) > 0 && nb[0] == w {
+				nb = nb[1:]
+			} else if int(w) != v {
+				out = append(out, w)
+			}
+		}
+	}
+	return &Graph{off: off, adj: adj}
 }
 
 // randomPairing draws a random perfect matching of the n·d points (d per node) and then
 // repairs loops and repeated edges by switches: a bad pair {p, p'} and a random pair
-// {q, q'} become {p, q}, {p', q'} when that creates no loop or repeat.
-func randomPairing(n, d int, r *rand.Rand) *Graph {
+// {q, q'} become {p, q}, {p', q'} when that creates no loop or repeat. Such switches can
+// get stuck (in K_5, loops at three nodes whose mutual edges are missing admit none), so
+// after 8·n·d + 1000 failed tries for one pair it gives up and reports false.
+func randomPairing(n, d int, r *rand.Rand) (*Graph, bool) {
 	m := n * d
 	mate := make([]int32, m)
 	perm := make([]int32, m)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	r.Shuffle(m, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	// Fisher–Yates, exactly as rand.Shuffle draws it, without a closure call per swap.
+	for i := m - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
 	for i := 0; i < m; i += 2 {
 		mate[perm[i]], mate[perm[i+1]] = perm[i+1], perm[i]
 	}
-	node := func(p int32) int { return int(p) / d }
-	// multiplicity of the edge {u, v} among u's points.
+	// nb[p] is the node of p's mate; it reuses perm's storage and becomes the adjacency.
+	nb := perm
+	for p := range nb {
+		nb[p] = mate[p] / int32(d)
+	}
+	// mult returns the multiplicity of the edge {u, v} among u's points.
 	mult := func(u, v int) int {
 		c := 0
-		for p := u * d; p < u*d+d; p++ {
-			if node(mate[p]) == v {
+		for _, w := range nb[u*d : u*d+d] {
+			if int(w) == v {
 				c++
 			}
 		}
 		return c
 	}
-	bad := func(p int32) bool {
-		u, v := node(p), node(mate[p])
+	bad := func(p int) bool {
+		u, v := p/d, int(nb[p])
 		return u == v || mult(u, v) > 1
 	}
-	for p := int32(0); p < int32(m); p++ {
-		for bad(p) {
-			q := int32(r.IntN(m))
-			pp, qq := mate[p], mate[q]
-			u, v, x, y := node(p), node(pp), node(q), node(qq)
+	budget := 8*m + 1000
+	for p := 0; p < m; p++ {
+		for tries := 0; bad(p); tries++ {
+			if tries == budget {
+				return nil, false
+			}
+			q := r.IntN(m)
+			pp, qq := int(mate[p]), int(mate[q])
+			u, v, x, y := p/d, int(nb[p]), q/d, int(nb[q])
 			if q == p || q == pp || u == x || v == y || mult(u, x) > 0 || mult(v, y) > 0 || (u == y && v == x) || (u == v && x == y) {
 				continue
 			}
-			mate[p], mate[q], mate[pp], mate[qq] = q, p, qq, pp
+			mate[p], mate[q], mate[pp], mate[qq] = int32(q), int32(p), int32(qq), int32(pp)
+			nb[p], nb[q], nb[pp], nb[qq] = int32(x), int32(u), int32(y), int32(v)
 		}
 	}
 	off := make([]int, n+1)
-	adj := make([]int32, m)
 	for v := 0; v < n; v++ {
 		off[v+1] = off[v] + d
-		for p := v * d; p < v*d+d; p++ {
-			adj[p] = int32(node(mate[p]))
-		}
-		slices.Sort(adj[off[v]:off[v+1]])
+		slices.Sort(nb[off[v]:off[v+1]])
 	}
-	return &Graph{off: off, adj: adj}
+	return &Graph{off: off, adj: nb}, true
 }

@@ -61,6 +61,9 @@ func NewGraph(n int, edges [][2]int) (*Graph, error) {
 	if n < 0 {
 		return nil, badParam("negative order %d", n)
 	}
+	if n >= maxNodes {
+		return nil, badParam("order %d exceeds the int32 node limit", n)
+	}
 	flat := make([]int32, 0, 2*len(edges))
 	for i, e := range edges {
 		for _, x := range e {
@@ -96,7 +99,10 @@ func fromPairs(n int, pairs []int32, dedupe bool) (*Graph, error) {
 		fill[v]++
 	}
 	g := &Graph{off: off, adj: adj}
-	return g, g.normalize(dedupe)
+	if err := g.normalize(dedupe); err != nil {
+		return nil, err // never hand out a half-normalised graph
+	}
+	return g, nil
 }
 
 // normalize sorts each adjacency list and either removes or rejects loops and repeats.
@@ -231,8 +237,10 @@ func AsGraph(net Network) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	// g holds each link as listed by its smaller end; the lists agree exactly when every
+	// link is listed by both ends (equal degrees alone are not enough).
 	for u := 0; u < n; u++ {
-		if len(g.Neighbors(u)) != len(net.Neighbors(u)) {
+		if !slices.Equal(g.Neighbors(u), net.Neighbors(u)) {
 			return nil, badParam("network is not symmetric at node %d", u)
 		}
 	}
@@ -341,8 +349,8 @@ func (g *Graph) Bipartition() ([]int8, bool) {
 // needs a connected graph and costs O(n·(n+m)) (O(n) for a tree is not used here: see
 // Diameter).
 func (g *Graph) Eccentricities() ([]int, error) {
-	if !g.Connected() {
-		return nil, ErrNotConnected
+	if err := requireConnected(g); err != nil {
+		return nil, err
 	}
 	n := g.Order()
 	ecc := make([]int, n)
@@ -361,13 +369,15 @@ func (g *Graph) Eccentricities() ([]int, error) {
 // take two breadth-first searches (O(n)); other graphs one per node (O(n·(n+m)), spread
 // over the available cores).
 func (g *Graph) Diameter() (int, error) {
-	if !g.Connected() {
-		return 0, ErrNotConnected
-	}
-	if g.Size() == g.Order()-1 {
+	if g.Size() == g.Order()-1 && g.Order() > 0 {
+		// Possibly a tree: the first search also decides connectivity.
 		dist := make([]int32, g.Order())
 		queue := make([]int32, 0, g.Order())
-		far, _ := farthest(g.bfs(0, dist, queue), dist)
+		order := g.bfs(0, dist, queue)
+		if len(order) != g.Order() {
+			return 0, requireConnected(g)
+		}
+		far, _ := farthest(order, dist)
 		_, d := farthest(g.bfs(far, dist, queue), dist)
 		return int(d), nil
 	}
@@ -381,8 +391,8 @@ func (g *Graph) Diameter() (int, error) {
 // Center returns a node of least eccentricity (the smallest such node). Trees take O(n)
 // (the middle of a longest path); other graphs O(n·(n+m)).
 func (g *Graph) Center() (int, error) {
-	if !g.Connected() {
-		return 0, ErrNotConnected
+	if err := requireConnected(g); err != nil {
+		return 0, err
 	}
 	n := g.Order()
 	if g.Size() != n-1 {

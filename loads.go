@@ -81,7 +81,9 @@ func (l Loads) extremes() (mx, mn int64) {
 }
 
 // Potential returns Σ load², exactly (Houle et al., Observation 2: it never increases
-// under dimension exchange). Negative loads contribute their square.
+// under dimension exchange). Negative loads contribute their square. Valid loads (non-
+// negative, total ≤ MaxInt64) have Σ load² ≤ total² < 2^126; a sum of 2^128 or more,
+// possible only for invalid loads, saturates at 2^128 − 1 instead of wrapping. O(n).
 func (l Loads) Potential() Uint128 {
 	var p Uint128
 	for _, x := range l {
@@ -133,8 +135,21 @@ func (u Uint128) Big() *big.Int {
 	return b.Or(b, new(big.Int).SetUint64(u.Lo))
 }
 
-// Float64 returns u rounded to the nearest float64.
-func (u Uint128) Float64() float64 { return float64(u.Hi)*0x1p64 + float64(u.Lo) }
+// Float64 returns u rounded to the nearest float64 (ties to even).
+func (u Uint128) Float64() float64 {
+	if u.Hi == 0 {
+		return float64(u.Lo)
+	}
+	// float64(Hi)·2^64 + float64(Lo) would round twice. Instead keep the top 64 bits,
+	// with a sticky bit for any nonzero bit shifted out, and round once: the sticky bit
+	// sits 11 places below the last kept bit, so it only decides ties.
+	s := uint(64 - bits.LeadingZeros64(u.Hi))
+	top := u.Hi<<(64-s) | u.Lo>>s
+	if u.Lo<<(64-s) != 0 {
+		top |= 1
+	}
+	return math.Ldexp(float64(top), int(s))
+}
 
 // String returns u in decimal.
 func (u Uint128) String() string {
@@ -196,7 +211,7 @@ func UniformRandom(n int, tokens int64, seed uint64) (Loads, error) {
 }
 
 // RandomRange returns n loads drawn independently and uniformly from lo..hi, fixed by
-// seed.
+// seed. It rejects ranges whose worst-case total n·hi exceeds MaxInt64. O(n).
 func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 	if n < 1 {
 		return nil, badParam("RandomRange needs n ≥ 1 nodes, got %d", n)
@@ -204,13 +219,14 @@ func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 	if lo < 0 || hi < lo {
 		return nil, badParam("RandomRange needs 0 ≤ lo ≤ hi, got lo = %d, hi = %d", lo, hi)
 	}
-	if hi-lo == math.MaxInt64 || (hi > 0 && int64(n) > math.MaxInt64/hi) {
+	if hi > 0 && int64(n) > math.MaxInt64/hi {
 		return nil, badParam("RandomRange(%d, %d, %d) could overflow the int64 total", n, lo, hi)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x72616e6765))
 	l := make(Loads, n)
 	for v := range l {
-		l[v] = lo + r.Int64N(hi-lo+1)
+		// Uint64N draws exactly as Int64N does, and also covers hi - lo = MaxInt64.
+		l[v] = lo + int64(r.Uint64N(uint64(hi-lo)+1))
 	}
 	return l, nil
 }

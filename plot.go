@@ -52,7 +52,7 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 		pts := make(plotter.XYs, 0, len(ln.X))
 		for k := range ln.X {
 			x, y := ln.X[k], ln.Y[k]
-			if (o.LogX && x <= 0) || (o.LogY && y <= 0) || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
+			if (o.LogX && x <= 0) || (o.LogY && y <= 0) || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 				continue
 			}
 			pts = append(pts, plotter.XY{X: x, Y: y})
@@ -75,6 +75,12 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 		}
 	}
 	p.Legend.Top = true
+	if o.LogX {
+		logRange(&p.X)
+	}
+	if o.LogY {
+		logRange(&p.Y)
+	}
 	w, h := o.Width, o.Height
 	if w <= 0 || h <= 0 {
 		w, h = 16, 10
@@ -88,6 +94,17 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 		return nil, fmt.Errorf("tokendist: plot: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// logRange gives a logarithmic axis a positive, non-empty range: gonum/plot widens an
+// empty or one-value range to [v-1, v+1] (or [-1, 1]), which panics on a log scale.
+func logRange(a *plot.Axis) {
+	switch {
+	case !(a.Min > 0 && a.Max >= a.Min): // no data
+		a.Min, a.Max = 1, 10
+	case a.Min == a.Max: // one value: a decade on each side
+		a.Min, a.Max = a.Min/10, a.Max*10
+	}
 }
 
 // Series is a named trace for PlotTraces.

@@ -8,12 +8,22 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
+// task is one range of one loop; g is the loop's Group.
 type task struct {
 	fn     func(lo, hi int)
 	lo, hi int
-	wg     *sync.WaitGroup
+	g      *Group
+}
+
+// run executes the range and signals the loop's caller after its last range.
+func (t task) run() {
+	t.fn(t.lo, t.hi)
+	if t.g.pending.Add(-1) == 0 {
+		t.g.done <- struct{}{}
+	}
 }
 
 var (
@@ -26,8 +36,7 @@ func start() {
 	for i := 0; i < max(1, runtime.NumCPU()-1); i++ {
 		go func() {
 			for t := range tasks {
-				t.fn(t.lo, t.hi)
-				t.wg.Done()
+				t.run()
 			}
 		}()
 	}
@@ -44,25 +53,45 @@ func Workers(n, minPer int) int {
 }
 
 // Group runs one parallel loop at a time. Its zero value is ready to use; keep one per
-// balancer so that its WaitGroup is not allocated per call.
+// balancer so that its set-up is not repeated (and not allocated) per call.
 type Group struct {
-	wg sync.WaitGroup
+	pending atomic.Int32  // ranges handed out and not yet finished
+	done    chan struct{} // receives once when pending drops to 0
 }
 
 // For calls fn on contiguous ranges covering [0, n), using up to workers goroutines (the
 // caller's included), and returns when all are done. fn must be safe to call
 // concurrently on disjoint ranges. With workers ≤ 1 it is a plain call fn(0, n).
+//
+// While it waits, the caller runs queued ranges itself (of this loop or any other), so
+// fn may call For on another Group without deadlocking the pool, and a full queue never
+// blocks: the range runs in the caller instead.
 func (g *Group) For(n, workers int, fn func(lo, hi int)) {
 	if workers <= 1 || n < 2 {
 		fn(0, n)
 		return
 	}
 	startOnce.Do(start)
+	if g.done == nil {
+		g.done = make(chan struct{}, 1)
+	}
 	workers = min(workers, n)
-	g.wg.Add(workers - 1)
+	g.pending.Store(int32(workers - 1))
 	for w := 1; w < workers; w++ {
-		tasks <- task{fn: fn, lo: n * w / workers, hi: n * (w + 1) / workers, wg: &g.wg}
+		t := task{fn: fn, lo: n * w / workers, hi: n * (w + 1) / workers, g: g}
+		select {
+		case tasks <- t:
+		default:
+			t.run()
+		}
 	}
 	fn(0, n/workers)
-	g.wg.Wait()
+	for {
+		select {
+		case <-g.done:
+			return
+		case t := <-tasks:
+			t.run()
+		}
+	}
 }

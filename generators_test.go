@@ -1,0 +1,471 @@
+package tokendist_test
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// fndShape is what a generator promises: order, size, degree range, diameter, and the
+// three predicates.
+type fndShape struct {
+	order, size, minDeg, maxDeg, diameter int
+	tree, bipartite, regular              bool
+}
+
+func fndCheckShape(t *testing.T, name string, g *tokendist.Graph, want fndShape) {
+	t.Helper()
+	fndCheckSimple(t, g)
+	require.True(t, g.Connected(), "%s is not connected", name)
+	diam, err := g.Diameter()
+	require.NoError(t, err)
+	got := fndShape{g.Order(), g.Size(), g.MinDegree(), g.MaxDegree(), diam, g.IsTree(), g.IsBipartite(), g.IsRegular()}
+	require.Equal(t, want, got, "%s", name)
+}
+
+func TestGenPath(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		g := fndMust(tokendist.Path(n))
+		deg := min(2, n-1)
+		fndCheckShape(t, fmt.Sprintf("Path(%d)", n), g, fndShape{n, n - 1, min(1, n-1), deg, n - 1, true, true, n <= 2})
+		for v := 1; v < n; v++ {
+			require.True(t, g.HasEdge(v-1, v))
+		}
+	}
+}
+
+func TestGenRing(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		g := fndMust(tokendist.Ring(n))
+		size, deg := n, 2
+		switch n {
+		case 1:
+			size, deg = 0, 0
+		case 2:
+			size, deg = 1, 1
+		}
+		fndCheckShape(t, fmt.Sprintf("Ring(%d)", n), g, fndShape{n, size, deg, deg, n / 2, n <= 2, n%2 == 0 || n == 1, true})
+		for v := 0; v < n && n > 1; v++ {
+			require.True(t, g.HasEdge(v, (v+1)%n))
+		}
+	}
+}
+
+func TestGenStar(t *testing.T) {
+	for n := 1; n <= 30; n++ {
+		g := fndMust(tokendist.Star(n))
+		diam := min(2, n-1)
+		fndCheckShape(t, fmt.Sprintf("Star(%d)", n), g, fndShape{n, n - 1, min(1, n-1), n - 1, diam, true, true, n <= 2})
+		require.Equal(t, n-1, g.Degree(0))
+	}
+}
+
+func TestGenComplete(t *testing.T) {
+	for n := 1; n <= 30; n++ {
+		g := fndMust(tokendist.Complete(n))
+		fndCheckShape(t, fmt.Sprintf("Complete(%d)", n), g, fndShape{n, n * (n - 1) / 2, n - 1, n - 1, min(1, n-1), n <= 2, n <= 2, true})
+	}
+}
+
+func TestGenHypercube(t *testing.T) {
+	for d := 0; d <= 11; d++ {
+		g := fndMust(tokendist.Hypercube(d))
+		n := 1 << d
+		fndCheckShape(t, fmt.Sprintf("Hypercube(%d)", d), g, fndShape{n, d * n / 2, d, d, d, d <= 1, true, true})
+		if d <= 6 {
+			for u := 0; u < n; u++ {
+				for v := 0; v < n; v++ {
+					require.Equal(t, bits.OnesCount(uint(u^v)) == 1, g.HasEdge(u, v), "Hypercube(%d) %d-%d", d, u, v)
+				}
+			}
+		}
+		if d >= 1 {
+			// The hypercube is the torus with d sides of length 2.
+			sides := slices.Repeat([]int{2}, d)
+			require.Equal(t, g.EdgeList(), fndMust(tokendist.Torus(sides...)).EdgeList())
+		}
+	}
+}
+
+func TestGenKaryTree(t *testing.T) {
+	for k := 1; k <= 5; k++ {
+		for h := 0; h <= 6; h++ {
+			n := 1
+			for level, i := 1, 0; i < h; i++ {
+				level *= k
+				n += level
+			}
+			if n > 5000 {
+				continue
+			}
+			order, err := tokendist.KaryTreeOrder(k, h)
+			require.NoError(t, err)
+			require.Equal(t, n, order)
+			g := fndMust(tokendist.KaryTree(k, h))
+			name := fmt.Sprintf("KaryTree(%d, %d)", k, h)
+			diam := 2 * h
+			if k == 1 {
+				diam = h
+			}
+			// Heap order: the children of v are k·v+1..k·v+k.
+			deg := make([]int, n)
+			for v := 0; v < n; v++ {
+				for c := k*v + 1; c <= k*v+k && c < n; c++ {
+					require.True(t, g.HasEdge(v, c), "%s: %d is not a child of %d", name, c, v)
+					deg[v]++
+					deg[c]++
+				}
+			}
+			for v := 0; v < n; v++ {
+				require.Equal(t, deg[v], g.Degree(v), "%s degree of %d", name, v)
+			}
+			minDeg, maxDeg := slices.Min(deg), slices.Max(deg)
+			if h >= 2 {
+				require.Equal(t, [2]int{1, k + 1}, [2]int{minDeg, maxDeg}, name)
+			}
+			fndCheckShape(t, name, g, fndShape{n, n - 1, minDeg, maxDeg, diam, true, true, minDeg == maxDeg})
+			if h > 0 {
+				c, err := g.Center()
+				require.NoError(t, err)
+				if k >= 2 {
+					require.Zero(t, c, "%s: the root is the centre", name)
+				}
+			}
+		}
+	}
+}
+
+func TestGenRandomTree(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		for seed := uint64(0); seed < 10; seed++ {
+			g := fndMust(tokendist.RandomTree(n, seed))
+			fndCheckSimple(t, g)
+			require.True(t, g.IsTree(), "RandomTree(%d, %d)", n, seed)
+			require.True(t, g.IsBipartite())
+			again := fndMust(tokendist.RandomTree(n, seed))
+			require.Equal(t, g.EdgeList(), again.EdgeList(), "RandomTree(%d, %d) not deterministic", n, seed)
+		}
+	}
+	big := fndMust(tokendist.RandomTree(100000, 3))
+	require.True(t, big.IsTree())
+}
+
+// TestGenRandomTreeUniform draws many trees on n = 4, 5, 6 labelled nodes: every one of
+// the n^(n-2) labelled trees appears, with frequencies passing a chi-square test at
+// level 10^-6.
+func TestGenRandomTreeUniform(t *testing.T) {
+	for _, n := range []int{4, 5, 6} {
+		trees := 1
+		for i := 0; i < n-2; i++ {
+			trees *= n
+		}
+		draws := 12 * trees
+		count := map[string]int{}
+		for seed := uint64(0); seed < uint64(draws); seed++ {
+			g := fndMust(tokendist.RandomTree(n, seed))
+			count[fmt.Sprint(g.EdgeList())]++
+		}
+		require.Len(t, count, trees, "n = %d: %d distinct trees, want %d", n, len(count), trees)
+		expect := float64(draws) / float64(trees)
+		chi2 := 0.0
+		for _, c := range count {
+			chi2 += (float64(c) - expect) * (float64(c) - expect) / expect
+		}
+		limit := distuv.ChiSquared{K: float64(trees - 1)}.Quantile(1 - 1e-6)
+		t.Logf("n = %d: chi² = %.1f with %d degrees of freedom (limit %.1f)", n, chi2, trees-1, limit)
+		require.Less(t, chi2, limit, "n = %d: tree frequencies are not uniform", n)
+	}
+}
+
+// fndBits returns i as a d-bit word, most significant bit first.
+func fndBits(i, d int) string {
+	s := strconv.FormatInt(int64(i), 2)
+	return strings.Repeat("0", d-len(s)) + s
+}
+
+// fndShuffleExchange builds the shuffle-exchange graph as the papers' README words it,
+// on bit strings: exchange flips i_0, shuffle is i_{d-2}...i_0 i_{d-1}; loops and
+// repeats dropped.
+func fndShuffleExchange(d int) map[[2]int]bool {
+	edges := map[[2]int]bool{}
+	add := func(a, b string) {
+		u, _ := strconv.ParseInt(a, 2, 64)
+		v, _ := strconv.ParseInt(b, 2, 64)
+		if u != v {
+			edges[[2]int{int(min(u, v)), int(max(u, v))}] = true
+		}
+	}
+	for i := 0; i < 1<<d; i++ {
+		s := fndBits(i, d)
+		flip := "1"
+		if s[d-1] == '1' {
+			flip = "0"
+		}
+		add(s, s[:d-1]+flip)
+		add(s, s[1:]+s[:1])
+		add(s, s[d-1:]+s[:d-1]) // unshuffle: i_0 i_{d-1} ... i_1
+	}
+	return edges
+}
+
+func TestGenShuffleExchange(t *testing.T) {
+	for d := 1; d <= 10; d++ {
+		n := 1 << d
+		for i := 0; i < n; i++ {
+			s := fndBits(i, d)
+			sh, _ := strconv.ParseInt(s[1:]+s[:1], 2, 64)
+			un, _ := strconv.ParseInt(s[d-1:]+s[:d-1], 2, 64)
+			require.Equal(t, int(sh), tokendist.Shuffle(i, d), "Shuffle(%s)", s)
+			require.Equal(t, int(un), tokendist.Unshuffle(i, d), "Unshuffle(%s)", s)
+			require.Equal(t, i, tokendist.Unshuffle(tokendist.Shuffle(i, d), d))
+		}
+		g := fndMust(tokendist.ShuffleExchange(d))
+		fndCheckSimple(t, g)
+		want := fndShuffleExchange(d)
+		got := map[[2]int]bool{}
+		for _, e := range g.EdgeList() {
+			got[e] = true
+		}
+		require.Equal(t, want, got, "ShuffleExchange(%d)", d)
+		require.Equal(t, n, g.Order())
+		require.LessOrEqual(t, g.MaxDegree(), 3)
+		require.True(t, g.Connected())
+		diam, err := g.Diameter()
+		require.NoError(t, err)
+		// The shuffle-exchange graph has diameter 2d - 1 (one exchange or shuffle per
+		// step, d bits to set and d - 1 rotations).
+		require.Equal(t, 2*d-1, diam, "ShuffleExchange(%d) diameter", d)
+	}
+}
+
+// fndGridShape returns order, size, minimum and maximum degree, diameter and the
+// bipartite and tree predicates of a torus or mesh by their closed forms.
+func fndGridShape(wrap bool, sides []int) fndShape {
+	n := 1
+	for _, s := range sides {
+		n *= s
+	}
+	sh := fndShape{order: n, bipartite: true}
+	for _, s := range sides {
+		lines := n / s
+		switch {
+		case s == 1:
+		case s == 2:
+			sh.size += lines
+			sh.maxDeg++
+			sh.minDeg++
+			sh.diameter++
+		case wrap:
+			sh.size += lines * s
+			sh.maxDeg += 2
+			sh.minDeg += 2
+			sh.diameter += s / 2
+			if s%2 == 1 {
+				sh.bipartite = false
+			}
+		default:
+			sh.size += lines * (s - 1)
+			sh.maxDeg += 2
+			sh.minDeg++
+			sh.diameter += s - 1
+		}
+	}
+	sh.regular = sh.minDeg == sh.maxDeg
+	sh.tree = sh.size == n-1
+	return sh
+}
+
+// fndGridAdjacent decides adjacency from coordinates: one coordinate differs, by one
+// (or around the wrap when wrap and the side is at least 3).
+func fndGridAdjacent(wrap bool, sides []int, u, v int) bool {
+	diff := 0
+	for _, s := range sides {
+		a, b := u%s, v%s
+		u, v = u/s, v/s
+		if a == b {
+			continue
+		}
+		d := max(a, b) - min(a, b)
+		if d != 1 && !(wrap && s > 2 && d == s-1) {
+			return false
+		}
+		diff++
+	}
+	return diff == 1
+}
+
+func TestGenTorusMesh(t *testing.T) {
+	var all [][]int
+	for _, a := range []int{1, 2, 3, 4, 5, 6} {
+		all = append(all, []int{a})
+		for _, b := range []int{1, 2, 3, 4, 5} {
+			all = append(all, []int{a, b})
+			for _, c := range []int{1, 2, 3, 5} {
+				all = append(all, []int{a, b, c})
+			}
+		}
+	}
+	all = append(all, []int{2, 3, 2, 3}, []int{3, 3, 3, 3}, []int{2, 2, 2, 2, 2}, []int{12}, []int{1, 1, 1})
+	for _, sides := range all {
+		for _, wrap := range []bool{true, false} {
+			name := fmt.Sprintf("Mesh%v", sides)
+			gen := tokendist.Mesh
+			if wrap {
+				name, gen = fmt.Sprintf("Torus%v", sides), tokendist.Torus
+			}
+			g := fndMust(gen(sides...))
+			fndCheckShape(t, name, g, fndGridShape(wrap, sides))
+			n := g.Order()
+			for u := 0; u < n; u++ {
+				for v := 0; v < n; v++ {
+					require.Equal(t, fndGridAdjacent(wrap, sides, u, v), g.HasEdge(u, v), "%s: %d-%d", name, u, v)
+				}
+			}
+		}
+	}
+	// A one-dimensional torus is a ring and a one-dimensional mesh a path.
+	for n := 1; n <= 20; n++ {
+		require.Equal(t, fndMust(tokendist.Ring(n)).EdgeList(), fndMust(tokendist.Torus(n)).EdgeList())
+		require.Equal(t, fndMust(tokendist.Path(n)).EdgeList(), fndMust(tokendist.Mesh(n)).EdgeList())
+	}
+}
+
+func TestGenRandomRegular(t *testing.T) {
+	checked := 0
+	for n := 1; n <= 22; n++ {
+		for d := 0; d < n; d++ {
+			if n*d%2 != 0 || (d == 0 && n > 1) || (d == 1 && n > 2) {
+				continue
+			}
+			distinct := map[string]bool{}
+			for seed := uint64(0); seed < 6; seed++ {
+				name := fmt.Sprintf("RandomRegular(%d, %d, %d)", n, d, seed)
+				g := fndMust(tokendist.RandomRegular(n, d, seed))
+				fndCheckSimple(t, g)
+				require.Equal(t, n, g.Order(), name)
+				require.True(t, g.IsRegular(), name)
+				require.Equal(t, d, g.MaxDegree(), name)
+				require.True(t, g.Connected(), name)
+				again := fndMust(tokendist.RandomRegular(n, d, seed))
+				require.Equal(t, g.EdgeList(), again.EdgeList(), "%s is not deterministic", name)
+				distinct[fmt.Sprint(g.EdgeList())] = true
+				checked++
+			}
+			// Complete graphs (d = n-1) and tiny cases have one labelled graph; others
+			// must vary with the seed.
+			if d >= 2 && d <= n-2 && n >= 5 {
+				require.Greater(t, len(distinct), 1, "RandomRegular(%d, %d) ignores the seed", n, d)
+			}
+		}
+	}
+	for _, tc := range [][2]int{{1000, 3}, {1000, 4}, {999, 6}, {500, 11}, {64, 63}, {65, 62}} {
+		for seed := uint64(0); seed < 3; seed++ {
+			g := fndMust(tokendist.RandomRegular(tc[0], tc[1], seed))
+			fndCheckSimple(t, g)
+			require.True(t, g.IsRegular())
+			require.Equal(t, tc[1], g.MaxDegree())
+			require.True(t, g.Connected())
+			checked++
+		}
+	}
+	t.Logf("%d graphs checked", checked)
+}
+
+// TestGenBadParameters covers every generator's rejected parameters, including sizes
+// too large to represent, which must be rejected before any large allocation.
+func TestGenBadParameters(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func() (*tokendist.Graph, error)
+		is    error
+		words []string
+	}{
+		{"Path(0)", func() (*tokendist.Graph, error) { return tokendist.Path(0) }, tokendist.ErrBadParameter, []string{"n = 0"}},
+		{"Path(-3)", func() (*tokendist.Graph, error) { return tokendist.Path(-3) }, tokendist.ErrBadParameter, []string{"-3"}},
+		{"Path(2^31)", func() (*tokendist.Graph, error) { return tokendist.Path(1 << 31) }, tokendist.ErrBadParameter, []string{"2147483648"}},
+		{"Path(2^30+2)", func() (*tokendist.Graph, error) { return tokendist.Path(1<<30 + 2) }, tokendist.ErrBadParameter, []string{"1073741826"}},
+		{"Ring(0)", func() (*tokendist.Graph, error) { return tokendist.Ring(0) }, tokendist.ErrBadParameter, []string{"n = 0"}},
+		{"Ring(2^30)", func() (*tokendist.Graph, error) { return tokendist.Ring(1 << 30) }, tokendist.ErrBadParameter, []string{"1073741824"}},
+		{"Star(-1)", func() (*tokendist.Graph, error) { return tokendist.Star(-1) }, tokendist.ErrBadParameter, []string{"-1"}},
+		{"Star(2^30+2)", func() (*tokendist.Graph, error) { return tokendist.Star(1<<30 + 2) }, tokendist.ErrBadParameter, []string{"1073741826"}},
+		{"Complete(0)", func() (*tokendist.Graph, error) { return tokendist.Complete(0) }, tokendist.ErrBadParameter, []string{"n = 0"}},
+		{"Complete(46342)", func() (*tokendist.Graph, error) { return tokendist.Complete(46342) }, tokendist.ErrBadParameter, []string{"46342"}},
+		{"Complete(2^20)", func() (*tokendist.Graph, error) { return tokendist.Complete(1 << 20) }, tokendist.ErrBadParameter, []string{"1048576"}},
+		{"KaryTree(0, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(0, 2) }, tokendist.ErrBadParameter, []string{"k = 0"}},
+		{"KaryTree(-2, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(-2, 2) }, tokendist.ErrBadParameter, []string{"k = -2"}},
+		{"KaryTree(2, -1)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, -1) }, tokendist.ErrBadParameter, []string{"h = -1"}},
+		{"KaryTree(2, 31)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 31) }, tokendist.ErrBadParameter, []string{"h = 31"}},
+		{"KaryTree(2, 30)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 30) }, tokendist.ErrBadParameter, []string{"h = 30"}},
+		{"KaryTree(1000, 4)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1000, 4) }, tokendist.ErrBadParameter, []string{"k = 1000"}},
+		{"KaryTree(1, 2^31)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1, 1<<31) }, tokendist.ErrBadParameter, []string{"h = 2147483648"}},
+		{"KaryTree(1, 2^40)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1, 1<<40) }, tokendist.ErrBadParameter, []string{"h = 1099511627776"}},
+		{"KaryTree(2^62, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1<<62, 2) }, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
+		{"RandomTree(0)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(0, 1) }, tokendist.ErrBadParameter, []string{"n = 0"}},
+		{"RandomTree(2^30+2)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(1<<30+2, 1) }, tokendist.ErrBadParameter, []string{"1073741826"}},
+		{"Hypercube(-1)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(-1) }, tokendist.ErrBadParameter, []string{"d = -1"}},
+		{"Hypercube(27)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(27) }, tokendist.ErrBadParameter, []string{"d = 27"}},
+		{"Hypercube(30)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(30) }, tokendist.ErrBadParameter, []string{"d = 30"}},
+		{"Hypercube(64)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(64) }, tokendist.ErrBadParameter, []string{"d = 64"}},
+		{"ShuffleExchange(0)", func() (*tokendist.Graph, error) { return tokendist.ShuffleExchange(0) }, tokendist.ErrBadParameter, []string{"d = 0"}},
+		{"ShuffleExchange(30)", func() (*tokendist.Graph, error) { return tokendist.ShuffleExchange(30) }, tokendist.ErrBadParameter, []string{"d = 30"}},
+		{"ShuffleExchange(-4)", func() (*tokendist.Graph, error) { return tokendist.ShuffleExchange(-4) }, tokendist.ErrBadParameter, []string{"d = -4"}},
+		{"Torus()", func() (*tokendist.Graph, error) { return tokendist.Torus() }, tokendist.ErrBadParameter, []string{"side"}},
+		{"Torus(3, 0)", func() (*tokendist.Graph, error) { return tokendist.Torus(3, 0) }, tokendist.ErrBadParameter, []string{"side 1", "length 0"}},
+		{"Torus(-4)", func() (*tokendist.Graph, error) { return tokendist.Torus(-4) }, tokendist.ErrBadParameter, []string{"-4"}},
+		{"Mesh(2, -1)", func() (*tokendist.Graph, error) { return tokendist.Mesh(2, -1) }, tokendist.ErrBadParameter, []string{"-1"}},
+		{"Mesh(2^16, 2^16)", func() (*tokendist.Graph, error) { return tokendist.Mesh(1<<16, 1<<16) }, tokendist.ErrBadParameter, []string{"65536"}},
+		{"Mesh(2^20, 2^20, 2^20)", func() (*tokendist.Graph, error) { return tokendist.Mesh(1<<20, 1<<20, 1<<20) }, tokendist.ErrBadParameter, []string{"1048576"}},
+		{"Torus(2 × 30)", func() (*tokendist.Graph, error) { return tokendist.Torus(slices.Repeat([]int{2}, 30)...) }, tokendist.ErrBadParameter, []string{"edge ends"}},
+		{"Torus(2^15, 2^15)", func() (*tokendist.Graph, error) { return tokendist.Torus(1<<15, 1<<15) }, tokendist.ErrBadParameter, []string{"edge ends"}},
+		{"RandomRegular(0, 0)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(0, 0, 1) }, tokendist.ErrBadParameter, []string{"n = 0"}},
+		{"RandomRegular(5, 5)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(5, 5, 1) }, tokendist.ErrBadParameter, []string{"d = 5"}},
+		{"RandomRegular(5, 7)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(5, 7, 1) }, tokendist.ErrBadParameter, []string{"d = 7"}},
+		{"RandomRegular(1, 2)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(1, 2, 1) }, tokendist.ErrBadParameter, []string{"d = 2"}},
+		{"RandomRegular(2, 2)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(2, 2, 1) }, tokendist.ErrBadParameter, []string{"d = 2"}},
+		{"RandomRegular(6, -1)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(6, -1, 1) }, tokendist.ErrBadParameter, []string{"d = -1"}},
+		{"RandomRegular(5, 3) odd", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(5, 3, 1) }, tokendist.ErrBadParameter, []string{"n = 5", "d = 3", "even"}},
+		{"RandomRegular(2^30, 4)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(1<<30, 4, 1) }, tokendist.ErrBadParameter, []string{"1073741824"}},
+		{"RandomRegular(2^31-2, 2)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(1<<31-2, 2, 1) }, tokendist.ErrBadParameter, []string{"2147483646"}},
+		{"RandomRegular(4, 0)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(4, 0, 1) }, tokendist.ErrNotConnected, []string{"0-regular", "4 nodes"}},
+		{"RandomRegular(6, 1)", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(6, 1, 1) }, tokendist.ErrNotConnected, []string{"1-regular", "6 nodes"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			g, err := tc.build()
+			require.Nil(t, g)
+			fndCheckErr(t, err, tc.is, tc.words...)
+			require.Less(t, time.Since(start), 200*time.Millisecond, "rejecting %s took too long", tc.name)
+		})
+	}
+	_, err := tokendist.KaryTreeOrder(0, 1)
+	fndCheckErr(t, err, tokendist.ErrBadParameter, "k = 0")
+	_, err = tokendist.KaryTreeOrder(3, -2)
+	fndCheckErr(t, err, tokendist.ErrBadParameter, "h = -2")
+}
+
+// TestGenLargestAccepted builds generators at the edge of the limits that are still
+// cheap, so the rejections above are not too eager.
+func TestGenLargestAccepted(t *testing.T) {
+	g := fndMust(tokendist.Complete(300))
+	require.Equal(t, 300*299/2, g.Size())
+	g = fndMust(tokendist.KaryTree(1, 1000))
+	require.Equal(t, 1001, g.Order())
+	g = fndMust(tokendist.KaryTree(1<<20, 1))
+	require.Equal(t, 1<<20+1, g.Order())
+	g = fndMust(tokendist.Torus(slices.Repeat([]int{2}, 12)...))
+	require.Equal(t, 12, g.MaxDegree())
+	n, err := tokendist.KaryTreeOrder(2, 30)
+	require.NoError(t, err)
+	require.Equal(t, 1<<31-1, n)
+	_, err = tokendist.KaryTreeOrder(1, 1<<31-2)
+	require.NoError(t, err)
+}

@@ -1,0 +1,130 @@
+package par
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestForCovers checks that For calls fn on disjoint, non-empty, contiguous ranges
+// that cover [0, n) exactly once, for many n and worker counts.
+func TestForCovers(t *testing.T) {
+	var g Group
+	ns := []int{0, 1, 2, 3, 5, 7, 8, 63, 64, 65, 100, 1000, 4097}
+	for _, n := range ns {
+		for workers := -1; workers <= 9; workers++ {
+			hits := make([]int32, n)
+			var calls atomic.Int32
+			g.For(n, workers, func(lo, hi int) {
+				calls.Add(1)
+				if lo > hi || lo < 0 || hi > n {
+					t.Errorf("n=%d workers=%d: bad range [%d, %d)", n, workers, lo, hi)
+					return
+				}
+				if lo == hi && n > 0 {
+					t.Errorf("n=%d workers=%d: empty range at %d", n, workers, lo)
+				}
+				for i := lo; i < hi; i++ {
+					atomic.AddInt32(&hits[i], 1)
+				}
+			})
+			for i, h := range hits {
+				if h != 1 {
+					t.Fatalf("n=%d workers=%d: index %d covered %d times", n, workers, i, h)
+				}
+			}
+			want := int32(max(1, min(workers, n)))
+			if n < 2 {
+				want = 1
+			}
+			if calls.Load() != want {
+				t.Errorf("n=%d workers=%d: %d calls, want %d", n, workers, calls.Load(), want)
+			}
+		}
+	}
+}
+
+// TestForNoAlloc checks that a parallel For does not allocate once its Group is warm.
+func TestForNoAlloc(t *testing.T) {
+	var g Group
+	data := make([]int64, 10000)
+	fn := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			data[i]++
+		}
+	}
+	g.For(len(data), 2, fn) // warm up: pool start, Group set-up
+	for _, workers := range []int{1, 2, 4} {
+		if a := testing.AllocsPerRun(100, func() { g.For(len(data), workers, fn) }); a != 0 {
+			t.Errorf("workers=%d: %v allocations per For", workers, a)
+		}
+	}
+}
+
+// TestForConcurrentGroups runs loops from several goroutines at once, each with its
+// own Group, sharing the pool.
+func TestForConcurrentGroups(t *testing.T) {
+	var wg sync.WaitGroup
+	for k := 0; k < 8; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var g Group
+			for rep := 0; rep < 50; rep++ {
+				n := 100 + k*37 + rep
+				var sum atomic.Int64
+				g.For(n, 1+(k+rep)%5, func(lo, hi int) {
+					s := int64(0)
+					for i := lo; i < hi; i++ {
+						s += int64(i)
+					}
+					sum.Add(s)
+				})
+				if want := int64(n) * int64(n-1) / 2; sum.Load() != want {
+					t.Errorf("sum %d, want %d", sum.Load(), want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestForNested calls For from inside For, which must not deadlock even when every
+// pool goroutine is busy with an outer range.
+func TestForNested(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var outer Group
+		inner := make([]Group, 64)
+		var total atomic.Int64
+		outer.For(64, 64, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				inner[i].For(100, 4, func(a, b int) { total.Add(int64(b - a)) })
+			}
+		})
+		if total.Load() != 6400 {
+			t.Errorf("nested total %d, want 6400", total.Load())
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("nested For deadlocked")
+	}
+}
+
+func TestWorkers(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	cases := []struct{ n, minPer, want int }{
+		{0, 64, 1}, {63, 64, 1}, {128, 64, 2}, {1000, 64, 4}, {1 << 20, 64, 4}, {10, 0, 4}, {3, 1, 3}, {-5, 1, 1},
+	}
+	for _, tc := range cases {
+		if got := Workers(tc.n, tc.minPer); got != tc.want {
+			t.Errorf("Workers(%d, %d) = %d, want %d", tc.n, tc.minPer, got, tc.want)
+		}
+	}
+}
