@@ -25,6 +25,9 @@ type PlotOptions struct {
 	LogX, LogY bool
 	// Points draws markers as well as lines.
 	Points bool
+	// LegendLeft and LegendBottom move the legend from the top right corner, for curves
+	// that rise to the right.
+	LegendLeft, LegendBottom bool
 	// Width and Height in centimetres (0: 16 × 10).
 	Width, Height float64
 }
@@ -74,7 +77,8 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 			p.Add(s)
 		}
 	}
-	p.Legend.Top = true
+	p.Legend.Top = !o.LegendBottom
+	p.Legend.Left = o.LegendLeft
 	if o.LogX {
 		logRange(&p.X)
 	}
