@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/simple"
 )
 
 // benchTree is the 2^20-node complete binary tree (height 19, 2^20 − 1 nodes) with its
@@ -69,6 +71,70 @@ func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
 			}
 			benchRounds(b, d, workers)
 		})
+	}
+}
+
+// BenchmarkThreshold1RoundBaselineGonum is the straightforward version the target is
+// measured against: THRESHOLD-1 written directly over gonum's simple.UndirectedGraph,
+// the edges of each colour collected once from the graph's edge iterator, and every
+// step walking its colour's gonum edges through their interface methods.
+func BenchmarkThreshold1RoundBaselineGonum(b *testing.B) {
+	bt := benchTree()
+	ug := simple.NewUndirectedGraph()
+	for _, e := range bt.g.EdgeList() {
+		ug.SetEdge(simple.Edge{F: simple.Node(e[0]), T: simple.Node(e[1])})
+	}
+	byColor := make([][]graph.Edge, bt.ec.Colors())
+	edges := ug.Edges()
+	for edges.Next() {
+		e := edges.Edge()
+		c := bt.ec.Color(int(e.From().ID()), int(e.To().ID()))
+		byColor[c] = append(byColor[c], e)
+	}
+	loads := bt.loads.Clone()
+	b.SetBytes(int64(8*bt.g.Order() + 8*bt.g.Size()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, es := range byColor {
+			for _, e := range es {
+				u, v := e.From().ID(), e.To().ID()
+				if loads[u] > loads[v] {
+					loads[u]--
+					loads[v]++
+				} else if loads[u] < loads[v] {
+					loads[u]++
+					loads[v]--
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkThreshold1RoundFloor streams the bytes a round must touch at least once:
+// every load read and written, every pair read. No implementation of a round can beat
+// it; the ratio to it shows how close the stepper gets.
+func BenchmarkThreshold1RoundFloor(b *testing.B) {
+	bt := benchTree()
+	loads := bt.loads.Clone()
+	var pairs [][]int32
+	for c := 0; c < bt.ec.Colors(); c++ {
+		pairs = append(pairs, bt.ec.Matching(c))
+	}
+	b.SetBytes(int64(8*bt.g.Order() + 8*bt.g.Size()))
+	b.ResetTimer()
+	var sink int32
+	for i := 0; i < b.N; i++ {
+		for j := range loads {
+			loads[j]++
+		}
+		for _, p := range pairs {
+			for _, x := range p {
+				sink += x
+			}
+		}
+	}
+	if sink == 1 {
+		b.Log(sink)
 	}
 }
 
