@@ -84,7 +84,7 @@ type DimensionExchange struct {
 // (nil: DefaultColoring(g)) and the user protocol p. Its stability period is one round:
 // p must depend only on the loads and on t mod χ for the stability stop to be sound;
 // otherwise run with RunOptions.NoStability. It costs the colouring's construction or
-// validation, O(m log Δ).
+// validation, O(n + m).
 func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExchange, error) {
 	if p == nil {
 		return nil, badParam("nil Protocol")

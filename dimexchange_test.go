@@ -3,6 +3,7 @@ package tokendist_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -423,6 +424,7 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 		{"colouring of a path on a tree", second(tokendist.Threshold1(mustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
 		{"zero colouring", second(tokendist.Threshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
 		{"DISCREPANCY-1 with n too small", second(tokendist.Discrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
+		{"DISCREPANCY-1 cycles overflow", second(tokendist.Discrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
 		{"nil protocol", second(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
 		{"nil graph", second(tokendist.Threshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
 		{"spanning tree of a disconnected graph", second(tokendist.SpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},

@@ -1,5 +1,7 @@
 package tokendist
 
+import "math"
+
 // Discrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
 // on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
 // cycles of an A-phase and a B-phase of χ·n steps each, where n is the number of nodes
@@ -36,6 +38,9 @@ func Discrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error)
 	d, err := newDimensionExchange(g, ec, discrepancy1, "DISCREPANCY-1")
 	if err != nil {
 		return nil, err
+	}
+	if d.chi > math.MaxInt64/4/int64(n) {
+		return nil, badParam("DISCREPANCY-1 cycles of 2·χ·n = 2·%d·%d steps overflow int64", d.chi, n)
 	}
 	d.nodes = int64(n)
 	return d, nil
