@@ -105,14 +105,17 @@ func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
 }
 
-// Cycles returns the number of DISCREPANCY-1 cycles completed in the last run.
+// Cycles returns the number of DISCREPANCY-1 cycles (an A-phase and a B-phase, Houle et
+// al., section 5) completed in the last run, in O(1).
 func (d *DimensionExchange) Cycles() int64 { return d.cycles }
 
 // Decisions returns, for every node, the first cycle (1, 2, ...) at whose end its local
-// termination rule held in the last run, or 0 if it never did. The slice is a copy.
+// termination rule (Houle et al., end of section 5) held in the last run, or 0 if it
+// never did. The slice is a copy, made in O(n).
 func (d *DimensionExchange) Decisions() []int64 { return append([]int64(nil), d.decided...) }
 
-// LocalMax returns localMax(v) of the last completed cycle of DISCREPANCY-1 (a copy).
+// LocalMax returns localMax(v), the largest load node v held during the A-phase of the
+// last completed DISCREPANCY-1 cycle (Houle et al., section 5), as a copy made in O(n).
 func (d *DimensionExchange) LocalMax() []int64 { return append([]int64(nil), d.prevMax...) }
 
 // threshold1MaxEdges applies THRESHOLD-1 and keeps localMax up to date (A-phase).
