@@ -1,0 +1,385 @@
+package tokendist_test
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+)
+
+// Test helpers for msd_test.go: small-tree enumeration, colourings, an independent
+// observer simulation, and the paper's O(n²·MSD) set building as a baseline.
+
+// allTrees returns every unlabelled tree with 1..maxN nodes, one labelled
+// representative per shape, grown leaf by leaf and deduplicated by a canonical form.
+func allTrees(t testing.TB, maxN int) []*tokendist.Graph {
+	type tree [][2]int
+	levels := [][]tree{{{}}} // n = 1: no edges
+	for n := 2; n <= maxN; n++ {
+		seen := map[string]bool{}
+		var next []tree
+		for _, tr := range levels[n-2] {
+			for v := 0; v < n-1; v++ {
+				e := append(slices.Clone(tr), [2]int{v, n - 1})
+				key := canonicalTree(n, e)
+				if !seen[key] {
+					seen[key] = true
+					next = append(next, e)
+				}
+			}
+		}
+		levels = append(levels, next)
+	}
+	var out []*tokendist.Graph
+	for i, lv := range levels {
+		for _, e := range lv {
+			g, err := tokendist.NewGraph(i+1, e)
+			require.NoError(t, err)
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// canonicalTree is the smallest AHU encoding of the tree over all roots.
+func canonicalTree(n int, edges [][2]int) string {
+	adj := make([][]int, n)
+	for _, e := range edges {
+		adj[e[0]] = append(adj[e[0]], e[1])
+		adj[e[1]] = append(adj[e[1]], e[0])
+	}
+	var enc func(v, p int) string
+	enc = func(v, p int) string {
+		var parts []string
+		for _, u := range adj[v] {
+			if u != p {
+				parts = append(parts, enc(u, v))
+			}
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, "") + ")"
+	}
+	best := ""
+	for r := 0; r < n; r++ {
+		if s := enc(r, -1); best == "" || s < best {
+			best = s
+		}
+	}
+	return best
+}
+
+// allDeltaColorings returns every proper colouring of tree g with Δ colours whose first
+// edge (in BFS order from node 0) has colour 0: one per orbit of the cyclic colour
+// shift c → c+1 mod Δ, which maps c-phases to (c+1)-phases. It stops at limit
+// colourings and reports whether it got them all.
+func allDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendist.EdgeColoring, bool) {
+	n, chi := g.Order(), g.MaxDegree()
+	if n == 1 {
+		ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return 0 })
+		require.NoError(t, err)
+		return []*tokendist.EdgeColoring{ec}, true
+	}
+	type edge struct{ u, v int }
+	var edges []edge
+	parent := make([]int, n)
+	parent[0] = -1
+	queue := []int{0}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, v := range g.Neighbors(u) {
+			if int(v) != parent[u] {
+				parent[v] = u
+				edges = append(edges, edge{u, int(v)})
+				queue = append(queue, int(v))
+			}
+		}
+	}
+	color := map[[2]int]int{}
+	key := func(u, v int) [2]int { return [2]int{min(u, v), max(u, v)} }
+	var out []*tokendist.EdgeColoring
+	complete := true
+	var rec func(i int)
+	rec = func(i int) {
+		if len(out) >= limit {
+			complete = false
+			return
+		}
+		if i == len(edges) {
+			cp := maps(color)
+			ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return cp[key(u, v)] })
+			require.NoError(t, err)
+			out = append(out, ec)
+			return
+		}
+		e := edges[i]
+		for c := 0; c < chi; c++ {
+			if i == 0 && c != 0 {
+				break
+			}
+			ok := true
+			for _, x := range []int{e.u, e.v} {
+				for _, y := range g.Neighbors(x) {
+					if cc, has := color[key(x, int(y))]; has && cc == c {
+						ok = false
+					}
+				}
+			}
+			if ok {
+				color[key(e.u, e.v)] = c
+				rec(i + 1)
+				delete(color, key(e.u, e.v))
+			}
+		}
+	}
+	rec(0)
+	return out, complete
+}
+
+func maps(m map[[2]int]int) map[[2]int]int {
+	cp := make(map[[2]int]int, len(m))
+	for k, v := range m {
+		cp[k] = v
+	}
+	return cp
+}
+
+// simulateObservers walks every observer step by step from time c for one phase,
+// independently of ObserverTour: at step t an observer at x crosses x's edge of colour
+// t mod χ if there is one. It returns pos[k][v] = obs(v) at time c + k (k = 0..χn).
+func simulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
+	g := ec.Graph()
+	n, chi := g.Order(), max(1, ec.Colors())
+	cur := make([]int, n)
+	for v := range cur {
+		cur[v] = v
+	}
+	out := [][]int{slices.Clone(cur)}
+	for t := c; t < c+chi*n; t++ {
+		col := t % chi
+		for v, x := range cur {
+			for _, y := range g.Neighbors(x) {
+				if ec.Color(x, int(y)) == col {
+					cur[v] = int(y)
+					break
+				}
+			}
+		}
+		out = append(out, slices.Clone(cur))
+	}
+	return out
+}
+
+// sideSize returns |T(x, y)|: the nodes on x's side when edge xy is removed.
+func sideSize(g *tokendist.Graph, x, y int) int {
+	seen := map[int]bool{x: true, y: true}
+	stack := []int{x}
+	cnt := 0
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		cnt++
+		for _, v := range g.Neighbors(u) {
+			if !seen[int(v)] {
+				seen[int(v)] = true
+				stack = append(stack, int(v))
+			}
+		}
+	}
+	return cnt
+}
+
+// paperMSD is the paper's procedure (end of section 4.3): build SG_i from SG_{i-1} by
+// equation (4), testing every pair (p, q) of Z_n, O(n²) per level, until SG_i covers
+// 1..n-1. It returns MSD and stability(p) for every p.
+func paperMSD(n int, sg1 []int) (int, []int32) {
+	stab := make([]int32, n)
+	if n == 1 {
+		return 0, stab
+	}
+	in1 := make([]bool, n)
+	for _, p := range sg1 {
+		in1[p] = true
+	}
+	cur := slices.Clone(in1)
+	for p := 1; p < n; p++ {
+		if cur[p] {
+			stab[p] = 1
+		}
+	}
+	for i := 1; ; i++ {
+		full := true
+		for p := 1; p < n; p++ {
+			full = full && cur[p]
+		}
+		if full {
+			return i, stab
+		}
+		nxt := slices.Clone(cur)
+		for p := 0; p < n; p++ {
+			for q := 0; q < n; q++ {
+				if cur[p] && in1[q] {
+					nxt[(p+q)%n] = true
+				}
+			}
+		}
+		for p := 1; p < n; p++ {
+			if nxt[p] && !cur[p] {
+				stab[p] = int32(i + 1)
+			}
+		}
+		cur = nxt
+	}
+}
+
+// theorem11 reports whether |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
+// Theorem 11's condition, in O(n²).
+func theorem11(gp *tokendist.Gaps, stab []int32, l tokendist.Loads) bool {
+	for v := range l {
+		for w := range l {
+			if d := l[v] - l[w]; v != w && d > int64(stab[gp.Gap(v, w)]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// forEachLoads calls fn on every vector in {0..hi}^n whose minimum is 0 (stability and
+// discrepancy are invariant under adding a constant). fn must not keep the slice.
+func forEachLoads(n int, hi int64, fn func(l tokendist.Loads)) {
+	l := make(tokendist.Loads, n)
+	for {
+		if slices.Min(l) == 0 {
+			fn(l)
+		}
+		i := 0
+		for i < n && l[i] == hi {
+			l[i] = 0
+			i++
+		}
+		if i == n {
+			return
+		}
+		l[i]++
+	}
+}
+
+func treeName(g *tokendist.Graph) string {
+	return fmt.Sprintf("n%d%v", g.Order(), g.EdgeList())
+}
+
+// bfsColoring is a test-only Δ-colouring of a tree: BFS from node 0, each node gives
+// its child edges the smallest colours other than its parent edge's.
+func bfsColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
+	n := g.Order()
+	col := map[[2]int]int{}
+	parent, pc := make([]int, n), make([]int, n)
+	parent[0], pc[0] = -1, -1
+	queue := []int{0}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		c := 0
+		for _, v := range g.Neighbors(u) {
+			if int(v) == parent[u] {
+				continue
+			}
+			if c == pc[u] {
+				c++
+			}
+			col[[2]int{min(u, int(v)), max(u, int(v))}] = c
+			parent[v], pc[v] = u, c
+			c++
+			queue = append(queue, int(v))
+		}
+	}
+	ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return col[[2]int{u, v}] })
+	require.NoError(t, err)
+	return ec
+}
+
+// refPhase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on a copy of l:
+// a test-only reference for the real stepper.
+func refPhase(ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
+	l = l.Clone()
+	chi := max(1, ec.Colors())
+	for t := c; t < c+chi*len(l); t++ {
+		if ec.Colors() == 0 {
+			break
+		}
+		m := ec.Matching(t % chi)
+		for i := 0; i < len(m); i += 2 {
+			u, v := m[i], m[i+1]
+			if l[u] > l[v] {
+				l[u], l[v] = l[u]-1, l[v]+1
+			} else if l[v] > l[u] {
+				l[u], l[v] = l[u]+1, l[v]-1
+			}
+		}
+	}
+	return l
+}
+
+// algorithmColorings returns the colourings produced by the library's colouring
+// algorithms (until the dimex branch lands: the test-only BFS colouring).
+func algorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
+	return []*tokendist.EdgeColoring{bfsColoring(t, g)}
+}
+
+// phase runs one c-phase of THRESHOLD-1 on a copy of l (until the dimex branch lands:
+// the test-only reference).
+func phase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
+	return refPhase(ec, c, l)
+}
+
+// phaseStable reports whether one c-phase of THRESHOLD-1 leaves l unchanged.
+func phaseStable(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) bool {
+	return slices.Equal(phase(t, ec, c, l), l)
+}
+
+// coloredCanonical is a canonical form of an edge-coloured tree up to node relabelling
+// and cyclic colour shifts: the smallest colour-labelled AHU encoding over all roots
+// and shifts. Both symmetries map the c-phases of one colouring to the phases of the
+// other, so the sweeps test one colouring per class.
+func coloredCanonical(ec *tokendist.EdgeColoring) string {
+	g := ec.Graph()
+	chi := max(1, ec.Colors())
+	var enc func(v, p, shift int) string
+	enc = func(v, p, shift int) string {
+		var parts []string
+		for _, u := range g.Neighbors(v) {
+			if int(u) != p {
+				parts = append(parts, fmt.Sprint((ec.Color(v, int(u))+shift)%chi)+enc(int(u), v, shift))
+			}
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, ",") + ")"
+	}
+	best := ""
+	for s := 0; s < chi; s++ {
+		for r := 0; r < g.Order(); r++ {
+			if e := enc(r, -1, s); best == "" || e < best {
+				best = e
+			}
+		}
+	}
+	return fmt.Sprint(chi, best)
+}
+
+// distinctColorings keeps one colouring per class of coloredCanonical.
+func distinctColorings(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring {
+	seen := map[string]bool{}
+	var out []*tokendist.EdgeColoring
+	for _, ec := range ecs {
+		if k := coloredCanonical(ec); !seen[k] {
+			seen[k] = true
+			out = append(out, ec)
+		}
+	}
+	return out
+}
