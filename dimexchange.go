@@ -1,0 +1,382 @@
+package tokendist
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tokendist/tokendist/internal/par"
+)
+
+// Protocol decides, for one active edge of a dimension-exchange step, how many tokens
+// cross it (Houle, Symvonis and Wood, section 1.1: "compare the loads of v and w
+// according to some protocol"). It is the extension point for user-defined protocols;
+// the built-in THRESHOLD-1, THRESHOLD-2 and DISCREPANCY-1 protocols are specialised
+// inside the stepper and do not go through it.
+type Protocol interface {
+	// Send returns the number of tokens that node u sends to node v across the active
+	// edge (u, v), u < v, at step t, given their loads lu and lv before the step; a
+	// negative value sends tokens from v to u. It must keep both loads non-negative,
+	// be deterministic, and be safe for concurrent calls on distinct edges (the
+	// stepper splits large matchings across cores).
+	Send(t int64, u, v int, lu, lv int64) int64
+}
+
+// ProtocolFunc adapts a function to Protocol.
+type ProtocolFunc func(t int64, u, v int, lu, lv int64) int64
+
+// Send calls f.
+func (f ProtocolFunc) Send(t int64, u, v int, lu, lv int64) int64 { return f(t, u, v, lu, lv) }
+
+// protocolKind selects the specialised inner loop of a DimensionExchange.
+type protocolKind uint8
+
+const (
+	custom protocolKind = iota
+	threshold2
+	threshold1
+	discrepancy1
+)
+
+// parallelMinEdges is the least number of active edges per worker before a matching is
+// split across cores: below it the hand-off costs more than it saves.
+const parallelMinEdges = 1 << 14
+
+// DimensionExchange is the DIMENSION-EXCHANGE algorithm of Houle, Symvonis and Wood
+// (section 1.1) as a Balancer: the edges carry a proper colouring with χ colours, the
+// step at time t activates the edges of colour t mod χ (a matching), and on every active
+// edge both ends compare loads and move tokens according to a protocol. A round is χ
+// steps; every step costs one unit of model time and two load messages per active edge.
+//
+// Build one with Threshold1, Threshold2, Discrepancy1 or NewDimensionExchange (a user
+// Protocol). A step costs O(|matching|); large matchings are split across cores (the
+// edges of one colour are disjoint, so the split never changes the result). Step does
+// not allocate. A value can be reused for several runs, but not concurrently.
+type DimensionExchange struct {
+	g     *Graph
+	ec    *EdgeColoring
+	kind  protocolKind
+	proto Protocol
+	name  string
+	chi   int64
+
+	// DISCREPANCY-1 state (section 5).
+	nodes     int64   // the n every node knows; phases are χ·nodes steps
+	localMax  []int64 // localMax(v) of the current cycle
+	prevMax   []int64 // localMax(v) of the previous cycle
+	decided   []int64 // cycle at which v's local termination rule first held, 0 if never
+	undecided int     // nodes whose rule has not held yet
+	cycles    int64   // completed cycles
+	allDone   bool    // every node's rule holds at the end of the last cycle
+	doneAt    int64   // step at which allDone became true
+
+	// Per-step scratch for the parallel split; set before each par.Group.For call.
+	group par.Group
+	chunk func(lo, hi int)
+	pairs []int32
+	loads []int64
+	step  int64
+	plus  bool
+	moved atomic.Int64
+	errMu sync.Mutex
+	err   error
+}
+
+// NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
+// (nil: DefaultColoring(g)) and the user protocol p. Its stability period is one round:
+// p must depend only on the loads and on t mod χ for the stability stop to be sound;
+// otherwise run with RunOptions.NoStability. It costs the colouring's construction or
+// validation, O(m log Δ).
+func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExchange, error) {
+	if p == nil {
+		return nil, badParam("nil Protocol")
+	}
+	d, err := newDimensionExchange(g, ec, custom, fmt.Sprintf("DIMENSION-EXCHANGE(%T)", p))
+	if err != nil {
+		return nil, err
+	}
+	d.proto = p
+	return d, nil
+}
+
+// newDimensionExchange validates g and ec (or builds the default colouring).
+func newDimensionExchange(g *Graph, ec *EdgeColoring, kind protocolKind, name string) (*DimensionExchange, error) {
+	if g == nil {
+		return nil, ErrNilNetwork
+	}
+	if ec == nil {
+		var err error
+		if ec, err = DefaultColoring(g); err != nil {
+			return nil, err
+		}
+	} else if err := ec.Validate(g); err != nil {
+		return nil, err
+	}
+	return &DimensionExchange{g: g, ec: ec, kind: kind, name: name, chi: int64(ec.Colors())}, nil
+}
+
+// String names the protocol, e.g. "THRESHOLD-1".
+func (d *DimensionExchange) String() string { return d.name }
+
+// Graph returns the network the balancer was built for.
+func (d *DimensionExchange) Graph() *Graph { return d.g }
+
+// Coloring returns the edge colouring in use.
+func (d *DimensionExchange) Coloring() *EdgeColoring { return d.ec }
+
+// Colors returns χ, the number of colours and so the number of steps in a round.
+func (d *DimensionExchange) Colors() int { return int(d.chi) }
+
+// ActiveColor returns the colour whose edges are active at step t: t mod χ.
+func (d *DimensionExchange) ActiveColor(t int64) int {
+	if d.chi == 0 {
+		return 0
+	}
+	return int(t % d.chi)
+}
+
+// Init checks that the run's network is the coloured graph and resets the per-run state.
+func (d *DimensionExchange) Init(s *State) error {
+	if g, ok := s.Net.(*Graph); !ok || g != d.g {
+		if err := d.ec.Validate(s.Net); err != nil {
+			return err
+		}
+	}
+	if d.chunk == nil {
+		d.chunk = d.runChunk
+	}
+	if d.kind == discrepancy1 {
+		d.initDiscrepancy1(s)
+	}
+	return nil
+}
+
+// Period returns the stability period Run checks: one round (χ steps) for THRESHOLD-2
+// and user protocols, one phase (χ·n steps, Houle et al., Definition 3) for THRESHOLD-1,
+// whose stable distributions rotate along the observer tour, and one cycle (2·χ·n) for
+// DISCREPANCY-1.
+func (d *DimensionExchange) Period(*State) int64 {
+	chi := max(d.chi, 1)
+	switch d.kind {
+	case threshold1:
+		return chi * int64(d.g.Order())
+	case discrepancy1:
+		return 2 * chi * d.nodes
+	}
+	return chi
+}
+
+// Step performs one dimension-exchange step: the edges of colour s.Steps mod χ are
+// active.
+func (d *DimensionExchange) Step(s *State) error {
+	s.Time++
+	if d.chi == 0 {
+		return nil
+	}
+	if d.kind == discrepancy1 {
+		d.beforeDiscrepancy1Step(s)
+	}
+	pairs := d.ec.match[s.Steps%d.chi]
+	edges := len(pairs) / 2
+	s.Messages += 2 * int64(edges)
+	workers := min(s.Workers, par.Workers(edges, parallelMinEdges))
+	if workers <= 1 && d.kind != custom {
+		s.Moved += d.apply(s.Loads, pairs)
+	} else {
+		d.pairs, d.loads, d.step = pairs, s.Loads, s.Steps
+		d.moved.Store(0)
+		d.group.For(edges, workers, d.chunk)
+		s.Moved += d.moved.Load()
+		d.pairs, d.loads = nil, nil
+		if d.err != nil {
+			err := d.err
+			d.err = nil
+			return err
+		}
+	}
+	if d.kind == discrepancy1 {
+		d.afterDiscrepancy1Step(s)
+	}
+	return nil
+}
+
+// runChunk applies the protocol to active edges lo..hi-1 of the current matching.
+func (d *DimensionExchange) runChunk(lo, hi int) {
+	pairs := d.pairs[2*lo : 2*hi]
+	if d.kind != custom {
+		d.moved.Add(d.apply(d.loads, pairs))
+		return
+	}
+	var moved int64
+	for i := 0; i+1 < len(pairs); i += 2 {
+		u, v := pairs[i], pairs[i+1]
+		a, b := d.loads[u], d.loads[v]
+		x := d.proto.Send(d.step, int(u), int(v), a, b)
+		if x > a || x < -b {
+			d.errMu.Lock()
+			if d.err == nil {
+				d.err = badParam("protocol %s sends %d tokens over edge (%d, %d) with loads %d and %d", d.name, x, u, v, a, b)
+			}
+			d.errMu.Unlock()
+			continue
+		}
+		d.loads[u], d.loads[v] = a-x, b+x
+		if x < 0 {
+			x = -x
+		}
+		moved += x
+	}
+	d.moved.Add(moved)
+}
+
+// apply runs a built-in protocol over flat pairs and returns the tokens moved. The
+// switch sits outside the edge loops so that each loop is branch-light.
+func (d *DimensionExchange) apply(loads []int64, pairs []int32) int64 {
+	switch d.kind {
+	case threshold2:
+		return threshold2Edges(loads, pairs)
+	case threshold1:
+		return threshold1Edges(loads, pairs)
+	case discrepancy1:
+		if d.plus {
+			return threshold1PlusEdges(loads, d.localMax, pairs)
+		}
+		return threshold1MaxEdges(loads, d.localMax, pairs)
+	}
+	panic("tokendist: internal error: apply on a user protocol")
+}
+
+// SpanningTreeBalancer runs a tree algorithm on a spanning tree of a connected network:
+// tokens move only along the tree's edges, so THRESHOLD-1 and DISCREPANCY-1 apply to any
+// connected graph (Houle, Symvonis and Wood, section 1.2: "an algorithm for token
+// distribution on trees is applicable to arbitrary architectures"). Build it with
+// SpanningTree. It forwards Init, Step, Done and Period to the tree algorithm, which
+// sees the tree as its network.
+type SpanningTreeBalancer struct {
+	g     *Graph
+	tree  *Graph
+	root  int
+	inner Balancer
+}
+
+// AutoRoot asks SpanningTree for a centre of the network as the root.
+const AutoRoot = -1
+
+// SpanningTree returns build's balancer running on the breadth-first spanning tree of
+// the connected graph g rooted at root (AutoRoot: a centre of g, so the tree's depth is
+// g's radius). build receives the tree and returns the tree algorithm, for example
+// func(t *Graph) (Balancer, error) { return Threshold1(t, nil) }. It costs a BFS, O(n +
+// m), plus O(n·m) to find a centre of a graph that is not a tree.
+func SpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, error)) (*SpanningTreeBalancer, error) {
+	if g == nil {
+		return nil, ErrNilNetwork
+	}
+	if build == nil {
+		return nil, badParam("nil tree-algorithm constructor")
+	}
+	if err := requireConnected(g); err != nil {
+		return nil, err
+	}
+	if root == AutoRoot {
+		var err error
+		if root, err = g.Center(); err != nil {
+			return nil, err
+		}
+	}
+	tree, _, err := g.BFSTree(root)
+	if err != nil {
+		return nil, err
+	}
+	inner, err := build(tree)
+	if err != nil {
+		return nil, err
+	}
+	if inner == nil {
+		return nil, ErrNilBalancer
+	}
+	return &SpanningTreeBalancer{g: g, tree: tree, root: root, inner: inner}, nil
+}
+
+// Tree returns the spanning tree the algorithm runs on.
+func (b *SpanningTreeBalancer) Tree() *Graph { return b.tree }
+
+// Root returns the root of the spanning tree.
+func (b *SpanningTreeBalancer) Root() int { return b.root }
+
+// Inner returns the tree algorithm (for its own results, such as Decisions).
+func (b *SpanningTreeBalancer) Inner() Balancer { return b.inner }
+
+// String names the tree algorithm and the tree, e.g. "THRESHOLD-1 on a BFS tree from 0".
+func (b *SpanningTreeBalancer) String() string {
+	return fmt.Sprintf("%s on a BFS tree from %d", BalancerName(b.inner), b.root)
+}
+
+// onTree runs f with s.Net set to the tree.
+func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
+	net := s.Net
+	s.Net = b.tree
+	err := f(s)
+	s.Net = net
+	return err
+}
+
+// Init checks that the run's network is the graph the tree spans and initialises the
+// tree algorithm.
+func (b *SpanningTreeBalancer) Init(s *State) error {
+	if g, ok := s.Net.(*Graph); !ok || g != b.g {
+		other, err := AsGraph(s.Net)
+		if err != nil {
+			return err
+		}
+		for u := 0; u < b.tree.Order(); u++ {
+			for _, v := range b.tree.Neighbors(u) {
+				if u >= other.Order() || !other.HasEdge(u, int(v)) {
+					return badParam("the network has no edge (%d, %d) of the spanning tree", u, v)
+				}
+			}
+		}
+		if other.Order() != b.tree.Order() {
+			return badParam("the network has %d nodes, the spanning tree %d", other.Order(), b.tree.Order())
+		}
+	}
+	in, ok := b.inner.(Initializer)
+	if !ok {
+		return nil
+	}
+	return b.onTree(s, in.Init)
+}
+
+// Step performs one step of the tree algorithm.
+func (b *SpanningTreeBalancer) Step(s *State) error {
+	net := s.Net
+	s.Net = b.tree
+	err := b.inner.Step(s)
+	s.Net = net
+	return err
+}
+
+// Done forwards to the tree algorithm's termination rule (false if it has none).
+func (b *SpanningTreeBalancer) Done(s *State) bool {
+	t, ok := b.inner.(Terminator)
+	if !ok {
+		return false
+	}
+	net := s.Net
+	s.Net = b.tree
+	done := t.Done(s)
+	s.Net = net
+	return done
+}
+
+// Period forwards to the tree algorithm's stability period (0, no check, if it has none).
+func (b *SpanningTreeBalancer) Period(s *State) int64 {
+	p, ok := b.inner.(Periodic)
+	if !ok {
+		return 0
+	}
+	net := s.Net
+	s.Net = b.tree
+	period := p.Period(s)
+	s.Net = net
+	return period
+}

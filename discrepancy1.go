@@ -1,0 +1,147 @@
+package tokendist
+
+// Discrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
+// on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
+// cycles of an A-phase and a B-phase of χ·n steps each, where n is the number of nodes
+// every node is assumed to know (0 means g.Order(); a larger n, an upper bound known to
+// the nodes, lengthens the phases and keeps the proofs valid). In the A-phase it runs
+// THRESHOLD-1 and every node v records localMax(v), the largest load it held during the
+// phase; in the B-phase it runs THRESHOLD-1 PLUS, which does not swap across an edge of
+// discrepancy one when the heavier end holds its localMax. Every cycle that starts with
+// discrepancy ≥ 2 lowers it by at least one (Theorem 18), so discrepancy ≤ 1 is reached
+// within 2(Δ0 − 1)·χ·n steps for initial discrepancy Δ0.
+//
+// Done reports the paper's local termination rule: at the end of a cycle, node v
+// decides to stop when localMax(v) is the same as in the previous cycle; Done is true
+// once every node has decided (see Decisions and the notes on this rule in the
+// package's errata). Period is one cycle, 2·χ·n steps. g must be a tree, else
+// ErrNotTree (use SpanningTree for other graphs).
+func Discrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
+	if g == nil {
+		return nil, ErrNilNetwork
+	}
+	if err := requireTree(g); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		n = g.Order()
+	}
+	if n < g.Order() {
+		return nil, badParam("DISCREPANCY-1 needs n ≥ the tree's %d nodes, got n = %d", g.Order(), n)
+	}
+	d, err := newDimensionExchange(g, ec, discrepancy1, "DISCREPANCY-1")
+	if err != nil {
+		return nil, err
+	}
+	d.nodes = int64(n)
+	return d, nil
+}
+
+// initDiscrepancy1 resets the per-run state of DISCREPANCY-1.
+func (d *DimensionExchange) initDiscrepancy1(s *State) {
+	n := d.g.Order()
+	if len(d.localMax) != n {
+		d.localMax = make([]int64, n)
+		d.prevMax = make([]int64, n)
+		d.decided = make([]int64, n)
+	}
+	clear(d.decided)
+	d.undecided = n
+	d.cycles = 0
+	d.allDone = false
+	d.doneAt = -1
+	d.plus = false
+}
+
+// phase returns the position of step t in its cycle and the phase length χ·n.
+func (d *DimensionExchange) phase(t int64) (pos, length int64) {
+	length = d.chi * d.nodes
+	return t % (2 * length), length
+}
+
+// beforeDiscrepancy1Step starts a cycle (localMax(v) ← load(v)) and picks the protocol.
+func (d *DimensionExchange) beforeDiscrepancy1Step(s *State) {
+	pos, length := d.phase(s.Steps)
+	if pos == 0 {
+		copy(d.localMax, s.Loads)
+	}
+	d.plus = pos >= length
+}
+
+// afterDiscrepancy1Step applies the local termination rule at the end of a cycle.
+func (d *DimensionExchange) afterDiscrepancy1Step(s *State) {
+	pos, length := d.phase(s.Steps)
+	if pos != 2*length-1 {
+		return
+	}
+	d.cycles++
+	same := 0
+	for v, m := range d.localMax {
+		if d.cycles >= 2 && m == d.prevMax[v] {
+			same++
+			if d.decided[v] == 0 {
+				d.decided[v] = d.cycles
+				d.undecided--
+			}
+		}
+	}
+	if d.undecided == 0 && !d.allDone {
+		d.allDone = true
+		d.doneAt = s.Steps + 1
+	}
+	d.localMax, d.prevMax = d.prevMax, d.localMax
+}
+
+// Done reports whether every node has met DISCREPANCY-1's local termination rule
+// (Houle et al., end of section 5). It is always false for the other protocols.
+func (d *DimensionExchange) Done(*State) bool { return d.allDone }
+
+// Cycles returns the number of DISCREPANCY-1 cycles completed in the last run.
+func (d *DimensionExchange) Cycles() int64 { return d.cycles }
+
+// Decisions returns, for every node, the first cycle (1, 2, ...) at whose end its local
+// termination rule held in the last run, or 0 if it never did. The slice is a copy.
+func (d *DimensionExchange) Decisions() []int64 { return append([]int64(nil), d.decided...) }
+
+// LocalMax returns localMax(v) of the last completed cycle of DISCREPANCY-1 (a copy).
+func (d *DimensionExchange) LocalMax() []int64 { return append([]int64(nil), d.prevMax...) }
+
+// threshold1MaxEdges applies THRESHOLD-1 and keeps localMax up to date (A-phase).
+func threshold1MaxEdges(loads, localMax []int64, pairs []int32) (moved int64) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		u, v := pairs[i], pairs[i+1]
+		a, b := loads[u], loads[v]
+		var x int64
+		if a > b {
+			x = 1
+		}
+		if a < b {
+			x = -1
+		}
+		a, b = a-x, b+x
+		loads[u], loads[v] = a, b
+		localMax[u] = max(localMax[u], a)
+		localMax[v] = max(localMax[v], b)
+		moved += x & 1
+	}
+	return moved
+}
+
+// threshold1PlusEdges applies THRESHOLD-1 PLUS (B-phase): as THRESHOLD-1, except that a
+// node holding its localMax does not send across an edge of discrepancy one.
+func threshold1PlusEdges(loads, localMax []int64, pairs []int32) (moved int64) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		u, v := pairs[i], pairs[i+1]
+		a, b := loads[u], loads[v]
+		var x int64
+		if a-b >= 2 || a-b == 1 && a != localMax[u] {
+			x = 1
+		}
+		if b-a >= 2 || b-a == 1 && b != localMax[v] {
+			x = -1
+		}
+		loads[u], loads[v] = a-x, b+x
+		moved += x & 1
+	}
+	return moved
+}
