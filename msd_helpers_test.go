@@ -1,7 +1,9 @@
 package tokendist_test
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"slices"
 	"sort"
 	"strings"
@@ -14,9 +16,21 @@ import (
 // Test helpers for msd_test.go: small-tree enumeration, colourings, an independent
 // observer simulation, and the paper's O(n²·MSD) set building as a baseline.
 
-// allTrees returns every unlabelled tree with 1..maxN nodes, one labelled
+// allTrees returns every unlabelled tree with 1..maxN nodes (maxN ≤ 12), one labelled
 // representative per shape, grown leaf by leaf and deduplicated by a canonical form.
+// The list is built once.
 func allTrees(t testing.TB, maxN int) []*tokendist.Graph {
+	all := allTrees12()
+	i := 0
+	for i < len(all) && all[i].Order() <= maxN {
+		i++
+	}
+	return all[:i]
+}
+
+var allTrees12 = sync.OnceValue(func() []*tokendist.Graph { return growTrees(12) })
+
+func growTrees(maxN int) []*tokendist.Graph {
 	type tree [][2]int
 	levels := [][]tree{{{}}} // n = 1: no edges
 	for n := 2; n <= maxN; n++ {
@@ -37,9 +51,7 @@ func allTrees(t testing.TB, maxN int) []*tokendist.Graph {
 	var out []*tokendist.Graph
 	for i, lv := range levels {
 		for _, e := range lv {
-			g, err := tokendist.NewGraph(i+1, e)
-			require.NoError(t, err)
-			out = append(out, g)
+			out = append(out, mustGraph(tokendist.NewGraph(i+1, e)))
 		}
 	}
 	return out
@@ -154,6 +166,15 @@ func maps(m map[[2]int]int) map[[2]int]int {
 func simulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
 	g := ec.Graph()
 	n, chi := g.Order(), max(1, ec.Colors())
+	next := make([]int, n*chi) // next[x·χ + col]: where an observer at x goes
+	for x := 0; x < n; x++ {
+		for col := 0; col < chi; col++ {
+			next[x*chi+col] = x
+		}
+		for _, y := range g.Neighbors(x) {
+			next[x*chi+ec.Color(x, int(y))] = int(y)
+		}
+	}
 	cur := make([]int, n)
 	for v := range cur {
 		cur[v] = v
@@ -162,12 +183,7 @@ func simulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
 	for t := c; t < c+chi*n; t++ {
 		col := t % chi
 		for v, x := range cur {
-			for _, y := range g.Neighbors(x) {
-				if ec.Color(x, int(y)) == col {
-					cur[v] = int(y)
-					break
-				}
-			}
+			cur[v] = next[x*chi+col]
 		}
 		out = append(out, slices.Clone(cur))
 	}
@@ -325,16 +341,60 @@ func refPhase(ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Lo
 	return l
 }
 
-// algorithmColorings returns the colourings produced by the library's colouring
-// algorithms (until the dimex branch lands: the test-only BFS colouring).
+// algorithmColorings returns the distinct colourings that the library's colouring
+// algorithms produce for g: König's Δ-colouring (BipartiteColoring) and Misra–Gries.
 func algorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
-	return []*tokendist.EdgeColoring{bfsColoring(t, g)}
+	k, err := tokendist.BipartiteColoring(g)
+	require.NoError(t, err)
+	mg, err := tokendist.MisraGries(g)
+	require.NoError(t, err)
+	return distinctColorings([]*tokendist.EdgeColoring{k, mg})
 }
 
-// phase runs one c-phase of THRESHOLD-1 on a copy of l (until the dimex branch lands:
-// the test-only reference).
+// delayed runs the real THRESHOLD-1 stepper from step skip on (earlier steps do
+// nothing), so that a run of skip + χ·n steps is one c-phase with c = skip mod χ: the
+// stepper activates colour s.Steps mod χ.
+type delayed struct {
+	inner *tokendist.DimensionExchange
+	skip  int64
+}
+
+func (d *delayed) Init(s *tokendist.State) error { return d.inner.Init(s) }
+
+func (d *delayed) Step(s *tokendist.State) error {
+	if s.Steps < d.skip {
+		return nil
+	}
+	return d.inner.Step(s)
+}
+
+// phaseRunner runs c-phases of the real THRESHOLD-1 stepper through Run, reusing one
+// balancer per colouring.
+type phaseRunner struct {
+	ec *tokendist.EdgeColoring
+	th *tokendist.DimensionExchange
+}
+
+var phaseRunners = map[*tokendist.EdgeColoring]*phaseRunner{}
+
+// phase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on l through Run
+// and returns the final loads.
 func phase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
-	return refPhase(ec, c, l)
+	pr := phaseRunners[ec]
+	if pr == nil {
+		th, err := tokendist.Threshold1(ec.Graph(), ec)
+		require.NoError(t, err)
+		pr = &phaseRunner{ec: ec, th: th}
+		phaseRunners[ec] = pr
+	}
+	chi := int64(max(1, ec.Colors()))
+	b := &delayed{inner: pr.th, skip: int64(c)}
+	res, err := tokendist.Run(context.Background(), ec.Graph(), l, b,
+		&tokendist.RunOptions{MaxSteps: int64(c) + chi*int64(len(l)), NoStability: true})
+	if err != nil {
+		t.Fatalf("THRESHOLD-1 run: %v", err)
+	}
+	return res.Loads
 }
 
 // phaseStable reports whether one c-phase of THRESHOLD-1 leaves l unchanged.
@@ -360,9 +420,18 @@ func coloredCanonical(ec *tokendist.EdgeColoring) string {
 		sort.Strings(parts)
 		return "(" + strings.Join(parts, ",") + ")"
 	}
+	// Rooting at the centres (one or two nodes of least eccentricity) suffices: an
+	// isomorphism maps centres to centres.
+	ecc, err := g.Eccentricities()
+	if err != nil {
+		panic(err)
+	}
 	best := ""
 	for s := 0; s < chi; s++ {
-		for r := 0; r < g.Order(); r++ {
+		for r, e := range ecc {
+			if e != slices.Min(ecc) {
+				continue
+			}
 			if e := enc(r, -1, s); best == "" || e < best {
 				best = e
 			}
@@ -371,15 +440,30 @@ func coloredCanonical(ec *tokendist.EdgeColoring) string {
 	return fmt.Sprint(chi, best)
 }
 
-// distinctColorings keeps one colouring per class of coloredCanonical.
+// distinctColorings keeps one colouring per class of coloredCanonical on small trees
+// (the canonical form costs O(χ·n²)), and drops only identical colourings on others.
 func distinctColorings(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring {
 	seen := map[string]bool{}
 	var out []*tokendist.EdgeColoring
 	for _, ec := range ecs {
-		if k := coloredCanonical(ec); !seen[k] {
+		var k string
+		if ec.Graph().Order() <= 12 {
+			k = coloredCanonical(ec)
+		} else {
+			k = fmt.Sprint(ec.Colors(), colorsOf(ec))
+		}
+		if !seen[k] {
 			seen[k] = true
 			out = append(out, ec)
 		}
+	}
+	return out
+}
+
+func colorsOf(ec *tokendist.EdgeColoring) []int {
+	var out []int
+	for _, e := range ec.Graph().EdgeList() {
+		out = append(out, ec.Color(e[0], e[1]))
 	}
 	return out
 }
