@@ -22,23 +22,33 @@ type MSDOptions struct {
 	Progress func(level, reached int)
 }
 
-// subtreeSizes returns, for a tree g rooted at 0, the BFS order and parent of every node
-// and the size of the subtree below every node.
-func subtreeSizes(g *Graph) (order, parent, size []int32) {
+// subtreeSizes returns, for a tree g rooted at 0, the size of the subtree below every
+// node, using 12 bytes per node. ok is false when g is not a tree: the search doubles as
+// the tree check, so no other memory is needed.
+func subtreeSizes(g *Graph) (size []int32, ok bool) {
 	n := g.Order()
-	order = make([]int32, 1, n)
-	parent = make([]int32, n)
-	size = make([]int32, n)
+	if n == 0 || g.Size() != n-1 {
+		return nil, false
+	}
+	order := make([]int32, 1, n)
+	parent := make([]int32, n)
 	parent[0] = -1
 	for h := 0; h < len(order); h++ {
 		u := order[h]
 		for _, v := range g.Neighbors(int(u)) {
 			if v != parent[u] {
+				if len(order) == n { // more visits than nodes: a cycle
+					return nil, false
+				}
 				parent[v] = u
 				order = append(order, v)
 			}
 		}
 	}
+	if len(order) < n { // n-1 edges but not connected
+		return nil, false
+	}
+	size = make([]int32, n)
 	for i := n - 1; i >= 0; i-- {
 		v := order[i]
 		size[v]++
@@ -46,7 +56,7 @@ func subtreeSizes(g *Graph) (order, parent, size []int32) {
 			size[p] += size[v]
 		}
 	}
-	return order, parent, size
+	return size, true
 }
 
 // treeOf converts net to a *Graph and checks that it is a tree.
@@ -67,20 +77,25 @@ func treeOf(net Network) (*Graph, error) {
 // their gap is in SG_1 (Lemma 9). SG_1 depends only on the tree, not on a colouring.
 // It costs O(n) time and memory; the error wraps ErrNotTree for a non-tree.
 func StableGaps(net Network) ([]int, error) {
-	g, err := treeOf(net)
+	g, err := AsGraph(net)
 	if err != nil {
 		return nil, err
 	}
+	size, ok := subtreeSizes(g)
+	if !ok {
+		return nil, requireTree(g)
+	}
 	n := g.Order()
-	_, _, size := subtreeSizes(g)
-	in := make([]bool, n)
+	in := make([]uint64, (n+63)/64)
 	for v := 1; v < n; v++ {
-		in[size[v]], in[n-int(size[v])] = true, true
+		for _, p := range [2]int{int(size[v]), n - int(size[v])} {
+			in[p>>6] |= 1 << (p & 63)
+		}
 	}
 	var sg []int
-	for p, ok := range in {
-		if ok {
-			sg = append(sg, p)
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			sg = append(sg, w<<6+bits.TrailingZeros64(x))
 		}
 	}
 	return sg, nil

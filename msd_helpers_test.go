@@ -3,10 +3,10 @@ package tokendist_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"

@@ -37,21 +37,23 @@ func ConstructSubgraph(net Network, p int) (Subtree, error) {
 	return c.run(p), nil
 }
 
-// centroidSplitter holds CONSTRUCT SUBGRAPH's state: α, β (as a membership mark), the
-// β end of the single α-β edge, and scratch for the searches over β.
+// centroidSplitter holds CONSTRUCT SUBGRAPH's state: α and β as membership marks and
+// scratch for the search over β.
 type centroidSplitter struct {
-	g      *Graph
-	alpha  []bool
-	beta   []bool
-	parent []int32
-	size   []int32
-	order  []int32
+	g        *Graph
+	alpha    []bool
+	beta     []bool
+	parent   []int32 // towards the search root
+	size     []int32 // nodes below, in the search tree
+	maxChild []int32 // largest branch below
+	order    []int32
+	stack    []int32
 }
 
 func newCentroidSplitter(g *Graph) *centroidSplitter {
 	n := g.Order()
-	return &centroidSplitter{g: g, alpha: make([]bool, n), beta: make([]bool, n),
-		parent: make([]int32, n), size: make([]int32, n), order: make([]int32, 0, n)}
+	return &centroidSplitter{g: g, alpha: make([]bool, n), beta: make([]bool, n), parent: make([]int32, n),
+		size: make([]int32, n), maxChild: make([]int32, n), order: make([]int32, 0, n)}
 }
 
 func (c *centroidSplitter) run(p int) Subtree {
@@ -69,46 +71,49 @@ func (c *centroidSplitter) run(p int) Subtree {
 		c.beta[v] = v != leaf
 	}
 	nAlpha, nBeta := 1, n-1
-	attach := -1 // β's end of the α-β edge
+	attach := -1 // β's end of the single α-β edge
 	if n > 1 {
 		attach = int(g.Neighbors(leaf)[0])
 	}
 	for nAlpha < p {
 		res.Iterations++
+		// Search β from attach: the branch of a centroid v towards attach is β_1 (empty
+		// when v = attach); the others hang below v.
 		v := c.centroid(attach, nBeta)
-		// c.order/c.parent/c.size now describe β rooted at v. β_1 is the component that
-		// holds attach (empty when v = attach).
-		b1 := 0
-		var b1Root int32 = -1
+		c.beta[v] = false // splits β into the components of β \ {v}
+		b1Root, b1 := int32(-1), 0
 		if v != attach {
-			b1Root = c.childToward(v, attach)
-			b1 = int(c.size[b1Root])
+			b1Root, b1 = c.parent[v], nBeta-int(c.size[v])
 		}
 		switch {
 		case nAlpha+b1 > p: // Case 1: β ← β_1
-			c.dropExcept(v, b1Root)
+			for _, u := range g.Neighbors(v) {
+				if c.beta[u] && u != b1Root {
+					c.walkBranch(u, false)
+				}
+			}
 			nBeta = b1
 		case nAlpha+b1 == p: // Case 2: α ← α ∪ β_1
-			c.moveToAlpha(b1Root)
+			c.walkBranch(b1Root, true)
 			nAlpha = p
-		default: // Case 3
+		default: // Case 3: α ← α ∪ β_1 ∪ {v} ∪ β_2 ∪ ... ∪ β_{i-1}, β ← β_i
 			if b1Root >= 0 {
-				c.moveToAlpha(b1Root)
+				c.walkBranch(b1Root, true)
 			}
+			c.alpha[v] = true
 			nAlpha += b1 + 1
-			c.beta[v], c.alpha[v] = false, true
 			keep := int32(-1)
 			for _, u := range g.Neighbors(v) {
-				if u == b1Root || !c.beta[u] {
+				if !c.beta[u] {
 					continue
 				}
 				switch s := int(c.size[u]); {
 				case keep >= 0: // beyond β_i: discarded
-					c.drop(u)
-				case nAlpha+s > p: // β_i
+					c.walkBranch(u, false)
+				case nAlpha+s > p:
 					keep, nBeta = u, s
 				default:
-					c.moveToAlpha(u)
+					c.walkBranch(u, true)
 					nAlpha += s
 				}
 			}
@@ -123,29 +128,10 @@ func (c *centroidSplitter) run(p int) Subtree {
 	return res
 }
 
-// centroid searches β from root, then returns a centroid v (a node whose largest
-// component of β \ {v} is smallest) and re-roots the search at v so that c.size holds
-// the sizes of v's branches.
+// centroid searches β from root and returns a centroid: a node v whose largest
+// component of β \ {v} (the part towards root, nBeta - size[v], or a branch below v) is
+// smallest. By Kang and Ault it has at most nBeta/2 nodes.
 func (c *centroidSplitter) centroid(root, nBeta int) int {
-	c.search(root)
-	best, bestC := root, nBeta
-	for _, v := range c.order {
-		worst := nBeta - int(c.size[v])
-		for _, u := range c.g.Neighbors(int(v)) {
-			if c.beta[u] && u != c.parent[v] {
-				worst = max(worst, int(c.size[u]))
-			}
-		}
-		if worst < bestC {
-			best, bestC = int(v), worst
-		}
-	}
-	c.search(best)
-	return best
-}
-
-// search fills order, parent and size for β rooted at root (iteratively).
-func (c *centroidSplitter) search(root int) {
 	c.order = append(c.order[:0], int32(root))
 	c.parent[root] = -1
 	for h := 0; h < len(c.order); h++ {
@@ -157,53 +143,36 @@ func (c *centroidSplitter) search(root int) {
 			}
 		}
 	}
+	for _, v := range c.order {
+		c.size[v], c.maxChild[v] = 1, 0
+	}
+	best, bestC := root, nBeta
 	for i := len(c.order) - 1; i >= 0; i-- {
 		v := c.order[i]
-		c.size[v] = 1
-		for _, u := range c.g.Neighbors(int(v)) {
-			if c.beta[u] && u != c.parent[v] {
-				c.size[v] += c.size[u]
-			}
+		if worst := max(nBeta-int(c.size[v]), int(c.maxChild[v])); worst < bestC {
+			best, bestC = int(v), worst
+		}
+		if p := c.parent[v]; p >= 0 {
+			c.size[p] += c.size[v]
+			c.maxChild[p] = max(c.maxChild[p], c.size[v])
 		}
 	}
+	return best
 }
 
-// childToward returns the neighbour of root (the search root) on the path to x.
-func (c *centroidSplitter) childToward(root, x int) int32 {
-	v := int32(x)
-	for c.parent[v] != int32(root) {
-		v = c.parent[v]
-	}
-	return v
-}
-
-// dropExcept removes from β every node except the branch below keep (root's side
-// included: root itself is dropped).
-func (c *centroidSplitter) dropExcept(root int, keep int32) {
-	c.beta[root] = false
-	for _, u := range c.g.Neighbors(root) {
-		if u != keep && c.beta[u] {
-			c.drop(u)
-		}
-	}
-}
-
-// drop removes the branch below u (away from the search root) from β.
-func (c *centroidSplitter) drop(u int32) { c.walkBranch(u, false) }
-
-// moveToAlpha moves the branch below u from β to α.
-func (c *centroidSplitter) moveToAlpha(u int32) { c.walkBranch(u, true) }
-
+// walkBranch removes from β the component of β that contains u (v, its separator, is
+// already out of β) and adds it to α when toAlpha.
 func (c *centroidSplitter) walkBranch(u int32, toAlpha bool) {
-	stack := []int32{u}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		c.beta[x] = false
-		c.alpha[x] = toAlpha || c.alpha[x]
+	c.stack = append(c.stack[:0], u)
+	c.beta[u] = false
+	for len(c.stack) > 0 {
+		x := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		c.alpha[x] = toAlpha
 		for _, y := range c.g.Neighbors(int(x)) {
-			if c.beta[y] && y != c.parent[x] {
-				stack = append(stack, y)
+			if c.beta[y] {
+				c.beta[y] = false
+				c.stack = append(c.stack, y)
 			}
 		}
 	}
