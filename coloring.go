@@ -32,42 +32,43 @@ type EdgeColoring struct {
 // NewEdgeColoring builds a colouring of g from colourOf(u, v), called once per edge with
 // u < v, and validates it: colours must be in 0..chi-1 for some chi and proper, else the
 // error wraps ErrInvalidColoring and names the offending edge. The number of colours is
-// one more than the largest colour used. It costs O(m log Δ) plus the calls.
+// one more than the largest colour used. It costs O(n + m) plus the calls.
 func NewEdgeColoring(g *Graph, colorOf func(u, v int) int) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
+	twin := twins(g)
 	color := make([]int32, len(g.adj))
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			if int(v) > u {
-				c := colorOf(u, int(v))
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if v := int(g.adj[i]); v > u {
+				c := colorOf(u, v)
 				if c < 0 || c > 1<<30 {
 					return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, v, c)
 				}
-				color[g.off[u]+i] = int32(c)
-				color[g.EdgeIndex(int(v), u)] = int32(c)
+				color[i], color[twin[i]] = int32(c), int32(c)
 			}
 		}
 	}
-	return newColoring(g, color)
+	return newColoring(g, color, twin)
 }
 
-// newColoring validates per-end colours and builds the matchings.
-func newColoring(g *Graph, color []int32) (*EdgeColoring, error) {
+// newColoring validates per-end colours (twin from twins(g)) and builds the matchings,
+// in O(n + m + χ).
+func newColoring(g *Graph, color, twin []int32) (*EdgeColoring, error) {
 	chi := 0
 	for _, c := range color {
 		chi = max(chi, int(c)+1)
 	}
 	seen := make([]int32, chi) // seen[c] = 1 + last node that had colour c at an end
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			c := color[g.off[u]+i]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			c := color[i]
 			if c < 0 {
-				return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, v, c)
+				return nil, fmt.Errorf("%w: edge (%d, %d) has colour %d", ErrInvalidColoring, u, g.adj[i], c)
 			}
-			if color[g.EdgeIndex(int(v), u)] != c {
-				return nil, fmt.Errorf("%w: edge (%d, %d) has two colours", ErrInvalidColoring, u, v)
+			if color[twin[i]] != c {
+				return nil, fmt.Errorf("%w: edge (%d, %d) has two colours", ErrInvalidColoring, u, g.adj[i])
 			}
 			if seen[c] == int32(u)+1 {
 				return nil, fmt.Errorf("%w: two edges at node %d have colour %d", ErrInvalidColoring, u, c)
@@ -86,9 +87,9 @@ func newColoring(g *Graph, color []int32) (*EdgeColoring, error) {
 	flat := make([]int32, len(color))
 	fill := append([]int(nil), start[:chi]...)
 	for u := 0; u < g.Order(); u++ {
-		for i, v := range g.Neighbors(u) {
-			if int(v) > u {
-				c := color[g.off[u]+i]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if v := g.adj[i]; int(v) > u {
+				c := color[i]
 				flat[fill[c]], flat[fill[c]+1] = int32(u), v
 				fill[c] += 2
 			}
@@ -132,7 +133,7 @@ func (ec *EdgeColoring) String() string {
 }
 
 // Validate checks that ec is a proper colouring of exactly net (same nodes and edges),
-// returning an error wrapping ErrInvalidColoring otherwise. It costs O(m log Δ).
+// returning an error wrapping ErrInvalidColoring otherwise. It costs O(n + m).
 func (ec *EdgeColoring) Validate(net Network) error {
 	if ec == nil || ec.g == nil {
 		return fmt.Errorf("%w: nil colouring", ErrInvalidColoring)
@@ -155,7 +156,7 @@ func (ec *EdgeColoring) Validate(net Network) error {
 			}
 		}
 	}
-	_, err = newColoring(ec.g, ec.color)
+	_, err = newColoring(ec.g, ec.color, twins(ec.g))
 	return err
 }
 
@@ -182,14 +183,14 @@ func twins(g *Graph) []int32 {
 // forestColoring colours the edges of a forest with Δ colours in O(n + m): a
 // breadth-first search gives every node's child edges the colours 0, 1, ... skipping the
 // colour of the edge to its parent (the depth-first colouring of Houle et al., section
-// 4.1). It returns nil if g has a cycle.
-func forestColoring(g *Graph) []int32 {
+// 4.1). It returns the per-end colours and twins(g), or nil if g has a cycle.
+func forestColoring(g *Graph) (color, twin []int32) {
 	n := g.Order()
-	color := make([]int32, len(g.adj))
+	color = make([]int32, len(g.adj))
 	for i := range color {
 		color[i] = -1
 	}
-	twin := twins(g)
+	twin = twins(g)
 	seen := make([]bool, n)
 	queue := make([]int32, 0, n)
 	for root := 0; root < n; root++ {
@@ -214,7 +215,7 @@ func forestColoring(g *Graph) []int32 {
 				}
 				v := g.adj[i]
 				if seen[v] {
-					return nil // a second path to v: a cycle
+					return nil, nil // a second path to v: a cycle
 				}
 				seen[v] = true
 				if c == parent {
@@ -226,30 +227,27 @@ func forestColoring(g *Graph) []int32 {
 			}
 		}
 	}
-	return color
+	return color, twin
 }
 
 // BipartiteColoring returns a proper edge colouring of a bipartite graph with exactly Δ
 // colours (König's edge-colouring theorem), the colouring Houle et al. use for trees
 // (section 4.1, χ = Δ). Forests (trees included) take a breadth-first greedy pass in
 // O(n + m); other bipartite graphs take König's alternating-path algorithm, O(m·(Δ + ℓ))
-// where ℓ is the length of the longest path flipped (at most n), with an n·Δ colour
-// table. A graph with an odd cycle is rejected with an error wrapping ErrBadParameter;
+// time where ℓ is the length of the longest path flipped (at most n), and O(m) memory.
+// A graph with an odd cycle is rejected with an error wrapping ErrBadParameter;
 // use MisraGries there.
 func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
-	if color := forestColoring(g); color != nil {
-		return newColoring(g, color)
+	if color, twin := forestColoring(g); color != nil {
+		return newColoring(g, color, twin)
 	}
 	if !g.IsBipartite() {
 		return nil, badParam("König colouring needs a bipartite graph; %v has an odd cycle (use MisraGries)", g)
 	}
-	t, err := newColorTable(g, g.MaxDegree())
-	if err != nil {
-		return nil, err
-	}
+	t := newColorTable(g, g.MaxDegree())
 	var path []int32
 	for u := 0; u < g.Order(); u++ {
 		for _, v := range g.Neighbors(u) {
@@ -265,54 +263,211 @@ func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 			t.set(u, int(v), a)
 		}
 	}
-	return newColoring(g, t.endColors())
+	return t.coloring()
 }
 
-// colorTable is the working state of the alternating-path colourings: nb[v·k + c] is
-// the neighbour joined to v by an edge of colour c, or -1 if c is free at v.
+// colorTable is the working state of the alternating-path colourings: for every node
+// v and colour c, the neighbour joined to v by an edge of colour c, or -1 if c is free
+// at v. A node of high degree (4·deg(v) ≥ k) keeps a dense row of k entries indexed by
+// colour; the others keep a short unordered list of (colour, neighbour) pairs, at most
+// deg(v) long. Dense rows then hold at most 8m entries in all, so the table takes O(m)
+// memory even when one hub makes Δ large. With many colours, dense rows also keep a
+// bitmap of used colours with a summary of full words, so that finding a free colour
+// at a hub costs O(k/4096) rather than O(k).
 type colorTable struct {
-	g  *Graph
-	k  int
-	nb []int32
+	g     *Graph
+	k     int
+	off   []int   // v's storage starts at off[v]
+	heavy []bool  // v has a dense row
+	nb    []int32 // dense: nb[off[v]+c]; list: the neighbour of entry j at nb[off[v]+j]
+	col   []int32 // list: the colour of entry j at col[off[v]+j]
+	cnt   []int32 // list: number of entries
+	mark  []int32 // scratch for free on lists
+	stamp int32
+	// Bitmaps of dense rows (only when k > bitmapMin): used[boff[v]+c/64] bit c%64 is
+	// set when c is used at v; full[soff[v]+w/64] bit w%64 when word w is all ones.
+	used, full []uint64
+	boff, soff []int
 }
 
-// maxColorTable bounds the n·k colour table (4 bytes per entry).
-const maxColorTable = 1 << 30
+// bitmapMin is the number of colours above which dense rows keep bitmaps.
+const bitmapMin = 256
 
-func newColorTable(g *Graph, k int) (*colorTable, error) {
-	if int64(g.Order())*int64(k) > maxColorTable {
-		return nil, badParam("%v with %d colours needs a colour table of %d entries, more than %d",
-			g, k, int64(g.Order())*int64(k), maxColorTable)
+func newColorTable(g *Graph, k int) *colorTable {
+	n := g.Order()
+	t := &colorTable{g: g, k: k, off: make([]int, n+1), heavy: make([]bool, n), cnt: make([]int32, n)}
+	maxLight := 0
+	for v := 0; v < n; v++ {
+		size := g.Degree(v)
+		if t.heavy[v] = 4*size >= k; t.heavy[v] {
+			size = k
+		} else {
+			maxLight = max(maxLight, size)
+		}
+		t.off[v+1] = t.off[v] + size
 	}
-	t := &colorTable{g: g, k: k, nb: make([]int32, g.Order()*k)}
+	t.nb = make([]int32, t.off[n])
 	for i := range t.nb {
 		t.nb[i] = -1
 	}
-	return t, nil
+	t.col = make([]int32, t.off[n])
+	t.mark = make([]int32, maxLight+1)
+	if k > bitmapMin {
+		words := (k + 63) / 64
+		t.boff, t.soff = make([]int, n+1), make([]int, n+1)
+		for v := 0; v < n; v++ {
+			t.boff[v+1], t.soff[v+1] = t.boff[v], t.soff[v]
+			if t.heavy[v] {
+				t.boff[v+1] += words
+				t.soff[v+1] += (words + 63) / 64
+			}
+		}
+		t.used, t.full = make([]uint64, t.boff[n]), make([]uint64, t.soff[n])
+	}
+	return t
+}
+
+// setUsed records in v's bitmap (if any) whether colour c is used.
+func (t *colorTable) setUsed(v, c int, used bool) {
+	if t.used == nil {
+		return
+	}
+	w := t.boff[v] + c/64
+	if used {
+		t.used[w] |= 1 << (c % 64)
+	} else {
+		t.used[w] &^= 1 << (c % 64)
+	}
+	i := c / 64
+	if t.used[w] == ^uint64(0) {
+		t.full[t.soff[v]+i/64] |= 1 << (i % 64)
+	} else {
+		t.full[t.soff[v]+i/64] &^= 1 << (i % 64)
+	}
+}
+
+// firstFree finds the smallest unused colour of a dense row through its bitmap.
+func (t *colorTable) firstFree(v int) int {
+	full := t.full[t.soff[v]:t.soff[v+1]]
+	for si, f := range full {
+		if f == ^uint64(0) {
+			continue
+		}
+		i := si*64 + bits.TrailingZeros64(^f) // first word with a zero bit
+		return i*64 + bits.TrailingZeros64(^t.used[t.boff[v]+i])
+	}
+	return t.k
 }
 
 // at returns the neighbour of v along colour c, or -1.
-func (t *colorTable) at(v, c int) int32 { return t.nb[v*t.k+c] }
+func (t *colorTable) at(v, c int) int32 {
+	o := t.off[v]
+	if t.heavy[v] {
+		return t.nb[o+c]
+	}
+	for j := o; j < o+int(t.cnt[v]); j++ {
+		if t.col[j] == int32(c) {
+			return t.nb[j]
+		}
+	}
+	return -1
+}
 
 // isFree reports whether colour c is free at v.
-func (t *colorTable) isFree(v, c int) bool { return t.nb[v*t.k+c] < 0 }
+func (t *colorTable) isFree(v, c int) bool { return t.at(v, c) < 0 }
 
 // free returns the smallest colour free at v; one exists while v has an uncoloured edge
 // and k ≥ deg(v).
 func (t *colorTable) free(v int) int {
-	row := t.nb[v*t.k : (v+1)*t.k]
-	for c, w := range row {
-		if w < 0 {
-			return c
+	o := t.off[v]
+	if t.heavy[v] {
+		if t.used != nil {
+			if c := t.firstFree(v); c < t.k {
+				return c
+			}
+		} else {
+			for c, w := range t.nb[o : o+t.k] {
+				if w < 0 {
+					return c
+				}
+			}
+		}
+		panic(fmt.Sprintf("tokendist: internal error: no free colour at node %d", v))
+	}
+	// Fewer than len(mark) colours are in use, so one of 0..cnt is free.
+	t.stamp++
+	for j := o; j < o+int(t.cnt[v]); j++ {
+		if c := t.col[j]; int(c) < len(t.mark) {
+			t.mark[c] = t.stamp
 		}
 	}
-	panic(fmt.Sprintf("tokendist: internal error: no free colour at node %d", v))
+	c := 0
+	for t.mark[c] == t.stamp {
+		c++
+	}
+	return c
+}
+
+// put records that colour c at v leads to w (w = -1: c becomes free at v).
+func (t *colorTable) put(v, c int, w int32) {
+	o := t.off[v]
+	if t.heavy[v] {
+		t.nb[o+c] = w
+		t.setUsed(v, c, w >= 0)
+		return
+	}
+	end := o + int(t.cnt[v])
+	for j := o; j < end; j++ {
+		if t.col[j] == int32(c) {
+			if w >= 0 {
+				t.nb[j] = w
+			} else { // swap-remove
+				t.col[j], t.nb[j] = t.col[end-1], t.nb[end-1]
+				t.cnt[v]--
+			}
+			return
+		}
+	}
+	if w >= 0 {
+		t.col[end], t.nb[end] = int32(c), w
+		t.cnt[v]++
+	}
 }
 
 // set colours edge (u, v) with c.
 func (t *colorTable) set(u, v, c int) {
-	t.nb[u*t.k+c] = int32(v)
-	t.nb[v*t.k+c] = int32(u)
+	t.put(u, c, int32(v))
+	t.put(v, c, int32(u))
+}
+
+// swap exchanges colours a and b at v.
+func (t *colorTable) swap(v, a, b int) {
+	o := t.off[v]
+	if t.heavy[v] {
+		t.nb[o+a], t.nb[o+b] = t.nb[o+b], t.nb[o+a]
+		t.setUsed(v, a, t.nb[o+a] >= 0)
+		t.setUsed(v, b, t.nb[o+b] >= 0)
+		return
+	}
+	for j := o; j < o+int(t.cnt[v]); j++ {
+		switch t.col[j] {
+		case int32(a):
+			t.col[j] = int32(b)
+		case int32(b):
+			t.col[j] = int32(a)
+		}
+	}
+}
+
+// edges returns v's coloured edges: for a dense row, row[c] is the neighbour along
+// colour c (or -1) and cols is nil; for a list, row[j] has colour cols[j].
+func (t *colorTable) edges(v int) (row, cols []int32) {
+	o := t.off[v]
+	if t.heavy[v] {
+		return t.nb[o : o+t.k], nil
+	}
+	n := int(t.cnt[v])
+	return t.nb[o : o+n], t.col[o : o+n]
 }
 
 // flip swaps colours a and b on the maximal path that starts at v with its a edge and
@@ -327,26 +482,32 @@ func (t *colorTable) flip(v, b, a int, path []int32) []int32 {
 		c, d = d, c
 	}
 	for _, y := range path {
-		row := t.nb[int(y)*t.k:]
-		row[a], row[b] = row[b], row[a]
+		t.swap(int(y), a, b)
 	}
 	return path
 }
 
-// endColors reads the table back into per-end colours.
-func (t *colorTable) endColors() []int32 {
-	color := make([]int32, len(t.g.adj))
+// coloring reads the table back into per-end colours and validates them.
+func (t *colorTable) coloring() (*EdgeColoring, error) {
+	g := t.g
+	color := make([]int32, len(g.adj))
 	for i := range color {
 		color[i] = -1
 	}
-	for u := 0; u < t.g.Order(); u++ {
-		for c, w := range t.nb[u*t.k : (u+1)*t.k] {
-			if w >= 0 {
-				color[t.g.EdgeIndex(u, int(w))] = int32(c)
+	for u := 0; u < g.Order(); u++ {
+		row, cols := t.edges(u)
+		for j, w := range row {
+			if w < 0 {
+				continue
 			}
+			c := int32(j)
+			if cols != nil {
+				c = cols[j]
+			}
+			color[g.EdgeIndex(u, int(w))] = c
 		}
 	}
-	return color
+	return newColoring(g, color, twins(g))
 }
 
 // MisraGries returns a proper edge colouring of any simple graph with at most Δ+1
@@ -354,16 +515,13 @@ func (t *colorTable) endColors() []int32 {
 // constructive (the D+1 colouring Houle et al. cite in section 1.1). Each edge first
 // takes a colour free at both ends if there is one; otherwise a maximal fan at one end
 // is built, a two-coloured path inverted and a prefix of the fan rotated. It costs
-// O(m·(Δ + n)) in the worst case and far less on sparse random graphs, with an n·(Δ+1)
-// colour table.
+// O(m·(Δ + n)) time in the worst case, far less on sparse random graphs, and O(m)
+// memory.
 func MisraGries(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
-	t, err := newColorTable(g, g.MaxDegree()+1)
-	if err != nil {
-		return nil, err
-	}
+	t := newColorTable(g, g.MaxDegree()+1)
 	mg := misraGries{t: t, mark: make([]int32, g.Order())}
 	for u := 0; u < g.Order(); u++ {
 		for _, v := range g.Neighbors(u) {
@@ -372,52 +530,55 @@ func MisraGries(g *Graph) (*EdgeColoring, error) {
 			}
 		}
 	}
-	return newColoring(g, t.endColors())
+	return t.coloring()
 }
 
 // misraGries holds the buffers of one Misra–Gries run.
 type misraGries struct {
-	t     *colorTable
-	fan   []int32
-	path  []int32
-	mark  []int32 // mark[w] == stamp: w is in the current fan
-	stamp int32
+	t        *colorTable
+	fan      []int32
+	fanColor []int32
+	skipped  []int32
+	path     []int32
+	mark     []int32 // mark[w] == stamp: w is in the current fan
+	stamp    int32
 }
 
 // color colours the uncoloured edge (x, f).
 func (mg *misraGries) color(x, f int) {
 	t := mg.t
-	// Fast path: a colour free at both ends.
-	for c := 0; c < t.k; c++ {
-		if t.isFree(x, c) && t.isFree(f, c) {
+	// Fast path: a colour free at both ends (all colours on dense rows, else the
+	// smallest free colour of either end).
+	if t.heavy[x] && t.heavy[f] {
+		rx, rf := t.nb[t.off[x]:t.off[x]+t.k], t.nb[t.off[f]:t.off[f]+t.k]
+		for c := range rx {
+			if rx[c] < 0 && rf[c] < 0 {
+				t.set(x, f, c)
+				return
+			}
+		}
+	} else {
+		if c := t.free(x); t.isFree(f, c) {
+			t.set(x, f, c)
+			return
+		}
+		if c := t.free(f); t.isFree(x, c) {
 			t.set(x, f, c)
 			return
 		}
 	}
-	// Maximal fan F[0] = f, F[i+1] a neighbour of x whose edge colour is free at F[i].
-	mg.stamp++
-	mg.fan = append(mg.fan[:0], int32(f))
-	mg.mark[f] = mg.stamp
-	for {
-		last := int(mg.fan[len(mg.fan)-1])
-		next := int32(-1)
-		for c := 0; c < t.k; c++ {
-			if w := t.at(x, c); w >= 0 && mg.mark[w] != mg.stamp && t.isFree(last, c) {
-				next = w
-				break
-			}
-		}
-		if next < 0 {
-			break
-		}
-		mg.mark[next] = mg.stamp
-		mg.fan = append(mg.fan, next)
-	}
+	mg.buildFan(x, f)
 	c := t.free(x)
 	d := t.free(int(mg.fan[len(mg.fan)-1]))
-	// Invert the cd path from x (c is free at x, so it starts with x's d edge).
+	// Invert the cd path from x (c is free at x, so it starts with x's d edge, whose
+	// colour becomes c).
 	if t.at(x, d) >= 0 {
 		mg.path = t.flip(x, c, d, mg.path)
+		for i, ci := range mg.fanColor {
+			if ci == int32(d) {
+				mg.fanColor[i] = int32(c)
+			}
+		}
 	}
 	// The longest fan prefix still valid ends, by the Misra–Gries lemma, at a node
 	// where d is free; take the first such node.
@@ -427,7 +588,7 @@ func (mg *misraGries) color(x, f int) {
 			w = i
 			break
 		}
-		if i+1 == len(mg.fan) || !t.isFree(int(y), mg.edgeColor(x, int(mg.fan[i+1]))) {
+		if i+1 == len(mg.fan) || !t.isFree(int(y), int(mg.fanColor[i+1])) {
 			break
 		}
 	}
@@ -436,23 +597,62 @@ func (mg *misraGries) color(x, f int) {
 	}
 	// Rotate the prefix: (x, F[i]) takes the colour of (x, F[i+1]); (x, F[w]) takes d.
 	for i := 0; i < w; i++ {
-		y, z := int(mg.fan[i]), int(mg.fan[i+1])
-		cz := mg.edgeColor(x, z)
-		t.nb[z*t.k+cz] = -1
+		y, z, cz := int(mg.fan[i]), int(mg.fan[i+1]), int(mg.fanColor[i+1])
+		t.put(z, cz, -1)
 		t.set(x, y, cz)
 	}
 	t.set(x, int(mg.fan[w]), d)
 }
 
-// edgeColor returns the colour of the coloured edge (x, y) by scanning x's row.
-func (mg *misraGries) edgeColor(x, y int) int {
+// buildFan builds a maximal fan of x starting at f: F[0] = f and F[i+1] a neighbour of
+// x, not yet in the fan, whose edge colour is free at F[i]; fanColor[i] is the colour
+// of (x, F[i]) (-1 for the uncoloured F[0]). It walks x's coloured edges once, keeping
+// the edges it skipped because their colour was used at the fan's last node for a
+// second look, so it costs O(k + Σ deg F[i]·|skipped|) rather than O(k·|F|).
+func (mg *misraGries) buildFan(x, f int) {
 	t := mg.t
-	for c := 0; c < t.k; c++ {
-		if t.at(x, c) == int32(y) {
-			return c
+	mg.stamp++
+	mg.fan = append(mg.fan[:0], int32(f))
+	mg.fanColor = append(mg.fanColor[:0], -1)
+	mg.mark[f] = mg.stamp
+	mg.skipped = mg.skipped[:0] // pairs colour, neighbour
+	row, cols := t.edges(x)
+	pos := 0
+	for {
+		last := int(mg.fan[len(mg.fan)-1])
+		next, nextColor := int32(-1), int32(-1)
+		for i := 0; i < len(mg.skipped); i += 2 {
+			c, w := mg.skipped[i], mg.skipped[i+1]
+			if mg.mark[w] != mg.stamp && t.isFree(last, int(c)) {
+				next, nextColor = w, c
+				n := len(mg.skipped)
+				mg.skipped[i], mg.skipped[i+1] = mg.skipped[n-2], mg.skipped[n-1]
+				mg.skipped = mg.skipped[:n-2]
+				break
+			}
 		}
+		for next < 0 && pos < len(row) {
+			w, c := row[pos], int32(pos)
+			if cols != nil {
+				c = cols[pos]
+			}
+			pos++
+			if w < 0 || mg.mark[w] == mg.stamp {
+				continue
+			}
+			if t.isFree(last, int(c)) {
+				next, nextColor = w, c
+			} else {
+				mg.skipped = append(mg.skipped, c, w)
+			}
+		}
+		if next < 0 {
+			return
+		}
+		mg.mark[next] = mg.stamp
+		mg.fan = append(mg.fan, next)
+		mg.fanColor = append(mg.fanColor, nextColor)
 	}
-	return -1
 }
 
 // DefaultColoring returns the colouring the dimension-exchange balancers use when given

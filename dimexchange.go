@@ -61,14 +61,12 @@ type DimensionExchange struct {
 	chi   int64
 
 	// DISCREPANCY-1 state (section 5).
-	nodes     int64   // the n every node knows; phases are χ·nodes steps
-	localMax  []int64 // localMax(v) of the current cycle
-	prevMax   []int64 // localMax(v) of the previous cycle
-	decided   []int64 // cycle at which v's local termination rule first held, 0 if never
-	undecided int     // nodes whose rule has not held yet
-	cycles    int64   // completed cycles
-	allDone   bool    // every node's rule holds at the end of the last cycle
-	doneAt    int64   // step at which allDone became true
+	nodes    int64   // the n every node knows; phases are χ·nodes steps
+	localMax []int64 // localMax(v) of the current cycle
+	prevMax  []int64 // localMax(v) of the previous cycle
+	decided  []int64 // cycle at which v's local termination rule first held, 0 if never
+	cycles   int64   // completed cycles
+	allDone  bool    // every node's rule held at the end of one cycle
 
 	// Per-step scratch for the parallel split; set before each par.Group.For call.
 	group par.Group
@@ -86,7 +84,7 @@ type DimensionExchange struct {
 // (nil: DefaultColoring(g)) and the user protocol p. Its stability period is one round:
 // p must depend only on the loads and on t mod χ for the stability stop to be sound;
 // otherwise run with RunOptions.NoStability. It costs the colouring's construction or
-// validation, O(m log Δ).
+// validation, O(n + m).
 func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExchange, error) {
 	if p == nil {
 		return nil, badParam("nil Protocol")

@@ -1,5 +1,7 @@
 package tokendist
 
+import "math"
+
 // Discrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
 // on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
 // cycles of an A-phase and a B-phase of χ·n steps each, where n is the number of nodes
@@ -11,10 +13,14 @@ package tokendist
 // discrepancy ≥ 2 lowers it by at least one (Theorem 18), so discrepancy ≤ 1 is reached
 // within 2(Δ0 − 1)·χ·n steps for initial discrepancy Δ0.
 //
-// Done reports the paper's local termination rule: at the end of a cycle, node v
-// decides to stop when localMax(v) is the same as in the previous cycle; Done is true
-// once every node has decided (see Decisions and the notes on this rule in the
-// package's errata). Period is one cycle, 2·χ·n steps. g must be a tree, else
+// The paper ends section 5 with a local termination rule: node v stops when localMax(v)
+// is the same in two consecutive cycles, which is claimed to imply a stable
+// distribution with discrepancy ≤ 1. That per-node claim is false (see
+// TestErratumDiscrepancy1LocalTermination: on the 3-node path with loads 0, 17, 22 the
+// centre's localMax is 17 in cycles 1 and 2, yet the discrepancy after cycle 2 is 2).
+// Done therefore reports the rule holding at every node at the end of the same cycle,
+// which no run of our sweeps saw fail; Decisions reports when each node's own rule
+// first held. Period is one cycle, 2·χ·n steps. g must be a tree, else
 // ErrNotTree (use SpanningTree for other graphs).
 func Discrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
 	if g == nil {
@@ -33,6 +39,9 @@ func Discrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error)
 	if err != nil {
 		return nil, err
 	}
+	if d.chi > math.MaxInt64/4/int64(n) {
+		return nil, badParam("DISCREPANCY-1 cycles of 2·χ·n = 2·%d·%d steps overflow int64", d.chi, n)
+	}
 	d.nodes = int64(n)
 	return d, nil
 }
@@ -46,10 +55,8 @@ func (d *DimensionExchange) initDiscrepancy1(s *State) {
 		d.decided = make([]int64, n)
 	}
 	clear(d.decided)
-	d.undecided = n
 	d.cycles = 0
 	d.allDone = false
-	d.doneAt = -1
 	d.plus = false
 }
 
@@ -81,20 +88,22 @@ func (d *DimensionExchange) afterDiscrepancy1Step(s *State) {
 			same++
 			if d.decided[v] == 0 {
 				d.decided[v] = d.cycles
-				d.undecided--
 			}
 		}
 	}
-	if d.undecided == 0 && !d.allDone {
+	if same == len(d.localMax) && !d.allDone {
 		d.allDone = true
-		d.doneAt = s.Steps + 1
 	}
 	d.localMax, d.prevMax = d.prevMax, d.localMax
 }
 
-// Done reports whether every node has met DISCREPANCY-1's local termination rule
-// (Houle et al., end of section 5). It is always false for the other protocols.
-func (d *DimensionExchange) Done(*State) bool { return d.allDone }
+// Done reports whether, at the end of some cycle, DISCREPANCY-1's local termination rule
+// (Houle et al., end of section 5: localMax(v) unchanged from the previous cycle) held at
+// every node at once; on a single node (no colours, nothing can move) it is true at
+// once. It is always false for the other protocols.
+func (d *DimensionExchange) Done(*State) bool {
+	return d.allDone || d.kind == discrepancy1 && d.chi == 0
+}
 
 // Cycles returns the number of DISCREPANCY-1 cycles completed in the last run.
 func (d *DimensionExchange) Cycles() int64 { return d.cycles }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tokendist/tokendist"
+)
+
+func init() {
+	register(section{order: 10, title: "Dimension exchange on trees: THRESHOLD-1, THRESHOLD-2, DISCREPANCY-1 (Houle, Symvonis, Wood)", run: dimexSection})
+}
+
+// dimexSection runs the three protocols of Houle et al. on a star, a path and a complete
+// binary tree, each from the workload that is hardest for one of them, and plots the
+// discrepancy over time.
+func dimexSection(t *tour) error {
+	starN, pathN, height := 33, 64, 9
+	if t.quick {
+		starN, pathN, height = 9, 16, 4
+	}
+	star, err := tokendist.Star(starN)
+	if err != nil {
+		return err
+	}
+	path, err := tokendist.Path(pathN)
+	if err != nil {
+		return err
+	}
+	tree, err := tokendist.KaryTree(2, height)
+	if err != nil {
+		return err
+	}
+	type workload struct {
+		name, loadsName string
+		g               *tokendist.Graph
+		loads           func(ec *tokendist.EdgeColoring) (tokendist.Loads, error)
+	}
+	work := []workload{
+		{fmt.Sprintf("Star(%d)", starN), "THRESHOLD-1-stable mountain", star, func(ec *tokendist.EdgeColoring) (tokendist.Loads, error) {
+			return mountainLoads(ec, 100), nil
+		}},
+		{fmt.Sprintf("Path(%d)", pathN), "distance loads", path, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
+			return tokendist.DistanceLoads(path, 0)
+		}},
+		{fmt.Sprintf("KaryTree(2, %d)", height), "uniform 0..200", tree, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
+			return tokendist.RandomRange(tree.Order(), 0, 200, t.seed)
+		}},
+	}
+	var rows [][]string
+	for _, w := range work {
+		t.progress("dimension exchange on %s", w.name)
+		ec, err := tokendist.BipartiteColoring(w.g)
+		if err != nil {
+			return err
+		}
+		loads, err := w.loads(ec)
+		if err != nil {
+			return err
+		}
+		diam, err := w.g.Diameter()
+		if err != nil {
+			return err
+		}
+		n := int64(w.g.Order())
+		chi := int64(ec.Colors())
+		d0 := loads.Discrepancy()
+		var series []tokendist.Series
+		for _, proto := range []string{"THRESHOLD-2", "THRESHOLD-1", "DISCREPANCY-1"} {
+			var b *tokendist.DimensionExchange
+			var bound string
+			var limit int64
+			switch proto {
+			case "THRESHOLD-2":
+				b, err = tokendist.Threshold2(w.g, ec)
+				bound, limit = fmt.Sprintf("≤ diameter %d (Thm 5)", diam), int64(diam)
+			case "THRESHOLD-1":
+				b, err = tokendist.Threshold1(w.g, ec)
+				bound, limit = fmt.Sprintf("≤ ⌊n/2⌋ = %d (Lem 13)", n/2), n/2
+				if w.g.MaxDegree() <= 2 {
+					bound, limit = "≤ 1 on a path (§4.5)", 1
+				}
+			case "DISCREPANCY-1":
+				b, err = tokendist.Discrepancy1(w.g, ec, 0)
+				bound, limit = fmt.Sprintf("≤ 1 within 2(Δ0−1)χn = %d steps (Thm 18)", max(0, 2*(d0-1)*chi*n)), 1
+			}
+			if err != nil {
+				return err
+			}
+			opts := &tokendist.RunOptions{SampleEvery: chi, Seed: t.seed}
+			if proto == "DISCREPANCY-1" {
+				opts.NoStability = true // stop by the termination rule
+			}
+			r, err := tokendist.Run(context.Background(), w.g, loads, b, opts)
+			if err != nil {
+				return err
+			}
+			ok := r.Discrepancy() <= limit
+			if proto == "DISCREPANCY-1" {
+				// Steps until discrepancy ≤ 1, by a second run that stops there.
+				b2, _ := tokendist.Discrepancy1(w.g, ec, 0)
+				r2, err := tokendist.Run(context.Background(), w.g, loads, b2, &tokendist.RunOptions{UseTarget: true, TargetDiscrepancy: 1})
+				if err != nil {
+					return err
+				}
+				ok = ok && r2.Status == tokendist.StatusTarget && r2.Steps <= max(0, 2*(d0-1)*chi*n)
+				bound += fmt.Sprintf(": %d", r2.Steps)
+			}
+			rows = append(rows, []string{w.name, w.loadsName, proto, fmt.Sprint(d0), fmt.Sprint(r.Discrepancy()), r.Status.String(),
+				fmt.Sprint(r.Steps), fmt.Sprint(r.Time), fmt.Sprint(r.Moved), bound, t.held(proto+" on "+w.name, ok)})
+			series = append(series, tokendist.Series{Name: proto, Trace: r.Trace})
+		}
+		svg, err := tokendist.PlotLines(extendedLines(series), &tokendist.PlotOptions{
+			Title: fmt.Sprintf("%s, %s (χ = %d)", w.name, w.loadsName, chi), XLabel: "step", YLabel: "discrepancy"})
+		if err := t.savePlot(fmt.Sprintf("dimex-%s.svg", fileName(w.name)), svg, err); err != nil {
+			return err
+		}
+	}
+	t.table([]string{"network", "loads", "protocol", "initial", "final", "status", "steps", "time", "moved", "paper's bound", "held"}, rows)
+	return nil
+}
+
+// mountainLoads puts base + min(i, n−i) tokens on the node the observer starting at
+// node 0 reaches after i rounds (Houle et al., section 4.1): neighbours in this
+// c-ordering differ by at most one, so the loads are stable under THRESHOLD-1 with
+// discrepancy ⌊n/2⌋ on a star (section 4.5).
+func mountainLoads(ec *tokendist.EdgeColoring, base int64) tokendist.Loads {
+	g := ec.Graph()
+	n := g.Order()
+	loads := make(tokendist.Loads, n)
+	x := 0
+	for i := 0; i < n; i++ {
+		loads[x] = base + int64(min(i, n-i))
+		for c := 0; c < ec.Colors(); c++ {
+			for _, y := range g.Neighbors(x) {
+				if ec.Color(x, int(y)) == c {
+					x = int(y)
+					break
+				}
+			}
+		}
+	}
+	return loads
+}
+
+// extendedLines turns traces into plot lines, drawing a run that stopped early (a
+// stable distribution) flat up to the longest run's last step.
+func extendedLines(series []tokendist.Series) []tokendist.Line {
+	var end float64
+	for _, s := range series {
+		end = max(end, float64(s.Trace[len(s.Trace)-1].Step))
+	}
+	lines := make([]tokendist.Line, len(series))
+	for i, s := range series {
+		x, y := s.Trace.Discrepancies()
+		if last := len(x) - 1; x[last] < end {
+			x, y = append(x, end), append(y, y[last])
+		}
+		lines[i] = tokendist.Line{Name: s.Name, X: x, Y: y}
+	}
+	return lines
+}
+
+// fileName keeps letters and digits of a network name.
+func fileName(s string) string {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}
