@@ -10,12 +10,12 @@ import (
 
 // Benchmark inputs, built once and only when a benchmark runs.
 var (
-	benchBinary18   = sync.OnceValue(func() *tokendist.Graph { return mustGraph(tokendist.KaryTree(2, 18)) })
-	benchBinary12   = sync.OnceValue(func() *tokendist.Graph { return mustGraph(tokendist.KaryTree(2, 12)) })
-	benchRandom1M   = sync.OnceValue(func() *tokendist.Graph { return mustGraph(tokendist.RandomTree(1_000_000, 1)) })
-	benchRandom100K = sync.OnceValue(func() *tokendist.Graph { return mustGraph(tokendist.RandomTree(100_000, 1)) })
-	benchColor1M    = sync.OnceValue(func() *tokendist.EdgeColoring {
-		ec, err := tokendist.BipartiteColoring(benchRandom1M())
+	msdBenchBinary18   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(2, 18)) })
+	msdBenchBinary12   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(2, 12)) })
+	msdBenchRandom1M   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.RandomTree(1_000_000, 1)) })
+	msdBenchRandom100K = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.RandomTree(100_000, 1)) })
+	msdBenchColor1M    = sync.OnceValue(func() *tokendist.EdgeColoring {
+		ec, err := tokendist.BipartiteColoring(msdBenchRandom1M())
 		if err != nil {
 			panic(err)
 		}
@@ -23,7 +23,7 @@ var (
 	})
 )
 
-func gapsOf(b *testing.B, g *tokendist.Graph) []int {
+func msdGapsOf(b *testing.B, g *tokendist.Graph) []int {
 	sg1, err := tokendist.StableGaps(g)
 	if err != nil {
 		b.Fatal(err)
@@ -33,14 +33,14 @@ func gapsOf(b *testing.B, g *tokendist.Graph) []int {
 
 // Target: MSD(T_{18,2}) (524,287 nodes) in ≤ 100 ms, from the built tree.
 func BenchmarkMSDBinary18(b *testing.B) {
-	g := benchBinary18()
+	g := msdBenchBinary18()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := tokendist.MSD(g); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(bytesPerNode(b, g.Order(), func() { _, _ = tokendist.MSD(g) }), "B/node")
+	b.ReportMetric(msdBytesPerNode(b, g.Order(), func() { _, _ = tokendist.MSD(g) }), "B/node")
 }
 
 // Target: MSD(T_{24,2}) (33,554,431 nodes) in ≤ 10 s and ≤ 16 bytes per node, from the
@@ -55,11 +55,11 @@ func BenchmarkMSDBinary24(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(bytesPerNode(b, n, func() { _, _ = tokendist.GapMSD(n, sg1, nil) }), "B/node")
+	b.ReportMetric(msdBytesPerNode(b, n, func() { _, _ = tokendist.GapMSD(n, sg1, nil) }), "B/node")
 }
 
-// bytesPerNode measures the bytes fn allocates, per node.
-func bytesPerNode(b *testing.B, n int, fn func()) float64 {
+// msdBytesPerNode measures the bytes fn allocates, per node.
+func msdBytesPerNode(b *testing.B, n int, fn func()) float64 {
 	b.StopTimer()
 	defer b.StartTimer()
 	var m0, m1 runtime.MemStats
@@ -73,16 +73,16 @@ func bytesPerNode(b *testing.B, n int, fn func()) float64 {
 // The paper's procedure (O(n²·MSD)) and the bitset search on the same tree, T_{12,2}
 // (8191 nodes): the ratio of the two is the speed-up.
 func BenchmarkMSDPaperSetBuilding(b *testing.B) {
-	g := benchBinary12()
-	sg1 := gapsOf(b, g)
+	g := msdBenchBinary12()
+	sg1 := msdGapsOf(b, g)
 	for b.Loop() {
-		paperMSD(g.Order(), sg1)
+		msdPaper(g.Order(), sg1)
 	}
 }
 
 func BenchmarkMSDBitsetSearch(b *testing.B) {
-	g := benchBinary12()
-	sg1 := gapsOf(b, g)
+	g := msdBenchBinary12()
+	sg1 := msdGapsOf(b, g)
 	for b.Loop() {
 		if _, err := tokendist.GapMSD(g.Order(), sg1, nil); err != nil {
 			b.Fatal(err)
@@ -93,8 +93,8 @@ func BenchmarkMSDBitsetSearch(b *testing.B) {
 // Stabilities of a random tree with 100,000 nodes (|SG_1| in the thousands), against a
 // plain queue BFS over Z_n (the baseline).
 func BenchmarkStabilitiesRandom100K(b *testing.B) {
-	g := benchRandom100K()
-	sg1 := gapsOf(b, g)
+	g := msdBenchRandom100K()
+	sg1 := msdGapsOf(b, g)
 	for b.Loop() {
 		if _, err := tokendist.GapStabilities(g.Order(), sg1, nil); err != nil {
 			b.Fatal(err)
@@ -103,10 +103,10 @@ func BenchmarkStabilitiesRandom100K(b *testing.B) {
 }
 
 func BenchmarkStabilitiesQueueBaseline100K(b *testing.B) {
-	g := benchRandom100K()
-	sg1 := gapsOf(b, g)
+	g := msdBenchRandom100K()
+	sg1 := msdGapsOf(b, g)
 	for b.Loop() {
-		queueBFS(g.Order(), sg1)
+		msdQueueBFS(g.Order(), sg1)
 	}
 }
 
@@ -114,7 +114,7 @@ func BenchmarkStabilitiesQueueBaseline100K(b *testing.B) {
 // against the baseline of walking one observer step by step for a whole phase with
 // colour look-ups (O(χ·n log Δ)), which yields the same c-ordering.
 func BenchmarkObserverTourGaps1M(b *testing.B) {
-	ec := benchColor1M()
+	ec := msdBenchColor1M()
 	for b.Loop() {
 		t, err := tokendist.NewObserverTour(ec)
 		if err != nil {
@@ -127,7 +127,7 @@ func BenchmarkObserverTourGaps1M(b *testing.B) {
 }
 
 func BenchmarkObserverWalkBaseline1M(b *testing.B) {
-	ec := benchColor1M()
+	ec := msdBenchColor1M()
 	g := ec.Graph()
 	n, chi := g.Order(), ec.Colors()
 	for b.Loop() {
@@ -146,7 +146,7 @@ func BenchmarkObserverWalkBaseline1M(b *testing.B) {
 }
 
 func BenchmarkWorstStableLoads1M(b *testing.B) {
-	ec := benchColor1M()
+	ec := msdBenchColor1M()
 	for b.Loop() {
 		if _, err := tokendist.WorstStableLoads(ec, 0, 0); err != nil {
 			b.Fatal(err)
@@ -157,7 +157,7 @@ func BenchmarkWorstStableLoads1M(b *testing.B) {
 // CONSTRUCT SUBGRAPH on a random tree with a million nodes, p = n/3, against the
 // baseline of growing a connected subtree by BFS from a leaf (no centroid guarantee).
 func BenchmarkConstructSubgraph1M(b *testing.B) {
-	g := benchRandom1M()
+	g := msdBenchRandom1M()
 	for b.Loop() {
 		if _, err := tokendist.ConstructSubgraph(g, g.Order()/3); err != nil {
 			b.Fatal(err)
@@ -166,7 +166,7 @@ func BenchmarkConstructSubgraph1M(b *testing.B) {
 }
 
 func BenchmarkSubtreeBFSBaseline1M(b *testing.B) {
-	g := benchRandom1M()
+	g := msdBenchRandom1M()
 	p := g.Order() / 3
 	for b.Loop() {
 		seen := make([]bool, g.Order())

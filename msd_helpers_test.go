@@ -16,11 +16,11 @@ import (
 // Test helpers for msd_test.go: small-tree enumeration, colourings, an independent
 // observer simulation, and the paper's O(n²·MSD) set building as a baseline.
 
-// allTrees returns every unlabelled tree with 1..maxN nodes (maxN ≤ 12), one labelled
+// msdAllTrees returns every unlabelled tree with 1..maxN nodes (maxN ≤ 12), one labelled
 // representative per shape, grown leaf by leaf and deduplicated by a canonical form.
 // The list is built once.
-func allTrees(t testing.TB, maxN int) []*tokendist.Graph {
-	all := allTrees12()
+func msdAllTrees(t testing.TB, maxN int) []*tokendist.Graph {
+	all := msdTrees12()
 	i := 0
 	for i < len(all) && all[i].Order() <= maxN {
 		i++
@@ -28,9 +28,9 @@ func allTrees(t testing.TB, maxN int) []*tokendist.Graph {
 	return all[:i]
 }
 
-var allTrees12 = sync.OnceValue(func() []*tokendist.Graph { return growTrees(12) })
+var msdTrees12 = sync.OnceValue(func() []*tokendist.Graph { return msdGrowTrees(12) })
 
-func growTrees(maxN int) []*tokendist.Graph {
+func msdGrowTrees(maxN int) []*tokendist.Graph {
 	type tree [][2]int
 	levels := [][]tree{{{}}} // n = 1: no edges
 	for n := 2; n <= maxN; n++ {
@@ -39,7 +39,7 @@ func growTrees(maxN int) []*tokendist.Graph {
 		for _, tr := range levels[n-2] {
 			for v := 0; v < n-1; v++ {
 				e := append(slices.Clone(tr), [2]int{v, n - 1})
-				key := canonicalTree(n, e)
+				key := msdCanonicalTree(n, e)
 				if !seen[key] {
 					seen[key] = true
 					next = append(next, e)
@@ -51,14 +51,14 @@ func growTrees(maxN int) []*tokendist.Graph {
 	var out []*tokendist.Graph
 	for i, lv := range levels {
 		for _, e := range lv {
-			out = append(out, mustGraph(tokendist.NewGraph(i+1, e)))
+			out = append(out, msdMust(tokendist.NewGraph(i+1, e)))
 		}
 	}
 	return out
 }
 
-// canonicalTree is the smallest AHU encoding of the tree over all roots.
-func canonicalTree(n int, edges [][2]int) string {
+// msdCanonicalTree is the smallest AHU encoding of the tree over all roots.
+func msdCanonicalTree(n int, edges [][2]int) string {
 	adj := make([][]int, n)
 	for _, e := range edges {
 		adj[e[0]] = append(adj[e[0]], e[1])
@@ -84,11 +84,11 @@ func canonicalTree(n int, edges [][2]int) string {
 	return best
 }
 
-// allDeltaColorings returns every proper colouring of tree g with Δ colours whose first
+// msdAllDeltaColorings returns every proper colouring of tree g with Δ colours whose first
 // edge (in BFS order from node 0) has colour 0: one per orbit of the cyclic colour
 // shift c → c+1 mod Δ, which maps c-phases to (c+1)-phases. It stops at limit
 // colourings and reports whether it got them all.
-func allDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendist.EdgeColoring, bool) {
+func msdAllDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendist.EdgeColoring, bool) {
 	n, chi := g.Order(), g.MaxDegree()
 	if n == 1 {
 		ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return 0 })
@@ -122,7 +122,7 @@ func allDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendis
 			return
 		}
 		if i == len(edges) {
-			cp := maps(color)
+			cp := msdCopyMap(color)
 			ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return cp[key(u, v)] })
 			require.NoError(t, err)
 			out = append(out, ec)
@@ -152,7 +152,7 @@ func allDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendis
 	return out, complete
 }
 
-func maps(m map[[2]int]int) map[[2]int]int {
+func msdCopyMap(m map[[2]int]int) map[[2]int]int {
 	cp := make(map[[2]int]int, len(m))
 	for k, v := range m {
 		cp[k] = v
@@ -160,10 +160,10 @@ func maps(m map[[2]int]int) map[[2]int]int {
 	return cp
 }
 
-// simulateObservers walks every observer step by step from time c for one phase,
+// msdSimulateObservers walks every observer step by step from time c for one phase,
 // independently of ObserverTour: at step t an observer at x crosses x's edge of colour
 // t mod χ if there is one. It returns pos[k][v] = obs(v) at time c + k (k = 0..χn).
-func simulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
+func msdSimulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
 	g := ec.Graph()
 	n, chi := g.Order(), max(1, ec.Colors())
 	next := make([]int, n*chi) // next[x·χ + col]: where an observer at x goes
@@ -190,8 +190,8 @@ func simulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
 	return out
 }
 
-// sideSize returns |T(x, y)|: the nodes on x's side when edge xy is removed.
-func sideSize(g *tokendist.Graph, x, y int) int {
+// msdSideSize returns |T(x, y)|: the nodes on x's side when edge xy is removed.
+func msdSideSize(g *tokendist.Graph, x, y int) int {
 	seen := map[int]bool{x: true, y: true}
 	stack := []int{x}
 	cnt := 0
@@ -209,10 +209,10 @@ func sideSize(g *tokendist.Graph, x, y int) int {
 	return cnt
 }
 
-// paperMSD is the paper's procedure (end of section 4.3): build SG_i from SG_{i-1} by
+// msdPaper is the paper's procedure (end of section 4.3): build SG_i from SG_{i-1} by
 // equation (4), testing every pair (p, q) of Z_n, O(n²) per level, until SG_i covers
 // 1..n-1. It returns MSD and stability(p) for every p.
-func paperMSD(n int, sg1 []int) (int, []int32) {
+func msdPaper(n int, sg1 []int) (int, []int32) {
 	stab := make([]int32, n)
 	if n == 1 {
 		return 0, stab
@@ -252,9 +252,9 @@ func paperMSD(n int, sg1 []int) (int, []int32) {
 	}
 }
 
-// theorem11 reports whether |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
+// msdTheorem11 reports whether |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
 // Theorem 11's condition, in O(n²).
-func theorem11(gp *tokendist.Gaps, stab []int32, l tokendist.Loads) bool {
+func msdTheorem11(gp *tokendist.Gaps, stab []int32, l tokendist.Loads) bool {
 	for v := range l {
 		for w := range l {
 			if d := l[v] - l[w]; v != w && d > int64(stab[gp.Gap(v, w)]) {
@@ -265,9 +265,9 @@ func theorem11(gp *tokendist.Gaps, stab []int32, l tokendist.Loads) bool {
 	return true
 }
 
-// forEachLoads calls fn on every vector in {0..hi}^n whose minimum is 0 (stability and
+// msdForEachLoads calls fn on every vector in {0..hi}^n whose minimum is 0 (stability and
 // discrepancy are invariant under adding a constant). fn must not keep the slice.
-func forEachLoads(n int, hi int64, fn func(l tokendist.Loads)) {
+func msdForEachLoads(n int, hi int64, fn func(l tokendist.Loads)) {
 	l := make(tokendist.Loads, n)
 	for {
 		if slices.Min(l) == 0 {
@@ -285,13 +285,13 @@ func forEachLoads(n int, hi int64, fn func(l tokendist.Loads)) {
 	}
 }
 
-func treeName(g *tokendist.Graph) string {
+func msdTreeName(g *tokendist.Graph) string {
 	return fmt.Sprintf("n%d%v", g.Order(), g.EdgeList())
 }
 
-// bfsColoring is a test-only Δ-colouring of a tree: BFS from node 0, each node gives
+// msdBFSColoring is a test-only Δ-colouring of a tree: BFS from node 0, each node gives
 // its child edges the smallest colours other than its parent edge's.
-func bfsColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
+func msdBFSColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
 	n := g.Order()
 	col := map[[2]int]int{}
 	parent, pc := make([]int, n), make([]int, n)
@@ -319,76 +319,54 @@ func bfsColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
 	return ec
 }
 
-// refPhase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on a copy of l:
-// a test-only reference for the real stepper.
-func refPhase(ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
-	l = l.Clone()
-	chi := max(1, ec.Colors())
-	for t := c; t < c+chi*len(l); t++ {
-		if ec.Colors() == 0 {
-			break
-		}
-		m := ec.Matching(t % chi)
-		for i := 0; i < len(m); i += 2 {
-			u, v := m[i], m[i+1]
-			if l[u] > l[v] {
-				l[u], l[v] = l[u]-1, l[v]+1
-			} else if l[v] > l[u] {
-				l[u], l[v] = l[u]+1, l[v]-1
-			}
-		}
-	}
-	return l
-}
-
-// algorithmColorings returns the distinct colourings that the library's colouring
+// msdAlgorithmColorings returns the distinct colourings that the library's colouring
 // algorithms produce for g: König's Δ-colouring (BipartiteColoring) and Misra–Gries.
-func algorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
+func msdAlgorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
 	k, err := tokendist.BipartiteColoring(g)
 	require.NoError(t, err)
 	mg, err := tokendist.MisraGries(g)
 	require.NoError(t, err)
-	return distinctColorings([]*tokendist.EdgeColoring{k, mg})
+	return msdDistinct([]*tokendist.EdgeColoring{k, mg})
 }
 
-// delayed runs the real THRESHOLD-1 stepper from step skip on (earlier steps do
+// msdDelayed runs the real THRESHOLD-1 stepper from step skip on (earlier steps do
 // nothing), so that a run of skip + χ·n steps is one c-phase with c = skip mod χ: the
 // stepper activates colour s.Steps mod χ.
-type delayed struct {
+type msdDelayed struct {
 	inner *tokendist.DimensionExchange
 	skip  int64
 }
 
-func (d *delayed) Init(s *tokendist.State) error { return d.inner.Init(s) }
+func (d *msdDelayed) Init(s *tokendist.State) error { return d.inner.Init(s) }
 
-func (d *delayed) Step(s *tokendist.State) error {
+func (d *msdDelayed) Step(s *tokendist.State) error {
 	if s.Steps < d.skip {
 		return nil
 	}
 	return d.inner.Step(s)
 }
 
-// phaseRunner runs c-phases of the real THRESHOLD-1 stepper through Run, reusing one
+// msdPhaseRunner runs c-phases of the real THRESHOLD-1 stepper through Run, reusing one
 // balancer per colouring.
-type phaseRunner struct {
+type msdPhaseRunner struct {
 	ec *tokendist.EdgeColoring
 	th *tokendist.DimensionExchange
 }
 
-var phaseRunners = map[*tokendist.EdgeColoring]*phaseRunner{}
+var msdPhaseRunners = map[*tokendist.EdgeColoring]*msdPhaseRunner{}
 
-// phase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on l through Run
+// msdPhase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on l through Run
 // and returns the final loads.
-func phase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
-	pr := phaseRunners[ec]
+func msdPhase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
+	pr := msdPhaseRunners[ec]
 	if pr == nil {
 		th, err := tokendist.Threshold1(ec.Graph(), ec)
 		require.NoError(t, err)
-		pr = &phaseRunner{ec: ec, th: th}
-		phaseRunners[ec] = pr
+		pr = &msdPhaseRunner{ec: ec, th: th}
+		msdPhaseRunners[ec] = pr
 	}
 	chi := int64(max(1, ec.Colors()))
-	b := &delayed{inner: pr.th, skip: int64(c)}
+	b := &msdDelayed{inner: pr.th, skip: int64(c)}
 	res, err := tokendist.Run(context.Background(), ec.Graph(), l, b,
 		&tokendist.RunOptions{MaxSteps: int64(c) + chi*int64(len(l)), NoStability: true})
 	if err != nil {
@@ -397,16 +375,16 @@ func phase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) t
 	return res.Loads
 }
 
-// phaseStable reports whether one c-phase of THRESHOLD-1 leaves l unchanged.
-func phaseStable(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) bool {
-	return slices.Equal(phase(t, ec, c, l), l)
+// msdPhaseStable reports whether one c-phase of THRESHOLD-1 leaves l unchanged.
+func msdPhaseStable(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) bool {
+	return slices.Equal(msdPhase(t, ec, c, l), l)
 }
 
-// coloredCanonical is a canonical form of an edge-coloured tree up to node relabelling
+// msdColoredCanonical is a canonical form of an edge-coloured tree up to node relabelling
 // and cyclic colour shifts: the smallest colour-labelled AHU encoding over all roots
 // and shifts. Both symmetries map the c-phases of one colouring to the phases of the
 // other, so the sweeps test one colouring per class.
-func coloredCanonical(ec *tokendist.EdgeColoring) string {
+func msdColoredCanonical(ec *tokendist.EdgeColoring) string {
 	g := ec.Graph()
 	chi := max(1, ec.Colors())
 	var enc func(v, p, shift int) string
@@ -440,17 +418,17 @@ func coloredCanonical(ec *tokendist.EdgeColoring) string {
 	return fmt.Sprint(chi, best)
 }
 
-// distinctColorings keeps one colouring per class of coloredCanonical on small trees
+// msdDistinct keeps one colouring per class of msdColoredCanonical on small trees
 // (the canonical form costs O(χ·n²)), and drops only identical colourings on others.
-func distinctColorings(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring {
+func msdDistinct(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring {
 	seen := map[string]bool{}
 	var out []*tokendist.EdgeColoring
 	for _, ec := range ecs {
 		var k string
 		if ec.Graph().Order() <= 12 {
-			k = coloredCanonical(ec)
+			k = msdColoredCanonical(ec)
 		} else {
-			k = fmt.Sprint(ec.Colors(), colorsOf(ec))
+			k = fmt.Sprint(ec.Colors(), msdColorsOf(ec))
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -460,7 +438,7 @@ func distinctColorings(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring 
 	return out
 }
 
-func colorsOf(ec *tokendist.EdgeColoring) []int {
+func msdColorsOf(ec *tokendist.EdgeColoring) []int {
 	var out []int
 	for _, e := range ec.Graph().EdgeList() {
 		out = append(out, ec.Color(e[0], e[1]))

@@ -54,9 +54,9 @@ func TestMSDStarsAndPaths(t *testing.T) {
 	require.Equal(t, 100_000, m)
 }
 
-// queueBFS is a plain breadth-first search over Z_n, a second reference for sizes the
+// msdQueueBFS is a plain breadth-first search over Z_n, a second reference for sizes the
 // O(n²) procedure cannot reach.
-func queueBFS(n int, gens []int) []int32 {
+func msdQueueBFS(n int, gens []int) []int32 {
 	dist := make([]int32, n)
 	for i := range dist {
 		dist[i] = -1
@@ -76,14 +76,14 @@ func queueBFS(n int, gens []int) []int32 {
 	return dist
 }
 
-func maxOf(d []int32) int { return int(slices.Max(d)) }
+func msdMaxOf(d []int32) int { return int(slices.Max(d)) }
 
 // The bitset search agrees with the paper's set building on every small tree, random
 // trees, and random symmetric gap sets whose n straddles the 64-bit word boundaries.
 func TestStabilitiesMatchPaperSetBuilding(t *testing.T) {
 	check := func(name string, n int, sg1 []int) {
 		t.Helper()
-		wantMSD, wantStab := paperMSD(n, sg1)
+		wantMSD, wantStab := msdPaper(n, sg1)
 		stab, err := tokendist.GapStabilities(n, sg1, nil)
 		require.NoError(t, err, name)
 		require.Equal(t, wantStab, stab, name)
@@ -91,13 +91,13 @@ func TestStabilitiesMatchPaperSetBuilding(t *testing.T) {
 		require.NoError(t, err, name)
 		require.Equal(t, wantMSD, m, name)
 	}
-	for _, g := range allTrees(t, 9) {
+	for _, g := range msdAllTrees(t, 9) {
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
-		check(treeName(g), g.Order(), sg1)
+		check(msdTreeName(g), g.Order(), sg1)
 		stab, err := tokendist.Stabilities(g)
 		require.NoError(t, err)
-		_, want := paperMSD(g.Order(), sg1)
+		_, want := msdPaper(g.Order(), sg1)
 		require.Equal(t, want, stab)
 	}
 	for seed := uint64(0); seed < 30; seed++ {
@@ -130,7 +130,7 @@ func TestGapStabilitiesLarge(t *testing.T) {
 			p := 1 + r.IntN(n-1)
 			sg1 = append(sg1, p, n-p)
 		}
-		want := queueBFS(n, sg1)
+		want := msdQueueBFS(n, sg1)
 		for _, w := range []int{1, 2} {
 			levels, last := 0, 0
 			opts := &tokendist.MSDOptions{Workers: w, Progress: func(level, reached int) {
@@ -141,11 +141,11 @@ func TestGapStabilitiesLarge(t *testing.T) {
 			got, err := tokendist.GapStabilities(n, sg1, opts)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "n=%d workers=%d", n, w)
-			require.Equal(t, maxOf(want), levels)
+			require.Equal(t, msdMaxOf(want), levels)
 			require.Equal(t, n, last)
 			m, err := tokendist.GapMSD(n, sg1, &tokendist.MSDOptions{Workers: w})
 			require.NoError(t, err)
-			require.Equal(t, maxOf(want), m)
+			require.Equal(t, msdMaxOf(want), m)
 		}
 	}
 	g, err := tokendist.RandomTree(40_000, 9)
@@ -154,12 +154,12 @@ func TestGapStabilitiesLarge(t *testing.T) {
 	require.NoError(t, err)
 	stab, err := tokendist.Stabilities(g)
 	require.NoError(t, err)
-	require.Equal(t, queueBFS(g.Order(), sg1), stab)
+	require.Equal(t, msdQueueBFS(g.Order(), sg1), stab)
 }
 
 // SG_i as returned by StableGapsAt is exactly the set equation (4) builds.
 func TestStableGapsAtMatchesEquation4(t *testing.T) {
-	for _, g := range append(allTrees(t, 7), mustGraph(tokendist.KaryTree(2, 4)), mustGraph(tokendist.RandomTree(60, 5))) {
+	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(2, 4)), msdMust(tokendist.RandomTree(60, 5))) {
 		n := g.Order()
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
@@ -178,7 +178,7 @@ func TestStableGapsAtMatchesEquation4(t *testing.T) {
 					want = append(want, p)
 				}
 			}
-			require.Equal(t, want, got, "%s SG_%d", treeName(g), i)
+			require.Equal(t, want, got, "%s SG_%d", msdTreeName(g), i)
 			next := map[int]bool{}
 			for p := range cur {
 				next[p] = true
@@ -191,17 +191,17 @@ func TestStableGapsAtMatchesEquation4(t *testing.T) {
 		if n > 1 {
 			full, err := tokendist.StableGapsAt(g, msd)
 			require.NoError(t, err)
-			require.Subset(t, full, seq(1, n-1), "SG_MSD covers 1..n-1")
+			require.Subset(t, full, msdSeq(1, n-1), "SG_MSD covers 1..n-1")
 			if msd > 1 {
 				less, err := tokendist.StableGapsAt(g, msd-1)
 				require.NoError(t, err)
-				require.NotSubset(t, less, seq(1, n-1), "SG_{MSD-1} does not")
+				require.NotSubset(t, less, msdSeq(1, n-1), "SG_{MSD-1} does not")
 			}
 		}
 	}
 }
 
-func seq(lo, hi int) []int {
+func msdSeq(lo, hi int) []int {
 	var s []int
 	for i := lo; i <= hi; i++ {
 		s = append(s, i)
@@ -209,7 +209,7 @@ func seq(lo, hi int) []int {
 	return s
 }
 
-func mustGraph(g *tokendist.Graph, err error) *tokendist.Graph {
+func msdMust(g *tokendist.Graph, err error) *tokendist.Graph {
 	if err != nil {
 		panic(err)
 	}
@@ -246,21 +246,21 @@ func TestKaryTreeClosedForm(t *testing.T) {
 // every small tree, every colouring of a family, every colour and every node; the tour
 // satisfies Observation 4, equation (3), and Lemma 9 holds with the exact gap.
 func TestObserverTourMatchesSimulation(t *testing.T) {
-	for _, g := range allTrees(t, 8) {
-		for _, ec := range testColorings(t, g) {
-			checkTour(t, g, ec)
+	for _, g := range msdAllTrees(t, 8) {
+		for _, ec := range msdColorings(t, g) {
+			msdCheckTour(t, g, ec)
 		}
 	}
 	for seed := uint64(0); seed < 30; seed++ {
 		g, err := tokendist.RandomTree(int(9+seed*3), seed)
 		require.NoError(t, err)
-		for _, ec := range []*tokendist.EdgeColoring{bfsColoring(t, g), randomColoring(t, g, 2, seed)} {
-			checkTour(t, g, ec)
+		for _, ec := range []*tokendist.EdgeColoring{msdBFSColoring(t, g), msdRandomColoring(t, g, 2, seed)} {
+			msdCheckTour(t, g, ec)
 		}
 	}
 }
 
-func checkTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
+func msdCheckTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
 	t.Helper()
 	n := g.Order()
 	tour, err := tokendist.NewObserverTour(ec)
@@ -272,7 +272,7 @@ func checkTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
 	require.Len(t, arcs, 2*(n-1))
 	side := map[[2]int]int{} // |T(x, y)| for every arc
 	for _, e := range g.EdgeList() {
-		side[e] = sideSize(g, e[0], e[1])
+		side[e] = msdSideSize(g, e[0], e[1])
 		side[[2]int{e[1], e[0]}] = n - side[e]
 	}
 	// Eulerian: every edge once in each direction, at times of its colour.
@@ -294,14 +294,14 @@ func checkTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
 	sg1, err := tokendist.StableGaps(g)
 	require.NoError(t, err)
 	for c := 0; c < chi; c++ {
-		sim := simulateObservers(ec, c)
+		sim := msdSimulateObservers(ec, c)
 		gp, err := tour.Gaps(c)
 		require.NoError(t, err)
 		require.Equal(t, c, gp.Color())
 		if c == 0 {
 			for tau := int64(0); tau <= L; tau++ {
 				if sim[tau][0] != tour.At(tau) {
-					t.Fatalf("%s: At(%d) = %d, observer at %d", treeName(g), tau, tour.At(tau), sim[tau][0])
+					t.Fatalf("%s: At(%d) = %d, observer at %d", msdTreeName(g), tau, tour.At(tau), sim[tau][0])
 				}
 			}
 		}
@@ -309,11 +309,11 @@ func checkTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
 			ord := gp.Ordering(v)
 			for k := 0; k < n; k++ {
 				if ord[k] != sim[k*chi][v] {
-					t.Fatalf("%s colour %d: %d-ordering from %d is %v; observer at %d after %d rounds", treeName(g), c, c, v, ord, sim[k*chi][v], k)
+					t.Fatalf("%s colour %d: %d-ordering from %d is %v; observer at %d after %d rounds", msdTreeName(g), c, c, v, ord, sim[k*chi][v], k)
 				}
 			}
 			if sim[n*chi][v] != v {
-				t.Fatalf("observer of %d does not return after a phase", v)
+				t.Fatalf("observer of %d does not return after a msdPhase", v)
 			}
 			for w := 0; w < n; w++ {
 				if gp.Observer(v, gp.Gap(v, w)) != w || ord[gp.Gap(v, w)] != w {
@@ -357,8 +357,8 @@ func checkTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
 	}
 }
 
-// randomColoring colours a tree properly with Δ + extra colours, at random.
-func randomColoring(t testing.TB, g *tokendist.Graph, extra int, seed uint64) *tokendist.EdgeColoring {
+// msdRandomColoring colours a tree properly with Δ + extra colours, at random.
+func msdRandomColoring(t testing.TB, g *tokendist.Graph, extra int, seed uint64) *tokendist.EdgeColoring {
 	r := rand.New(rand.NewPCG(seed, 77))
 	chi := g.MaxDegree() + extra
 	col := map[[2]int]int{}
@@ -381,30 +381,30 @@ func randomColoring(t testing.TB, g *tokendist.Graph, extra int, seed uint64) *t
 	return ec
 }
 
-// testColorings returns the colourings the sweeps use on a small tree, one per class
-// of coloredCanonical: the library's algorithms, every Δ-colouring, and one random
+// msdColorings returns the colourings the sweeps use on a small tree, one per class
+// of msdColoredCanonical: the library's algorithms, every Δ-colouring, and one random
 // colouring with two spare colours.
-func testColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
-	coloringsMu.Lock()
-	defer coloringsMu.Unlock()
-	if out, ok := coloringsCache[g]; ok {
+func msdColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
+	msdColoringsMu.Lock()
+	defer msdColoringsMu.Unlock()
+	if out, ok := msdColoringsCache[g]; ok {
 		return out
 	}
-	out := algorithmColorings(t, g)
-	all, complete := allDeltaColorings(t, g, 5000)
+	out := msdAlgorithmColorings(t, g)
+	all, complete := msdAllDeltaColorings(t, g, 5000)
 	require.True(t, complete)
 	out = append(out, all...)
 	if g.Order() > 1 {
-		out = append(out, randomColoring(t, g, 2, uint64(g.Order())))
+		out = append(out, msdRandomColoring(t, g, 2, uint64(g.Order())))
 	}
-	out = distinctColorings(out)
-	coloringsCache[g] = out
+	out = msdDistinct(out)
+	msdColoringsCache[g] = out
 	return out
 }
 
 var (
-	coloringsMu    sync.Mutex
-	coloringsCache = map[*tokendist.Graph][]*tokendist.EdgeColoring{}
+	msdColoringsMu    sync.Mutex
+	msdColoringsCache = map[*tokendist.Graph][]*tokendist.EdgeColoring{}
 )
 
 // ConstructSubgraph returns a connected subtree of exactly p nodes within ⌈log2 n⌉
@@ -421,25 +421,25 @@ func TestConstructSubgraph(t *testing.T) {
 			require.True(t, slices.IsSorted(st.Nodes))
 			require.Contains(t, st.Nodes, st.Leaf)
 			require.LessOrEqual(t, g.Degree(st.Leaf), 1)
-			require.True(t, connectedSubset(g, st.Nodes), "%s p=%d not connected", g, p)
+			require.True(t, msdConnected(g, st.Nodes), "%s p=%d not connected", g, p)
 			require.LessOrEqual(t, st.Iterations, iterBound, "%s p=%d", g, p)
 		}
 	}
 	lg := func(n int) int { return bits.Len(uint(n - 1)) }
-	for _, g := range allTrees(t, 10) {
+	for _, g := range msdAllTrees(t, 10) {
 		check(g, lg(g.Order()))
 	}
 	for seed := uint64(0); seed < 25; seed++ {
-		g := mustGraph(tokendist.RandomTree(int(11+seed*9), seed))
+		g := msdMust(tokendist.RandomTree(int(11+seed*9), seed))
 		check(g, lg(g.Order()))
 	}
 	for _, n := range []int{2, 17, 64, 300} {
-		check(mustGraph(tokendist.Star(n)), lg(n))
-		check(mustGraph(tokendist.Path(n)), lg(n))
+		check(msdMust(tokendist.Star(n)), lg(n))
+		check(msdMust(tokendist.Path(n)), lg(n))
 	}
 	for k := 1; k <= 5; k++ {
 		for h := 0; h <= 5; h++ {
-			g := mustGraph(tokendist.KaryTree(k, h))
+			g := msdMust(tokendist.KaryTree(k, h))
 			if g.Order() <= 1000 {
 				check(g, min(lg(g.Order()), h+1))
 			}
@@ -447,7 +447,7 @@ func TestConstructSubgraph(t *testing.T) {
 	}
 }
 
-func connectedSubset(g *tokendist.Graph, nodes []int) bool {
+func msdConnected(g *tokendist.Graph, nodes []int) bool {
 	in := make([]int8, g.Order()) // 1: in the set, 2: reached
 	for _, v := range nodes {
 		in[v] = 1
@@ -487,13 +487,13 @@ func TestMSDBounds(t *testing.T) {
 			require.Equal(t, 1+(D-2)*lg, b.Degree)
 		}
 		require.Equal(t, min(b.Linear, b.Degree, b.Balanced), b.Bound)
-		require.LessOrEqual(t, m, b.Bound, "Theorem 16 on %s (MSD %d, bounds %+v)", treeName(g), m, b)
+		require.LessOrEqual(t, m, b.Bound, "Theorem 16 on %s (MSD %d, bounds %+v)", msdTreeName(g), m, b)
 	}
-	for _, g := range allTrees(t, 12) {
+	for _, g := range msdAllTrees(t, 12) {
 		check(g)
 	}
 	for seed := uint64(0); seed < 60; seed++ {
-		check(mustGraph(tokendist.RandomTree(int(2+seed*31), seed)))
+		check(msdMust(tokendist.RandomTree(int(2+seed*31), seed)))
 	}
 	for k := 1; k <= 10; k++ {
 		for h := 0; ; h++ {
@@ -507,7 +507,7 @@ func TestMSDBounds(t *testing.T) {
 			require.NoError(t, err)
 			require.LessOrEqual(t, m, bound, "Lemma 17 on T_{%d,%d}", h, k)
 			if n <= 4096 {
-				check(mustGraph(tokendist.KaryTree(k, h)))
+				check(msdMust(tokendist.KaryTree(k, h)))
 			}
 		}
 	}
@@ -515,17 +515,17 @@ func TestMSDBounds(t *testing.T) {
 
 // Erratum: Theorem 16's middle term 1 + (D-2)⌈log2 n⌉ is 0 for the 2-node tree (D = 1),
 // but MSD = 1 there: loads (0, 1) are stable under THRESHOLD-1 (the token swaps back and
-// forth and returns after a phase). The library uses 1 + max(D-2, 0)⌈log2 n⌉.
+// forth and returns after a msdPhase). The library uses 1 + max(D-2, 0)⌈log2 n⌉.
 func TestErratumTheorem16TwoNodes(t *testing.T) {
-	g := mustGraph(tokendist.Path(2))
+	g := msdMust(tokendist.Path(2))
 	m, err := tokendist.MSD(g)
 	require.NoError(t, err)
 	require.Equal(t, 1, m)
 	D, lg := 1, 1
 	require.Equal(t, 0, 1+(D-2)*lg, "the paper's term")
 	require.Less(t, 1+(D-2)*lg, m, "the paper's term is violated")
-	ec := algorithmColorings(t, g)[0]
-	stable := phaseStable(t, ec, 0, tokendist.Loads{0, 1})
+	ec := msdAlgorithmColorings(t, g)[0]
+	stable := msdPhaseStable(t, ec, 0, tokendist.Loads{0, 1})
 	require.True(t, stable, "(0, 1) is stable: discrepancy 1 > 0")
 	b, err := tokendist.Threshold1Bound(2, 1)
 	require.NoError(t, err)
@@ -533,10 +533,10 @@ func TestErratumTheorem16TwoNodes(t *testing.T) {
 }
 
 func TestMSDBadInput(t *testing.T) {
-	ring := mustGraph(tokendist.Ring(5))
-	twoParts := mustGraph(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
-	path := mustGraph(tokendist.Path(5))
-	ec := bfsColoring(t, path)
+	ring := msdMust(tokendist.Ring(5))
+	twoParts := msdMust(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
+	path := msdMust(tokendist.Path(5))
+	ec := msdBFSColoring(t, path)
 	ringEC, err := tokendist.NewEdgeColoring(ring, func(u, v int) int {
 		if u == 0 && v == 4 {
 			return 2
@@ -604,7 +604,7 @@ func TestMSDBadInput(t *testing.T) {
 // Δ-colouring and a random colouring with spare colours, over {0..MSD+1}^n, so the
 // largest stable discrepancy is MSD there (Theorem 12), and it is attained.
 func TestTheorem11Exhaustive(t *testing.T) {
-	for _, g := range allTrees(t, 8) {
+	for _, g := range msdAllTrees(t, 8) {
 		n := g.Order()
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
@@ -616,9 +616,9 @@ func TestTheorem11Exhaustive(t *testing.T) {
 		if n <= 6 {
 			hi = int64(msd + 1)
 		}
-		colorings := algorithmColorings(t, g)
+		colorings := msdAlgorithmColorings(t, g)
 		if n <= 6 {
-			colorings = testColorings(t, g)
+			colorings = msdColorings(t, g)
 		}
 		for _, ec := range colorings {
 			tour, err := tokendist.NewObserverTour(ec)
@@ -627,19 +627,19 @@ func TestTheorem11Exhaustive(t *testing.T) {
 				gp, err := tour.Gaps(c)
 				require.NoError(t, err)
 				best := int64(-1)
-				forEachLoads(n, hi, func(l tokendist.Loads) {
-					want := theorem11(gp, stab, l)
-					got := phaseStable(t, ec, c, l)
+				msdForEachLoads(n, hi, func(l tokendist.Loads) {
+					want := msdTheorem11(gp, stab, l)
+					got := msdPhaseStable(t, ec, c, l)
 					lemma10, err := gp.Stable(l, sg1)
 					if want != got || lemma10 != want || err != nil {
-						t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v, Lemma 10=%v (%v)", treeName(g), c, l, got, want, lemma10, err)
+						t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v, Lemma 10=%v (%v)", msdTreeName(g), c, l, got, want, lemma10, err)
 					}
 					if got {
 						best = max(best, l.Discrepancy())
 					}
 				})
 				if hi > int64(msd) {
-					require.Equal(t, int64(msd), best, "%s colour %d: largest stable discrepancy", treeName(g), c)
+					require.Equal(t, int64(msd), best, "%s colour %d: largest stable discrepancy", msdTreeName(g), c)
 				}
 			}
 		}
@@ -651,13 +651,13 @@ func TestTheorem11Exhaustive(t *testing.T) {
 // discrepancy MSD, and satisfies Theorem 11's condition; raising any one node by one
 // token above it breaks Theorem 11's condition exactly when the stepper says unstable.
 func TestTheorem12AllColorings(t *testing.T) {
-	for _, g := range allTrees(t, 8) {
+	for _, g := range msdAllTrees(t, 8) {
 		n := g.Order()
 		msd, err := tokendist.MSD(g)
 		require.NoError(t, err)
 		stab, err := tokendist.Stabilities(g)
 		require.NoError(t, err)
-		for _, ec := range testColorings(t, g) {
+		for _, ec := range msdColorings(t, g) {
 			tour, err := tokendist.NewObserverTour(ec)
 			require.NoError(t, err)
 			for c := 0; c < tour.Colors(); c++ {
@@ -668,13 +668,13 @@ func TestTheorem12AllColorings(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, int64(msd), l.Discrepancy())
 					require.Equal(t, int64(0), l[s])
-					require.True(t, phaseStable(t, ec, c, l), "%s colour %d s=%d: %v not stable", treeName(g), c, s, l)
-					require.True(t, theorem11(gp, stab, l))
+					require.True(t, msdPhaseStable(t, ec, c, l), "%s colour %d s=%d: %v not stable", msdTreeName(g), c, s, l)
+					require.True(t, msdTheorem11(gp, stab, l))
 					for v := 0; v < n; v++ {
 						l2 := l.Clone()
 						l2[v]++
-						if want, got := theorem11(gp, stab, l2), phaseStable(t, ec, c, l2); want != got {
-							t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v", treeName(g), c, l2, got, want)
+						if want, got := msdTheorem11(gp, stab, l2), msdPhaseStable(t, ec, c, l2); want != got {
+							t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v", msdTreeName(g), c, l2, got, want)
 						}
 					}
 				}
@@ -687,12 +687,12 @@ func TestTheorem12AllColorings(t *testing.T) {
 // stable under one phase of THRESHOLD-1 and has discrepancy MSD.
 func TestWorstStableLoadsRandomTrees(t *testing.T) {
 	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
-		g := mustGraph(tokendist.RandomTree(n, uint64(i)))
+		g := msdMust(tokendist.RandomTree(n, uint64(i)))
 		msd, err := tokendist.MSD(g)
 		require.NoError(t, err)
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
-		for _, ec := range algorithmColorings(t, g) {
+		for _, ec := range msdAlgorithmColorings(t, g) {
 			tour, err := tokendist.NewObserverTour(ec)
 			require.NoError(t, err)
 			for c := 0; c < tour.Colors(); c++ {
@@ -700,7 +700,7 @@ func TestWorstStableLoadsRandomTrees(t *testing.T) {
 				l, err := tokendist.WorstStableLoads(ec, c, s)
 				require.NoError(t, err)
 				require.Equal(t, int64(msd), l.Discrepancy(), "n=%d c=%d", n, c)
-				require.True(t, phaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
+				require.True(t, msdPhaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
 				gp, err := tour.Gaps(c)
 				require.NoError(t, err)
 				ok, err := gp.Stable(l, sg1)
