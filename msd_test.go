@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -603,8 +604,22 @@ func TestMSDBadInput(t *testing.T) {
 // over every load vector in {0, 1, 2}^n (min 0); up to 6 nodes also for every
 // Δ-colouring and a random colouring with spare colours, over {0..MSD+1}^n, so the
 // largest stable discrepancy is MSD there (Theorem 12), and it is attained.
-func TestTheorem11Exhaustive(t *testing.T) {
-	for _, g := range msdAllTrees(t, 8) {
+func TestTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
+
+// With TOKENDIST_LONG=1: the {0..MSD+1}^n box for every tree with at most 8 nodes, and
+// every Δ-colouring class up to 8 nodes (about five minutes).
+func TestTheorem11ExhaustiveLong(t *testing.T) {
+	if os.Getenv("TOKENDIST_LONG") != "1" {
+		t.Skip("set TOKENDIST_LONG=1")
+	}
+	msdExhaustive(t, 8, 8, 8)
+}
+
+// msdExhaustive checks Theorem 11 against the stepper on every tree with at most maxN
+// nodes: over {0..MSD+1}^n (min 0) when n ≤ boxN, else {0, 1, 2}^n; with every colouring
+// class of msdColorings when n ≤ allN, else the library's algorithms'.
+func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
+	for _, g := range msdAllTrees(t, maxN) {
 		n := g.Order()
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
@@ -613,11 +628,11 @@ func TestTheorem11Exhaustive(t *testing.T) {
 		msd, err := tokendist.MSD(g)
 		require.NoError(t, err)
 		hi := int64(2)
-		if n <= 6 {
+		if n <= boxN {
 			hi = int64(msd + 1)
 		}
 		colorings := msdAlgorithmColorings(t, g)
-		if n <= 6 {
+		if n <= allN {
 			colorings = msdColorings(t, g)
 		}
 		for _, ec := range colorings {
@@ -709,4 +724,31 @@ func TestWorstStableLoadsRandomTrees(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Erratum (CONSTRUCT SUBGRAPH, Case 3): the paper sets α ← α ∪ {v} ∪ β_1 ∪ ... ∪ β_i and
+// then β ← β_i, but i is chosen so that |α| + 1 + |β_1| + ... + |β_i| > p: the literal
+// rule overshoots p at once (and α, β overlap). On Star(5) from leaf 1 with p = 3, the
+// centroid is the centre 0, adjacent to α, so β_1 = ∅ and β_2, β_3, β_4 are the other
+// leaves: i = 3 and the literal α has 1 + 1 + 0 + 1 + 1 = 4 > 3 nodes. With β_1 ... β_{i-1}
+// (as Lemma 14's invariants need) α = {0, 1, 2} and β = β_3.
+func TestErratumConstructSubgraphCase3(t *testing.T) {
+	g := msdMust(tokendist.Star(5))
+	p, alpha := 3, 1
+	branches := []int{0, 1, 1, 1} // |β_1| = 0 (v is adjacent to α), then the leaves 2, 3, 4
+	i, sum := 0, 0
+	for alpha+1+sum <= p {
+		sum += branches[i]
+		i++
+	}
+	require.Equal(t, 3, i, "i = min{j : |α| + 1 + Σ_{k≤j} |β_k| > p}")
+	literal := alpha + 1 + sum
+	require.Greater(t, literal, p, "the paper's Case 3 overshoots p")
+	corrected := alpha + 1 + sum - branches[i-1]
+	require.Equal(t, p, corrected)
+	st, err := tokendist.ConstructSubgraph(g, p)
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 2}, st.Nodes)
+	require.Equal(t, 1, st.Leaf)
+	require.Equal(t, 1, st.Iterations)
 }
