@@ -294,6 +294,7 @@ func msdCheckTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) 
 	}
 	sg1, err := tokendist.StableGaps(g)
 	require.NoError(t, err)
+	require.Equal(t, sg1, tour.StableGaps(), "SG_1 by Observation 4")
 	for c := 0; c < chi; c++ {
 		sim := msdSimulateObservers(ec, c)
 		gp, err := tour.Gaps(c)
@@ -581,8 +582,7 @@ func TestMSDBadInput(t *testing.T) {
 		{"NewObserverTour ring", tokendist.ErrNotTree, func() error { _, err := tokendist.NewObserverTour(ringEC); return err }},
 		{"Gaps colour", tokendist.ErrBadParameter, func() error { _, err := tour.Gaps(2); return err }},
 		{"Gaps colour -1", tokendist.ErrBadParameter, func() error { _, err := tour.Gaps(-1); return err }},
-		{"Stable length", tokendist.ErrBadLoads, func() error { _, err := gp.Stable(tokendist.Loads{1}, []int{1}); return err }},
-		{"Stable gap", tokendist.ErrBadParameter, func() error { _, err := gp.Stable(make(tokendist.Loads, 5), []int{5}); return err }},
+		{"Stable length", tokendist.ErrBadLoads, func() error { _, err := gp.Stable(tokendist.Loads{1}); return err }},
 		{"WorstStableLoads s", tokendist.ErrBadParameter, func() error { _, err := tokendist.WorstStableLoads(ec, 0, 5); return err }},
 		{"WorstStableLoads c", tokendist.ErrBadParameter, func() error { _, err := tokendist.WorstStableLoads(ec, 3, 0); return err }},
 		{"WorstStableLoads ring", tokendist.ErrNotTree, func() error { _, err := tokendist.WorstStableLoads(ringEC, 0, 0); return err }},
@@ -621,8 +621,6 @@ func TestTheorem11ExhaustiveLong(t *testing.T) {
 func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
 	for _, g := range msdAllTrees(t, maxN) {
 		n := g.Order()
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
 		stab, err := tokendist.Stabilities(g)
 		require.NoError(t, err)
 		msd, err := tokendist.MSD(g)
@@ -645,7 +643,7 @@ func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
 				msdForEachLoads(n, hi, func(l tokendist.Loads) {
 					want := msdTheorem11(gp, stab, l)
 					got := msdPhaseStable(t, ec, c, l)
-					lemma10, err := gp.Stable(l, sg1)
+					lemma10, err := gp.Stable(l)
 					if want != got || lemma10 != want || err != nil {
 						t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v, Lemma 10=%v (%v)", msdTreeName(g), c, l, got, want, lemma10, err)
 					}
@@ -699,7 +697,8 @@ func TestTheorem12AllColorings(t *testing.T) {
 }
 
 // WorstStableLoads on random trees up to 2000 nodes, with the library's colourings, is
-// stable under one phase of THRESHOLD-1 and has discrepancy MSD.
+// stable under one phase of THRESHOLD-1 and has discrepancy MSD; on perturbed and random
+// loads the stepper agrees with Lemma 10 (Gaps.Stable).
 func TestWorstStableLoadsRandomTrees(t *testing.T) {
 	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
 		g := msdMust(tokendist.RandomTree(n, uint64(i)))
@@ -708,6 +707,9 @@ func TestWorstStableLoadsRandomTrees(t *testing.T) {
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
 		for _, ec := range msdAlgorithmColorings(t, g) {
+			ok, err := msdRandomLoadsAgree(t, ec, sg1, uint64(n))
+			require.NoError(t, err)
+			require.True(t, ok)
 			tour, err := tokendist.NewObserverTour(ec)
 			require.NoError(t, err)
 			for c := 0; c < tour.Colors(); c++ {
@@ -718,7 +720,7 @@ func TestWorstStableLoadsRandomTrees(t *testing.T) {
 				require.True(t, msdPhaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
 				gp, err := tour.Gaps(c)
 				require.NoError(t, err)
-				ok, err := gp.Stable(l, sg1)
+				ok, err := gp.Stable(l)
 				require.NoError(t, err)
 				require.True(t, ok)
 			}
@@ -751,4 +753,42 @@ func TestErratumConstructSubgraphCase3(t *testing.T) {
 	require.Equal(t, []int{0, 1, 2}, st.Nodes)
 	require.Equal(t, 1, st.Leaf)
 	require.Equal(t, 1, st.Iterations)
+}
+
+// msdRandomLoadsAgree checks, on random loads and random ±1 perturbations of a worst
+// stable distribution, that the stepper's verdict equals Lemma 10's for every colour.
+func msdRandomLoadsAgree(t *testing.T, ec *tokendist.EdgeColoring, sg1 []int, seed uint64) (bool, error) {
+	tour, err := tokendist.NewObserverTour(ec)
+	if err != nil {
+		return false, err
+	}
+	require.Equal(t, sg1, tour.StableGaps())
+	n := ec.Graph().Order()
+	r := rand.New(rand.NewPCG(seed, 5))
+	for c := 0; c < tour.Colors(); c++ {
+		gp, err := tour.Gaps(c)
+		if err != nil {
+			return false, err
+		}
+		w, err := tokendist.WorstStableLoads(ec, c, r.IntN(n))
+		if err != nil {
+			return false, err
+		}
+		for rep := 0; rep < 3; rep++ {
+			l := w.Clone()
+			l[r.IntN(n)]++
+			if rep == 2 {
+				l, _ = tokendist.RandomRange(n, 0, 1+int64(rep), seed+uint64(c))
+			}
+			want, err := gp.Stable(l)
+			if err != nil {
+				return false, err
+			}
+			if got := msdPhaseStable(t, ec, c, l); got != want {
+				t.Errorf("n=%d colour %d: stepper stable=%v, Lemma 10=%v", n, c, got, want)
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }

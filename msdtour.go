@@ -2,6 +2,7 @@ package tokendist
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -20,7 +21,7 @@ type TourArc struct {
 // (one phase), having crossed every edge once in each direction: the tour is Eulerian
 // in T', whose self-loops fill the steps in which a node has no active edge. The tour
 // is stored as its 2(n-1) real arcs with their times (the self-loops in between are
-// implicit), so it costs O(n log Δ) time and about 60 bytes per node even when χ·n is
+// implicit), so it costs O(n log Δ) time and about 70 bytes per node even when χ·n is
 // large. From it, Gaps builds each colour's c-orderings in O(n). An ObserverTour is
 // immutable.
 type ObserverTour struct {
@@ -30,6 +31,7 @@ type ObserverTour struct {
 	off  []int     // the graph's CSR offsets
 	ends []tourEnd // every node's edge ends sorted by colour, in CSR node ranges
 	walk []int32   // the ends in tour order
+	sg1  []int     // SG_1, by Observation 4
 }
 
 // tourEnd is one edge end x→nbr with its colour, the tour time of the departure along
@@ -44,8 +46,9 @@ type tourEnd struct {
 // NewObserverTour builds the observer tour of the tree coloured by ec (section 4.1). The
 // colouring's χ = ec.Colors() colours fix the step schedule: colour t mod χ is active at
 // step t (for a single node, χ is taken as 1). It sorts every node's edges by colour and
-// walks the tour once, which also checks that the graph is a tree: O(n log Δ) time and
-// about 60 bytes per node; the error wraps ErrNotTree when ec's graph is not a tree.
+// walks the tour once, which also checks that the graph is a tree, and reads SG_1 off the
+// arc times (Observation 4): O(n log Δ) time and about 70 bytes per node; the error wraps
+// ErrNotTree when ec's graph is not a tree.
 func NewObserverTour(ec *EdgeColoring) (*ObserverTour, error) {
 	if ec == nil {
 		return nil, badParam("nil edge colouring")
@@ -74,6 +77,7 @@ func NewObserverTour(ec *EdgeColoring) (*ObserverTour, error) {
 	// lists them: the j-th such end of v is the reverse of the current end of u. The
 	// successor of u→v is the end after v→u in v's cyclic order, and vice versa.
 	cursor := make([]int32, n)
+	twin := make([]int32, m2) // twin[k]: the reverse of sorted end k
 	for u := 0; u < n; u++ {
 		for i := g.off[u]; i < g.off[u+1]; i++ {
 			if v := int(g.adj[i]); v > u {
@@ -81,6 +85,7 @@ func NewObserverTour(ec *EdgeColoring) (*ObserverTour, error) {
 				cursor[v]++
 				a, b := sorted[i], sorted[j]
 				t.ends[a].succ, t.ends[b].succ = t.cyclicNext(v, b), t.cyclicNext(u, a)
+				twin[a], twin[b] = b, a
 			}
 		}
 	}
@@ -90,8 +95,33 @@ func NewObserverTour(ec *EdgeColoring) (*ObserverTour, error) {
 	if !t.walkTour() {
 		return nil, requireTree(g)
 	}
+	t.stableGaps(twin)
 	return t, nil
 }
+
+// stableGaps reads SG_1 off the tour by Observation 4: from the arc x→y to the arc y→x
+// the tour spends χ·|T(y, x)| steps.
+func (t *ObserverTour) stableGaps(twin []int32) {
+	n, chi, L := t.n, int64(t.chi), t.Len()
+	in := make([]uint64, (n+63)/64)
+	for k, r := range twin {
+		d := (t.ends[r].dep - t.ends[k].dep + L) % L
+		if d%chi != 0 || d == 0 {
+			panic(fmt.Sprintf("tokendist: observer tour breaks Observation 4 at edge end %d", k))
+		}
+		p := int(d / chi)
+		in[p>>6] |= 1 << (p & 63)
+	}
+	for w, x := range in {
+		for ; x != 0; x &= x - 1 {
+			t.sg1 = append(t.sg1, w<<6+bits.TrailingZeros64(x))
+		}
+	}
+}
+
+// StableGaps returns SG_1 of the tree, read off the tour by Observation 4 (a new slice,
+// ascending); it equals the package function StableGaps. It costs O(|SG_1|).
+func (t *ObserverTour) StableGaps() []int { return slices.Clone(t.sg1) }
 
 // cyclicNext returns the sorted end after k in node x's cyclic colour order.
 func (t *ObserverTour) cyclicNext(x int, k int32) int32 {
@@ -191,7 +221,7 @@ func (t *ObserverTour) Gaps(c int) (*Gaps, error) {
 		return nil, badParam("colour %d outside 0..%d", c, t.chi-1)
 	}
 	n, chi, L := t.n, int64(t.chi), t.Len()
-	gp := &Gaps{color: c, pos: make([]int32, n), order: make([]int32, n)}
+	gp := &Gaps{color: c, pos: make([]int32, n), order: make([]int32, n), sg1: t.sg1}
 	for i := range gp.order {
 		gp.order[i] = -1
 	}
@@ -225,6 +255,7 @@ func (t *ObserverTour) Gaps(c int) (*Gaps, error) {
 // (3). It is immutable.
 type Gaps struct {
 	color int
+	sg1   []int   // SG_1, shared with the tour
 	pos   []int32 // position of each node in the c-ordering starting at order[0]
 	order []int32
 }
@@ -269,22 +300,18 @@ func (gp *Gaps) Ordering(v int) []int {
 }
 
 // Stable reports whether loads are stable under THRESHOLD-1 at a time ≡ c (mod χ) by
-// Lemma 10: every pair of nodes whose gap is in sg1 = SG_1(T) (StableGaps) differs by at
-// most one token. By Theorem 11 this is equivalent to |load(v) - load(w)| ≤
-// stability(gap_c(v, w)) for all pairs. It costs O(n·|SG_1|).
-func (gp *Gaps) Stable(loads Loads, sg1 []int) (bool, error) {
+// Lemma 10: every pair of nodes whose gap is in SG_1(T) differs by at most one token. By
+// Theorem 11 this is equivalent to |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all
+// pairs, and to one c-phase of THRESHOLD-1 leaving the loads unchanged. It costs
+// O(n·|SG_1|).
+func (gp *Gaps) Stable(loads Loads) (bool, error) {
 	n := len(gp.pos)
 	if len(loads) != n {
 		return false, fmt.Errorf("%w: %d loads for a tree of %d nodes", ErrBadLoads, len(loads), n)
 	}
-	for _, p := range sg1 {
-		if p < 1 || p >= n {
-			return false, badParam("gap %d outside 1..%d", p, n-1)
-		}
-	}
 	for i := 0; i < n; i++ {
 		a := loads[gp.order[i]]
-		for _, p := range sg1 {
+		for _, p := range gp.sg1 {
 			j := i + p
 			if j >= n {
 				j -= n
@@ -301,7 +328,8 @@ func (gp *Gaps) Stable(loads Loads, sg1 []int) (bool, error) {
 // 4.3) for the colouring ec, colour c and node s: load(s) = 0 and load(v) =
 // stability(gap_c(s, v)). It is stable under THRESHOLD-1 at every time ≡ c (mod χ)
 // (one c-phase leaves it unchanged) and its discrepancy is MSD(T), the largest any
-// stable distribution has. It costs one stability search (Stabilities) plus O(n).
+// stable distribution has. It costs the tour (NewObserverTour) and one stability search
+// (GapStabilities): under a second for a random tree with 10^6 nodes.
 func WorstStableLoads(ec *EdgeColoring, c, s int) (Loads, error) {
 	t, err := NewObserverTour(ec)
 	if err != nil {
@@ -315,7 +343,7 @@ func WorstStableLoads(ec *EdgeColoring, c, s int) (Loads, error) {
 	if err != nil {
 		return nil, err
 	}
-	stab, err := Stabilities(ec.Graph())
+	stab, err := GapStabilities(n, t.sg1, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@
 // graph-built SG_1 on the small trees, and times the search against the paper's
 // O(n²·MSD) set building where that finishes.
 //
-//	go run ./examples/msdtable              # full table: several minutes on two cores, ~1 GB
+//	go run ./examples/msdtable              # full table: about 1.5 minutes on two cores, < 1 GB
 //	go run ./examples/msdtable -quick       # partial table (n ≤ 2^16), a few seconds
 //	go run ./examples/msdtable -maxnodes 1e6 -maxbinary 24
 package main
