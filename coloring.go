@@ -102,13 +102,15 @@ func newColoring(g *Graph, color, twin []int32) (*EdgeColoring, error) {
 	return &EdgeColoring{g: g, color: color, chi: chi, match: match}, nil
 }
 
-// Graph returns the coloured graph.
+// Graph returns the coloured graph, in O(1).
 func (ec *EdgeColoring) Graph() *Graph { return ec.g }
 
-// Colors returns the number of colours χ.
+// Colors returns the number of colours χ (a round of dimension exchange is χ steps,
+// Houle et al., Definition 1), in O(1).
 func (ec *EdgeColoring) Colors() int { return ec.chi }
 
-// Color returns the colour of edge (u, v), or -1 if u and v are not adjacent.
+// Color returns the colour of edge (u, v), or -1 if u and v are not adjacent, in
+// O(log deg u).
 func (ec *EdgeColoring) Color(u, v int) int {
 	if u < 0 || u >= ec.g.Order() {
 		return -1
@@ -120,11 +122,12 @@ func (ec *EdgeColoring) Color(u, v int) int {
 	return int(ec.color[i])
 }
 
-// EndColor returns the colour of edge end i (0 ≤ i < 2·Size()), in CSR order.
+// EndColor returns the colour of edge end i (0 ≤ i < 2·Size()), in CSR order, in O(1).
 func (ec *EdgeColoring) EndColor(i int) int { return int(ec.color[i]) }
 
-// Matching returns colour c's edges as flat pairs u0, v0, u1, v1, ... (u < v, ascending).
-// The slice is read-only.
+// Matching returns colour c's edges, the edges active at steps t ≡ c (mod χ) (Houle et
+// al., section 1.1), as flat pairs u0, v0, u1, v1, ... (u < v, ascending), in O(1). The
+// slice is read-only.
 func (ec *EdgeColoring) Matching(c int) []int32 { return ec.match[c] }
 
 // String returns a short description such as "EdgeColoring(χ=3, m=7)".

@@ -8,17 +8,17 @@ import (
 )
 
 var (
-	benchRandomTree = sync.OnceValue(func() *tokendist.Graph {
-		return mustGraph(tokendist.RandomTree(1_000_000, 1))
+	dxBenchRandomTree = sync.OnceValue(func() *tokendist.Graph {
+		return dxMustGraph(tokendist.RandomTree(1_000_000, 1))
 	})
-	benchRegular = sync.OnceValue(func() *tokendist.Graph {
-		return mustGraph(tokendist.RandomRegular(100_000, 6, 1))
+	dxBenchRegular = sync.OnceValue(func() *tokendist.Graph {
+		return dxMustGraph(tokendist.RandomRegular(100_000, 6, 1))
 	})
 )
 
 // BenchmarkBipartiteColoringRandomTree colours a 10^6-node random tree with Δ colours.
 func BenchmarkBipartiteColoringRandomTree(b *testing.B) {
-	g := benchRandomTree()
+	g := dxBenchRandomTree()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		ec, err := tokendist.BipartiteColoring(g)
@@ -30,7 +30,7 @@ func BenchmarkBipartiteColoringRandomTree(b *testing.B) {
 
 // BenchmarkMisraGriesRandomRegular colours RandomRegular(10^5, 6) with at most 7 colours.
 func BenchmarkMisraGriesRandomRegular(b *testing.B) {
-	g := benchRegular()
+	g := dxBenchRegular()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		ec, err := tokendist.MisraGries(g)
@@ -40,10 +40,10 @@ func BenchmarkMisraGriesRandomRegular(b *testing.B) {
 	}
 }
 
-// greedyMaps is the straightforward baseline: every edge takes the first colour unused
+// dxGreedyMaps is the straightforward baseline: every edge takes the first colour unused
 // at both ends, with a map of used colours per node (up to 2Δ − 1 colours, no
 // guarantee of Δ or Δ + 1).
-func greedyMaps(g *tokendist.Graph) int {
+func dxGreedyMaps(g *tokendist.Graph) int {
 	used := make([]map[int]bool, g.Order())
 	for v := range used {
 		used[v] = map[int]bool{}
@@ -61,17 +61,17 @@ func greedyMaps(g *tokendist.Graph) int {
 }
 
 func BenchmarkColoringBaselineGreedyMapsRandomTree(b *testing.B) {
-	g := benchRandomTree()
+	g := dxBenchRandomTree()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		greedyMaps(g)
+		dxGreedyMaps(g)
 	}
 }
 
 func BenchmarkColoringBaselineGreedyMapsRandomRegular(b *testing.B) {
-	g := benchRegular()
+	g := dxBenchRegular()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		greedyMaps(g)
+		dxGreedyMaps(g)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/tokendist/tokendist"
 )
 
-// randomGraph returns G(n, p) built through NewGraph, fixed by seed.
-func randomGraph(t testing.TB, n int, p float64, seed uint64) *tokendist.Graph {
+// dxRandomGraph returns G(n, p) built through NewGraph, fixed by seed.
+func dxRandomGraph(t testing.TB, n int, p float64, seed uint64) *tokendist.Graph {
 	r := rand.New(rand.NewPCG(seed, 11))
 	var edges [][2]int
 	for u := 0; u < n; u++ {
@@ -27,9 +27,9 @@ func randomGraph(t testing.TB, n int, p float64, seed uint64) *tokendist.Graph {
 	return g
 }
 
-// randomBipartite returns a random bipartite graph with sides a and b (not a forest in
+// dxRandomBipartite returns a random bipartite graph with sides a and b (not a forest in
 // general), fixed by seed.
-func randomBipartite(t testing.TB, a, b int, p float64, seed uint64) *tokendist.Graph {
+func dxRandomBipartite(t testing.TB, a, b int, p float64, seed uint64) *tokendist.Graph {
 	r := rand.New(rand.NewPCG(seed, 12))
 	var edges [][2]int
 	for u := 0; u < a; u++ {
@@ -44,9 +44,9 @@ func randomBipartite(t testing.TB, a, b int, p float64, seed uint64) *tokendist.
 	return g
 }
 
-// checkColoring asserts that ec is a proper colouring of g whose matchings list every
+// dxCheckColoring asserts that ec is a proper colouring of g whose matchings list every
 // edge once with its colour, and returns χ.
-func checkColoring(t testing.TB, g *tokendist.Graph, ec *tokendist.EdgeColoring) int {
+func dxCheckColoring(t testing.TB, g *tokendist.Graph, ec *tokendist.EdgeColoring) int {
 	t.Helper()
 	require.NoError(t, ec.Validate(g))
 	require.Same(t, g, ec.Graph())
@@ -77,26 +77,26 @@ func TestColoringPropertiesRandomGraphs(t *testing.T) {
 		graphs++
 		mg, err := tokendist.MisraGries(g)
 		require.NoError(t, err, "%v", g)
-		require.LessOrEqual(t, checkColoring(t, g, mg), g.MaxDegree()+1, "Misra–Gries on %v", g)
+		require.LessOrEqual(t, dxCheckColoring(t, g, mg), g.MaxDegree()+1, "Misra–Gries on %v", g)
 		if g.IsBipartite() {
 			k, err := tokendist.BipartiteColoring(g)
 			require.NoError(t, err, "%v", g)
-			require.Equal(t, g.MaxDegree(), checkColoring(t, g, k), "König on %v", g)
+			require.Equal(t, g.MaxDegree(), dxCheckColoring(t, g, k), "König on %v", g)
 		} else {
 			_, err := tokendist.BipartiteColoring(g)
 			require.ErrorIs(t, err, tokendist.ErrBadParameter)
 		}
 		d, err := tokendist.DefaultColoring(g)
 		require.NoError(t, err)
-		checkColoring(t, g, d)
+		dxCheckColoring(t, g, d)
 	}
 	for seed := uint64(0); seed < 300; seed++ {
 		n := 1 + int(seed%40)
 		tree, err := tokendist.RandomTree(n, seed)
 		require.NoError(t, err)
 		check(tree)
-		check(randomGraph(t, n, []float64{0.05, 0.1, 0.3, 0.7}[seed%4], seed))
-		check(randomBipartite(t, 1+int(seed%13), 1+int(seed%17), []float64{0.1, 0.3, 0.6}[seed%3], seed))
+		check(dxRandomGraph(t, n, []float64{0.05, 0.1, 0.3, 0.7}[seed%4], seed))
+		check(dxRandomBipartite(t, 1+int(seed%13), 1+int(seed%17), []float64{0.1, 0.3, 0.6}[seed%3], seed))
 		d := 3 + int(seed%5)
 		if nn := 10 + int(seed%30); nn*d%2 == 0 {
 			g, err := tokendist.RandomRegular(nn, d, seed)
@@ -119,11 +119,11 @@ func TestColoringPropertiesRandomGraphs(t *testing.T) {
 func TestColoringForestsKönigSweep(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		count := 0
-		allTrees(n, func(g *tokendist.Graph) {
+		dxAllTrees(n, func(g *tokendist.Graph) {
 			count++
 			ec, err := tokendist.BipartiteColoring(g)
 			require.NoError(t, err)
-			require.Equal(t, g.MaxDegree(), checkColoring(t, g, ec))
+			require.Equal(t, g.MaxDegree(), dxCheckColoring(t, g, ec))
 		})
 		want := 1
 		for i := 0; i < n-2; i++ {
@@ -140,7 +140,7 @@ func TestHypercubeColoring(t *testing.T) {
 		g, err := tokendist.Hypercube(d)
 		require.NoError(t, err)
 		require.NoError(t, ec.Validate(g)) // an equal graph built separately
-		require.Equal(t, d, checkColoring(t, ec.Graph(), ec))
+		require.Equal(t, d, dxCheckColoring(t, ec.Graph(), ec))
 		for _, e := range g.EdgeList() {
 			require.Equal(t, bits.TrailingZeros(uint(e[0]^e[1])), ec.Color(e[0], e[1]))
 		}
@@ -158,7 +158,7 @@ func TestRingColoring(t *testing.T) {
 		case 2:
 			want = 1
 		}
-		require.Equal(t, want, checkColoring(t, ec.Graph(), ec), "ring of %d", n)
+		require.Equal(t, want, dxCheckColoring(t, ec.Graph(), ec), "ring of %d", n)
 	}
 }
 
@@ -179,19 +179,19 @@ func TestGridColorings(t *testing.T) {
 						want += 2
 					}
 				}
-				require.Equal(t, want, checkColoring(t, tor.Graph(), tor), "Torus%v", sides)
-				if allEven(sides) {
+				require.Equal(t, want, dxCheckColoring(t, tor.Graph(), tor), "Torus%v", sides)
+				if dxAllEven(sides) {
 					require.Equal(t, tor.Graph().MaxDegree(), tor.Colors())
 				}
 				mesh, err := tokendist.MeshColoring(sides...)
 				require.NoError(t, err)
-				require.Equal(t, mesh.Graph().MaxDegree(), checkColoring(t, mesh.Graph(), mesh), "Mesh%v", sides)
+				require.Equal(t, mesh.Graph().MaxDegree(), dxCheckColoring(t, mesh.Graph(), mesh), "Mesh%v", sides)
 			}
 		}
 	}
 }
 
-func allEven(sides []int) bool {
+func dxAllEven(sides []int) bool {
 	for _, s := range sides {
 		if s%2 == 1 {
 			return false
@@ -212,18 +212,18 @@ func TestColoringBadInput(t *testing.T) {
 		want error
 		text string
 	}{
-		{"König on an odd cycle", second(tokendist.BipartiteColoring(ring5)), tokendist.ErrBadParameter, "odd cycle"},
-		{"improper", second(tokendist.NewEdgeColoring(ring6, func(u, v int) int { return 0 })), tokendist.ErrInvalidColoring, "node 0"},
-		{"negative colour", second(tokendist.NewEdgeColoring(ring6, func(u, v int) int { return -1 })), tokendist.ErrInvalidColoring, "colour -1"},
+		{"König on an odd cycle", dxErr(tokendist.BipartiteColoring(ring5)), tokendist.ErrBadParameter, "odd cycle"},
+		{"improper", dxErr(tokendist.NewEdgeColoring(ring6, func(u, v int) int { return 0 })), tokendist.ErrInvalidColoring, "node 0"},
+		{"negative colour", dxErr(tokendist.NewEdgeColoring(ring6, func(u, v int) int { return -1 })), tokendist.ErrInvalidColoring, "colour -1"},
 		{"other network", ecRing6.Validate(path6), tokendist.ErrInvalidColoring, "6 nodes and 6 edges"},
-		{"same size, other edges", mustColor(t, path6).Validate(mustGraph(tokendist.NewGraph(6, [][2]int{{0, 2}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}))), tokendist.ErrInvalidColoring, "node 0"},
-		{"nil graph König", second(tokendist.BipartiteColoring(nil)), tokendist.ErrNilNetwork, ""},
-		{"nil graph Misra–Gries", second(tokendist.MisraGries(nil)), tokendist.ErrNilNetwork, ""},
-		{"nil graph NewEdgeColoring", second(tokendist.NewEdgeColoring(nil, nil)), tokendist.ErrNilNetwork, ""},
-		{"bad hypercube", second(tokendist.HypercubeColoring(-1)), tokendist.ErrBadParameter, "-1"},
-		{"bad ring", second(tokendist.RingColoring(0)), tokendist.ErrBadParameter, "0"},
-		{"bad torus", second(tokendist.TorusColoring(3, 0)), tokendist.ErrBadParameter, "length 0"},
-		{"bad mesh", second(tokendist.MeshColoring()), tokendist.ErrBadParameter, "side"},
+		{"same size, other edges", dxMustColor(t, path6).Validate(dxMustGraph(tokendist.NewGraph(6, [][2]int{{0, 2}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}))), tokendist.ErrInvalidColoring, "node 0"},
+		{"nil graph König", dxErr(tokendist.BipartiteColoring(nil)), tokendist.ErrNilNetwork, ""},
+		{"nil graph Misra–Gries", dxErr(tokendist.MisraGries(nil)), tokendist.ErrNilNetwork, ""},
+		{"nil graph NewEdgeColoring", dxErr(tokendist.NewEdgeColoring(nil, nil)), tokendist.ErrNilNetwork, ""},
+		{"bad hypercube", dxErr(tokendist.HypercubeColoring(-1)), tokendist.ErrBadParameter, "-1"},
+		{"bad ring", dxErr(tokendist.RingColoring(0)), tokendist.ErrBadParameter, "0"},
+		{"bad torus", dxErr(tokendist.TorusColoring(3, 0)), tokendist.ErrBadParameter, "length 0"},
+		{"bad mesh", dxErr(tokendist.MeshColoring()), tokendist.ErrBadParameter, "side"},
 		{"nil colouring", (*tokendist.EdgeColoring)(nil).Validate(ring6), tokendist.ErrInvalidColoring, "nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,16 +235,16 @@ func TestColoringBadInput(t *testing.T) {
 	}
 }
 
-func second[T any](_ T, err error) error { return err }
+func dxErr[T any](_ T, err error) error { return err }
 
-func mustGraph(g *tokendist.Graph, err error) *tokendist.Graph {
+func dxMustGraph(g *tokendist.Graph, err error) *tokendist.Graph {
 	if err != nil {
 		panic(err)
 	}
 	return g
 }
 
-func mustColor(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
+func dxMustColor(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
 	ec, err := tokendist.DefaultColoring(g)
 	require.NoError(t, err)
 	return ec
@@ -266,15 +266,15 @@ func TestColoringHubs(t *testing.T) {
 		require.NoError(t, err)
 		k, err := tokendist.BipartiteColoring(g)
 		require.NoError(t, err)
-		require.Equal(t, n, checkColoring(t, g, k))
+		require.Equal(t, n, dxCheckColoring(t, g, k))
 		mg, err := tokendist.MisraGries(g)
 		require.NoError(t, err)
-		require.LessOrEqual(t, checkColoring(t, g, mg), n+1)
+		require.LessOrEqual(t, dxCheckColoring(t, g, mg), n+1)
 		w, err := tokendist.NewGraph(n, wheel)
 		require.NoError(t, err)
 		mg, err = tokendist.MisraGries(w)
 		require.NoError(t, err)
-		require.LessOrEqual(t, checkColoring(t, w, mg), w.MaxDegree()+1)
+		require.LessOrEqual(t, dxCheckColoring(t, w, mg), w.MaxDegree()+1)
 	}
 	// A big bipartite hub graph: a dense n·Δ table would need 4·10^10 entries.
 	var edges [][2]int

@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/graph/simple"
 )
 
-// benchTree is the 2^20-node complete binary tree (height 19, 2^20 − 1 nodes) with its
+// dxBenchTree is the 2^20-node complete binary tree (height 19, 2^20 − 1 nodes) with its
 // König colouring and random loads, built once.
-var benchTree = sync.OnceValue(func() struct {
+var dxBenchTree = sync.OnceValue(func() struct {
 	g     *tokendist.Graph
 	ec    *tokendist.EdgeColoring
 	loads tokendist.Loads
@@ -36,9 +36,9 @@ var benchTree = sync.OnceValue(func() struct {
 	}{g, ec, loads}
 })
 
-// benchRounds runs b.N rounds of d with the given number of workers.
-func benchRounds(b *testing.B, d tokendist.Balancer, workers int) {
-	bt := benchTree()
+// dxBenchRounds runs b.N rounds of d with the given number of workers.
+func dxBenchRounds(b *testing.B, d tokendist.Balancer, workers int) {
+	bt := dxBenchTree()
 	s := &tokendist.State{Net: bt.g, Loads: bt.loads.Clone(), Workers: workers}
 	if in, ok := d.(tokendist.Initializer); ok {
 		if err := in.Init(s); err != nil {
@@ -59,7 +59,7 @@ func benchRounds(b *testing.B, d tokendist.Balancer, workers int) {
 }
 
 func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
-	bt := benchTree()
+	bt := dxBenchTree()
 	for _, workers := range []int{1, 2} {
 		b.Run(map[int]string{1: "cores=1", 2: "cores=2"}[workers], func(b *testing.B) {
 			if workers > runtime.GOMAXPROCS(0) {
@@ -69,7 +69,7 @@ func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchRounds(b, d, workers)
+			dxBenchRounds(b, d, workers)
 		})
 	}
 }
@@ -79,7 +79,7 @@ func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
 // the edges of each colour collected once from the graph's edge iterator, and every
 // step walking its colour's gonum edges through their interface methods.
 func BenchmarkThreshold1RoundBaselineGonum(b *testing.B) {
-	bt := benchTree()
+	bt := dxBenchTree()
 	ug := simple.NewUndirectedGraph()
 	for _, e := range bt.g.EdgeList() {
 		ug.SetEdge(simple.Edge{F: simple.Node(e[0]), T: simple.Node(e[1])})
@@ -114,7 +114,7 @@ func BenchmarkThreshold1RoundBaselineGonum(b *testing.B) {
 // every load read and written, every pair read. No implementation of a round can beat
 // it; the ratio to it shows how close the stepper gets.
 func BenchmarkThreshold1RoundFloor(b *testing.B) {
-	bt := benchTree()
+	bt := dxBenchTree()
 	loads := bt.loads.Clone()
 	var pairs [][]int32
 	for c := 0; c < bt.ec.Colors(); c++ {
@@ -141,7 +141,7 @@ func BenchmarkThreshold1RoundFloor(b *testing.B) {
 // BenchmarkThreshold1RoundBaselineEdgeList is a plain-Go baseline: the edges in one
 // slice with their colours, filtered by the active colour at every step.
 func BenchmarkThreshold1RoundBaselineEdgeList(b *testing.B) {
-	bt := benchTree()
+	bt := dxBenchTree()
 	type edge struct{ u, v, c int }
 	var edges []edge
 	for _, e := range bt.g.EdgeList() {

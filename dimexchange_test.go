@@ -14,11 +14,11 @@ import (
 	"github.com/tokendist/tokendist/internal/contract"
 )
 
-// longTests enables the larger sweeps (TOKENDIST_LONG=1).
-var longTests = os.Getenv("TOKENDIST_LONG") != ""
+// dxLong enables the larger sweeps (TOKENDIST_LONG=1).
+var dxLong = os.Getenv("TOKENDIST_LONG") != ""
 
-// allTrees calls f on every labelled tree on n nodes, decoding every Prüfer sequence.
-func allTrees(n int, f func(g *tokendist.Graph)) {
+// dxAllTrees calls f on every labelled tree on n nodes, decoding every Prüfer sequence.
+func dxAllTrees(n int, f func(g *tokendist.Graph)) {
 	if n <= 2 {
 		g, err := tokendist.Path(n)
 		if err != nil {
@@ -71,9 +71,9 @@ func allTrees(n int, f func(g *tokendist.Graph)) {
 	}
 }
 
-// cOrdering follows the observer that starts at v at a time ≡ 0 (mod χ) for n rounds
+// dxCOrdering follows the observer that starts at v at a time ≡ 0 (mod χ) for n rounds
 // (Houle et al., section 4.1) and returns the nodes it stands on after each round.
-func cOrdering(ec *tokendist.EdgeColoring, v int) []int {
+func dxCOrdering(ec *tokendist.EdgeColoring, v int) []int {
 	g := ec.Graph()
 	order := make([]int, 0, g.Order())
 	x := v
@@ -91,18 +91,18 @@ func cOrdering(ec *tokendist.EdgeColoring, v int) []int {
 	return order
 }
 
-// reference is a direct transcription of the paper's per-node pseudocode (sections 1.1,
+// dxReference is a direct transcription of the paper's per-node pseudocode (sections 1.1,
 // 2 and 5), written for clarity, not speed: every node looks for its edge of colour
 // t mod χ and applies the protocol from its own side. The optimised stepper must agree
 // with it on every step.
-type reference struct {
+type dxReference struct {
 	ec       *tokendist.EdgeColoring
 	protocol string // "T1", "T2" or "D1"
 	nodes    int    // n known to the nodes (D1)
 	localMax []int64
 }
 
-func (r *reference) step(t int, load []int64) {
+func (r *dxReference) step(t int, load []int64) {
 	g := r.ec.Graph()
 	chi := r.ec.Colors()
 	if chi == 0 {
@@ -161,13 +161,13 @@ func TestStepperMatchesReference(t *testing.T) {
 				b, err = tokendist.Discrepancy1(g, ec, g.Order()+int(seed%2))
 			}
 			require.NoError(t, err)
-			ref := &reference{ec: ec, protocol: p, nodes: g.Order() + int(seed%2)}
+			ref := &dxReference{ec: ec, protocol: p, nodes: g.Order() + int(seed%2)}
 			want := loads.Clone()
 			rec := tokendist.RecorderFunc(func(s *tokendist.State, _ tokendist.Sample) error {
 				if s.Steps > 0 {
 					ref.step(int(s.Steps-1), want)
 				}
-				if !slicesEqual(want, s.Loads) {
+				if !dxEqual(want, s.Loads) {
 					return errors.New("stepper and reference differ")
 				}
 				return nil
@@ -178,7 +178,7 @@ func TestStepperMatchesReference(t *testing.T) {
 		}
 	}
 	for n := 1; n <= 6; n++ {
-		allTrees(n, func(g *tokendist.Graph) {
+		dxAllTrees(n, func(g *tokendist.Graph) {
 			ec, err := tokendist.BipartiteColoring(g)
 			require.NoError(t, err)
 			check(g, ec, uint64(n))
@@ -187,14 +187,14 @@ func TestStepperMatchesReference(t *testing.T) {
 	for seed := uint64(0); seed < 40; seed++ {
 		g, err := tokendist.RandomTree(5+int(seed), seed)
 		require.NoError(t, err)
-		ec := permutedColoring(t, g, seed)
+		ec := dxPermutedColoring(t, g, seed)
 		check(g, ec, seed)
 	}
 }
 
-// permutedColoring returns g's König colouring with its colours renamed by a rotation
+// dxPermutedColoring returns g's König colouring with its colours renamed by a rotation
 // and a reversal chosen by seed, so that step orders other than the default are tested.
-func permutedColoring(t testing.TB, g *tokendist.Graph, seed uint64) *tokendist.EdgeColoring {
+func dxPermutedColoring(t testing.TB, g *tokendist.Graph, seed uint64) *tokendist.EdgeColoring {
 	base, err := tokendist.BipartiteColoring(g)
 	require.NoError(t, err)
 	chi := base.Colors()
@@ -209,7 +209,7 @@ func permutedColoring(t testing.TB, g *tokendist.Graph, seed uint64) *tokendist.
 	return ec
 }
 
-func slicesEqual(a, b []int64) bool {
+func dxEqual(a, b []int64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -249,15 +249,15 @@ func TestContractSpanningTree(t *testing.T) {
 
 func TestContractCustomProtocol(t *testing.T) {
 	contract.Check(t, contract.Case{Name: "halving", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.NewDimensionExchange(g, nil, halving{})
+		return tokendist.NewDimensionExchange(g, nil, dxHalving{})
 	}})
 }
 
-// halving is a user protocol: the heavier end sends half the difference (rounded down),
+// dxHalving is a user protocol: the heavier end sends half the difference (rounded down),
 // the integer version of Cybenko's averaging.
-type halving struct{}
+type dxHalving struct{}
 
-func (halving) Send(_ int64, _, _ int, lu, lv int64) int64 { return (lu - lv) / 2 }
+func (dxHalving) Send(_ int64, _, _ int, lu, lv int64) int64 { return (lu - lv) / 2 }
 
 // TestParallelSplitDeterministic runs the protocols on networks large enough for the
 // matchings to be split across cores and checks that the result does not depend on the
@@ -268,19 +268,24 @@ func TestParallelSplitDeterministic(t *testing.T) {
 	}
 	tree, err := tokendist.KaryTree(2, 16) // 131071 nodes: matchings of ~43000 edges
 	require.NoError(t, err)
-	cube, err := tokendist.Hypercube(16)
+	treeColoring, err := tokendist.BipartiteColoring(tree)
 	require.NoError(t, err)
+	cubeColoring, err := tokendist.HypercubeColoring(16) // 32768 edges per dimension
+	require.NoError(t, err)
+	cube := cubeColoring.Graph()
 	type mk func(g *tokendist.Graph) (tokendist.Balancer, error)
 	for _, tc := range []struct {
 		name string
 		g    *tokendist.Graph
 		new  mk
 	}{
-		{"T1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold1(g, nil) }},
-		{"T2", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold2(g, nil) }},
-		{"D1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Discrepancy1(g, nil, 0) }},
+		{"T1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold1(g, treeColoring) }},
+		{"T2", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold2(g, cubeColoring) }},
+		{"D1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.Discrepancy1(g, treeColoring, 0)
+		}},
 		{"custom", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.NewDimensionExchange(g, nil, halving{})
+			return tokendist.NewDimensionExchange(g, cubeColoring, dxHalving{})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -317,7 +322,7 @@ func TestStepDoesNotAllocate(t *testing.T) {
 			case "D1":
 				b, err = tokendist.Discrepancy1(g, nil, 0)
 			case "custom":
-				b, err = tokendist.NewDimensionExchange(g, nil, halving{})
+				b, err = tokendist.NewDimensionExchange(g, nil, dxHalving{})
 			}
 			require.NoError(t, err)
 			loads, err := tokendist.RandomRange(g.Order(), 0, 20, 1)
@@ -383,9 +388,9 @@ func TestCustomProtocol(t *testing.T) {
 	require.NoError(t, err)
 	ec, err := tokendist.HypercubeColoring(6)
 	require.NoError(t, err)
-	b, err := tokendist.NewDimensionExchange(cube, ec, halving{})
+	b, err := tokendist.NewDimensionExchange(cube, ec, dxHalving{})
 	require.NoError(t, err)
-	require.Equal(t, "DIMENSION-EXCHANGE(tokendist_test.halving)", b.String())
+	require.Equal(t, "DIMENSION-EXCHANGE(tokendist_test.dxHalving)", b.String())
 	loads, err := tokendist.RandomRange(cube.Order(), 0, 1000, 1)
 	require.NoError(t, err)
 	r, err := tokendist.Run(context.Background(), cube, loads, b, nil)
@@ -407,8 +412,8 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 	ring, _ := tokendist.Ring(6)
 	path, _ := tokendist.Path(6)
 	disconnected, _ := tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}})
-	pathColoring := mustColor(t, path)
-	ringColoring := mustColor(t, ring)
+	pathColoring := dxMustColor(t, path)
+	ringColoring := dxMustColor(t, ring)
 	improper := &tokendist.EdgeColoring{} // the zero value colours nothing
 	treeBuilder := func(tree *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold1(tree, nil) }
 	for _, tc := range []struct {
@@ -417,19 +422,19 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 		want error
 		text string
 	}{
-		{"THRESHOLD-1 on a ring", second(tokendist.Threshold1(ring, nil)), tokendist.ErrNotTree, "6 nodes, 6 edges"},
-		{"DISCREPANCY-1 on a ring", second(tokendist.Discrepancy1(ring, nil, 0)), tokendist.ErrNotTree, "6 nodes"},
-		{"THRESHOLD-1 on a forest", second(tokendist.Threshold1(disconnected, nil)), tokendist.ErrNotTree, "connected=false"},
-		{"colouring of another network", second(tokendist.Threshold2(path, ringColoring)), tokendist.ErrInvalidColoring, "6 edges"},
-		{"colouring of a path on a tree", second(tokendist.Threshold1(mustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
-		{"zero colouring", second(tokendist.Threshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
-		{"DISCREPANCY-1 with n too small", second(tokendist.Discrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
-		{"DISCREPANCY-1 cycles overflow", second(tokendist.Discrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
-		{"nil protocol", second(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
-		{"nil graph", second(tokendist.Threshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
-		{"spanning tree of a disconnected graph", second(tokendist.SpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},
-		{"spanning tree root out of range", second(tokendist.SpanningTree(ring, 9, treeBuilder)), tokendist.ErrBadParameter, "root 9"},
-		{"spanning tree nil builder", second(tokendist.SpanningTree(ring, 0, nil)), tokendist.ErrBadParameter, "constructor"},
+		{"THRESHOLD-1 on a ring", dxErr(tokendist.Threshold1(ring, nil)), tokendist.ErrNotTree, "6 nodes, 6 edges"},
+		{"DISCREPANCY-1 on a ring", dxErr(tokendist.Discrepancy1(ring, nil, 0)), tokendist.ErrNotTree, "6 nodes"},
+		{"THRESHOLD-1 on a forest", dxErr(tokendist.Threshold1(disconnected, nil)), tokendist.ErrNotTree, "connected=false"},
+		{"colouring of another network", dxErr(tokendist.Threshold2(path, ringColoring)), tokendist.ErrInvalidColoring, "6 edges"},
+		{"colouring of a path on a tree", dxErr(tokendist.Threshold1(dxMustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
+		{"zero colouring", dxErr(tokendist.Threshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
+		{"DISCREPANCY-1 with n too small", dxErr(tokendist.Discrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
+		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.Discrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
+		{"nil protocol", dxErr(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
+		{"nil graph", dxErr(tokendist.Threshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
+		{"spanning tree of a disconnected graph", dxErr(tokendist.SpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},
+		{"spanning tree root out of range", dxErr(tokendist.SpanningTree(ring, 9, treeBuilder)), tokendist.ErrBadParameter, "root 9"},
+		{"spanning tree nil builder", dxErr(tokendist.SpanningTree(ring, 0, nil)), tokendist.ErrBadParameter, "constructor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Error(t, tc.err)

@@ -105,28 +105,26 @@ func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
 }
 
-// Cycles returns the number of DISCREPANCY-1 cycles completed in the last run.
+// Cycles returns the number of DISCREPANCY-1 cycles (an A-phase and a B-phase, Houle et
+// al., section 5) completed in the last run, in O(1).
 func (d *DimensionExchange) Cycles() int64 { return d.cycles }
 
 // Decisions returns, for every node, the first cycle (1, 2, ...) at whose end its local
-// termination rule held in the last run, or 0 if it never did. The slice is a copy.
+// termination rule (Houle et al., end of section 5) held in the last run, or 0 if it
+// never did. The slice is a copy, made in O(n).
 func (d *DimensionExchange) Decisions() []int64 { return append([]int64(nil), d.decided...) }
 
-// LocalMax returns localMax(v) of the last completed cycle of DISCREPANCY-1 (a copy).
+// LocalMax returns localMax(v), the largest load node v held during the A-phase of the
+// last completed DISCREPANCY-1 cycle (Houle et al., section 5), as a copy made in O(n).
 func (d *DimensionExchange) LocalMax() []int64 { return append([]int64(nil), d.prevMax...) }
 
 // threshold1MaxEdges applies THRESHOLD-1 and keeps localMax up to date (A-phase).
-func threshold1MaxEdges(loads, localMax []int64, pairs []int32) (moved int64) {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		u, v := pairs[i], pairs[i+1]
+func threshold1MaxEdges(loads, localMax []int64, p []int32) (moved int64) {
+	for len(p) >= 2 {
+		u, v := uint32(p[0]), uint32(p[1])
+		p = p[2:]
 		a, b := loads[u], loads[v]
-		var x int64
-		if a > b {
-			x = 1
-		}
-		if a < b {
-			x = -1
-		}
+		x := threshold1Send(a, b)
 		a, b = a-x, b+x
 		loads[u], loads[v] = a, b
 		localMax[u] = max(localMax[u], a)
@@ -136,19 +134,27 @@ func threshold1MaxEdges(loads, localMax []int64, pairs []int32) (moved int64) {
 	return moved
 }
 
-// threshold1PlusEdges applies THRESHOLD-1 PLUS (B-phase): as THRESHOLD-1, except that a
-// node holding its localMax does not send across an edge of discrepancy one.
-func threshold1PlusEdges(loads, localMax []int64, pairs []int32) (moved int64) {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		u, v := pairs[i], pairs[i+1]
+// threshold1PlusSend is THRESHOLD-1 PLUS across an edge with loads a, b whose ends have
+// localMax ma, mb: as THRESHOLD-1, except that an end holding its localMax does not send
+// across a discrepancy of one.
+func threshold1PlusSend(a, b, ma, mb int64) int64 {
+	var x int64
+	if a-b >= 2 || a-b == 1 && a != ma {
+		x = 1
+	}
+	if b-a >= 2 || b-a == 1 && b != mb {
+		x = -1
+	}
+	return x
+}
+
+// threshold1PlusEdges applies THRESHOLD-1 PLUS (B-phase).
+func threshold1PlusEdges(loads, localMax []int64, p []int32) (moved int64) {
+	for len(p) >= 2 {
+		u, v := uint32(p[0]), uint32(p[1])
+		p = p[2:]
 		a, b := loads[u], loads[v]
-		var x int64
-		if a-b >= 2 || a-b == 1 && a != localMax[u] {
-			x = 1
-		}
-		if b-a >= 2 || b-a == 1 && b != localMax[v] {
-			x = -1
-		}
+		x := threshold1PlusSend(a, b, localMax[u], localMax[v])
 		loads[u], loads[v] = a-x, b+x
 		moved += x & 1
 	}

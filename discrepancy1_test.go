@@ -9,15 +9,15 @@ import (
 	"github.com/tokendist/tokendist"
 )
 
-// d1Run runs DISCREPANCY-1 until its termination rule fires (or maxCycles cycles) with
+// dxD1Run runs DISCREPANCY-1 until its termination rule fires (or maxCycles cycles) with
 // Observations 2 and 3 checked on every step, and returns the result with the
 // discrepancy at the start of every cycle.
-func d1Run(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n int, loads tokendist.Loads, maxCycles int64) (tokendist.Result, *tokendist.DimensionExchange, []int64) {
+func dxD1Run(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n int, loads tokendist.Loads, maxCycles int64) (tokendist.Result, *tokendist.DimensionExchange, []int64) {
 	t.Helper()
 	b, err := tokendist.Discrepancy1(g, ec, n)
 	require.NoError(t, err)
 	cycle := 2 * int64(max(1, b.Colors())) * int64(max(n, g.Order()))
-	r := runChecked(t, g, loads, b, tokendist.RunOptions{NoStability: true, MaxSteps: maxCycles * cycle})
+	r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{NoStability: true, MaxSteps: maxCycles * cycle})
 	var perCycle []int64
 	for k := int64(0); k*cycle < int64(len(r.Trace)); k++ {
 		perCycle = append(perCycle, r.Trace[k*cycle].Discrepancy)
@@ -38,7 +38,7 @@ func TestTheorem18(t *testing.T) {
 			g, err = tokendist.Star(n)
 			require.NoError(t, err)
 		}
-		ec := permutedColoring(t, g, seed)
+		ec := dxPermutedColoring(t, g, seed)
 		var loads tokendist.Loads
 		switch seed % 3 {
 		case 0:
@@ -58,7 +58,7 @@ func TestTheorem18(t *testing.T) {
 		require.NoError(t, err)
 		known := n + int(seed%8/4)*3 // sometimes a larger upper bound on n
 		d0 := loads.Discrepancy()
-		r, b, perCycle := d1Run(t, g, ec, known, loads, d0+3)
+		r, b, perCycle := dxD1Run(t, g, ec, known, loads, d0+3)
 		name := fmt.Sprintf("seed %d, %v from %v", seed, g.EdgeList(), loads)
 		for k := 1; k < len(perCycle); k++ {
 			if perCycle[k-1] >= 2 {
@@ -153,13 +153,13 @@ func TestErratumDiscrepancy1LocalTermination(t *testing.T) {
 // with discrepancy ≤ 1. TOKENDIST_LONG=1 widens the loads.
 func TestDiscrepancy1TerminationSweep(t *testing.T) {
 	limits := map[int]int64{1: 3, 2: 12, 3: 9, 4: 5, 5: 2}
-	if longTests {
+	if dxLong {
 		limits = map[int]int64{1: 3, 2: 30, 3: 25, 4: 12, 5: 6}
 	}
 	runs := 0
 	for n := 1; n <= 5; n++ {
 		k := limits[n]
-		allTrees(n, func(g *tokendist.Graph) {
+		dxAllTrees(n, func(g *tokendist.Graph) {
 			ec, err := tokendist.BipartiteColoring(g)
 			require.NoError(t, err)
 			loads := make(tokendist.Loads, n)

@@ -9,16 +9,16 @@ import (
 	"github.com/tokendist/tokendist"
 )
 
-// monotone is a Recorder that checks Observations 2 and 3 of Houle et al. on every
+// dxMonotone is a Recorder that checks Observations 2 and 3 of Houle et al. on every
 // sample: Σ load² never increases, the maximum never increases, the minimum never
 // decreases.
-type monotone struct {
+type dxMonotone struct {
 	last    tokendist.Sample
 	started bool
 	samples int
 }
 
-func (m *monotone) Record(s *tokendist.State, smp tokendist.Sample) error {
+func (m *dxMonotone) Record(s *tokendist.State, smp tokendist.Sample) error {
 	if m.started {
 		switch {
 		case smp.Potential.Cmp(m.last.Potential) > 0:
@@ -34,10 +34,10 @@ func (m *monotone) Record(s *tokendist.State, smp tokendist.Sample) error {
 	return nil
 }
 
-// runChecked runs b with Observations 2 and 3 checked after every step.
-func runChecked(t *testing.T, g *tokendist.Graph, loads tokendist.Loads, b tokendist.Balancer, opts tokendist.RunOptions) tokendist.Result {
+// dxRunChecked runs b with Observations 2 and 3 checked after every step.
+func dxRunChecked(t *testing.T, g *tokendist.Graph, loads tokendist.Loads, b tokendist.Balancer, opts tokendist.RunOptions) tokendist.Result {
 	t.Helper()
-	m := &monotone{}
+	m := &dxMonotone{}
 	opts.SampleEvery, opts.Recorder = 1, m
 	r, err := tokendist.Run(context.Background(), g, loads, b, &opts)
 	require.NoError(t, err, "%s on %v", tokendist.BalancerName(b), g)
@@ -45,17 +45,17 @@ func runChecked(t *testing.T, g *tokendist.Graph, loads tokendist.Loads, b token
 	return r
 }
 
-type namedGraph struct {
+type dxNamedGraph struct {
 	name string
 	g    *tokendist.Graph
 }
 
-// sweepGraphs returns the graph families of Theorem 5's sweep.
-func sweepGraphs(t *testing.T) []namedGraph {
-	var out []namedGraph
+// dxSweepGraphs returns the graph families of Theorem 5's sweep.
+func dxSweepGraphs(t *testing.T) []dxNamedGraph {
+	var out []dxNamedGraph
 	add := func(name string, g *tokendist.Graph, err error) {
 		require.NoError(t, err)
-		out = append(out, namedGraph{name, g})
+		out = append(out, dxNamedGraph{name, g})
 	}
 	for n := 2; n <= 9; n++ {
 		g, err := tokendist.Ring(n)
@@ -80,9 +80,9 @@ func sweepGraphs(t *testing.T) []namedGraph {
 		add(fmt.Sprintf("RandomTree(%d, %d)", 4+3*seed, seed), g, err)
 		g, err = tokendist.RandomRegular(12+2*int(seed), 3+int(seed%3), seed)
 		add(fmt.Sprintf("RandomRegular(%d, %d)", 12+2*seed, 3+seed%3), g, err)
-		g = randomGraph(t, 10+int(seed), 0.3, seed)
+		g = dxRandomGraph(t, 10+int(seed), 0.3, seed)
 		if g.Connected() {
-			out = append(out, namedGraph{fmt.Sprintf("G(%d, 0.3, %d)", 10+seed, seed), g})
+			out = append(out, dxNamedGraph{fmt.Sprintf("G(%d, 0.3, %d)", 10+seed, seed), g})
 		}
 	}
 	for k := 2; k <= 4; k++ {
@@ -97,7 +97,7 @@ func sweepGraphs(t *testing.T) []namedGraph {
 // discrepancy ≤ 1 (Lemma 4), so the discrepancy is at most the diameter; Observations 2
 // and 3 hold on every step.
 func TestTheorem5Threshold2(t *testing.T) {
-	for _, ng := range sweepGraphs(t) {
+	for _, ng := range dxSweepGraphs(t) {
 		diam, err := ng.g.Diameter()
 		require.NoError(t, err)
 		for seed := uint64(0); seed < 4; seed++ {
@@ -109,7 +109,7 @@ func TestTheorem5Threshold2(t *testing.T) {
 			}
 			b, err := tokendist.Threshold2(ng.g, nil)
 			require.NoError(t, err)
-			r := runChecked(t, ng.g, loads, b, tokendist.RunOptions{})
+			r := dxRunChecked(t, ng.g, loads, b, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r.Status, ng.name)
 			require.LessOrEqual(t, r.Discrepancy(), int64(diam), "%s seed %d", ng.name, seed)
 			for _, e := range ng.g.EdgeList() {
@@ -124,7 +124,7 @@ func TestTheorem5Threshold2(t *testing.T) {
 // loads from v are stable under THRESHOLD-2 (no token ever moves) with discrepancy the
 // eccentricity of v, which is the diameter at a peripheral node.
 func TestTheorem5Tightness(t *testing.T) {
-	for _, ng := range sweepGraphs(t) {
+	for _, ng := range dxSweepGraphs(t) {
 		ecc, err := ng.g.Eccentricities()
 		require.NoError(t, err)
 		diam, err := ng.g.Diameter()
@@ -157,7 +157,7 @@ func TestThreshold1OnTrees(t *testing.T) {
 	check := func(g *tokendist.Graph, loads tokendist.Loads) {
 		b, err := tokendist.Threshold1(g, nil)
 		require.NoError(t, err)
-		r := runChecked(t, g, loads, b, tokendist.RunOptions{})
+		r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{})
 		require.Equal(t, tokendist.StatusStable, r.Status, "Lemma 8 on %v", g.EdgeList())
 		require.LessOrEqual(t, r.Discrepancy(), int64(g.Order()/2), "Lemma 13 on %v from %v", g.EdgeList(), loads)
 		// Lemma 2: one more phase from the stable loads moves no token across an edge of
@@ -169,9 +169,9 @@ func TestThreshold1OnTrees(t *testing.T) {
 	}
 	for n := 1; n <= 7; n++ {
 		seed := uint64(0)
-		allTrees(n, func(g *tokendist.Graph) {
+		dxAllTrees(n, func(g *tokendist.Graph) {
 			seed++
-			if n == 7 && seed%7 != 0 && !longTests {
+			if n == 7 && seed%7 != 0 && !dxLong {
 				return // every 7th of the 16807 trees on 7 nodes unless TOKENDIST_LONG
 			}
 			loads, err := tokendist.RandomRange(n, 0, int64(2*n), seed)
@@ -203,7 +203,7 @@ func TestThreshold1Paths(t *testing.T) {
 			}
 			b, err := tokendist.Threshold1(g, nil)
 			require.NoError(t, err)
-			r := runChecked(t, g, loads, b, tokendist.RunOptions{})
+			r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r.Status)
 			require.LessOrEqual(t, r.Discrepancy(), int64(1), "Path(%d) from %v", n, loads)
 		}
@@ -223,18 +223,18 @@ func TestStarsThreshold2BeatsThreshold1(t *testing.T) {
 		require.NoError(t, err)
 		for start := 0; start < n; start++ {
 			mountain := make(tokendist.Loads, n)
-			for i, v := range cOrdering(ec, start) {
+			for i, v := range dxCOrdering(ec, start) {
 				mountain[v] = int64(min(i, n-i))
 			}
 			t1, err := tokendist.Threshold1(g, ec)
 			require.NoError(t, err)
-			r1 := runChecked(t, g, mountain, t1, tokendist.RunOptions{})
+			r1 := dxRunChecked(t, g, mountain, t1, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r1.Status)
 			require.Equal(t, int64(n/2), r1.Discrepancy(), "Star(%d) from %v", n, mountain)
 			require.Equal(t, mountain, r1.Loads) // stable from the start
 			t2, err := tokendist.Threshold2(g, ec)
 			require.NoError(t, err)
-			r2 := runChecked(t, g, mountain, t2, tokendist.RunOptions{})
+			r2 := dxRunChecked(t, g, mountain, t2, tokendist.RunOptions{})
 			require.LessOrEqual(t, r2.Discrepancy(), int64(2))
 			if n >= 6 {
 				require.Less(t, r2.Discrepancy(), r1.Discrepancy())
@@ -253,11 +253,11 @@ func TestThreshold2PathsWorstCase(t *testing.T) {
 		require.NoError(t, err)
 		t2, err := tokendist.Threshold2(g, nil)
 		require.NoError(t, err)
-		r2 := runChecked(t, g, loads, t2, tokendist.RunOptions{})
+		r2 := dxRunChecked(t, g, loads, t2, tokendist.RunOptions{})
 		require.Equal(t, int64(n-1), r2.Discrepancy())
 		t1, err := tokendist.Threshold1(g, nil)
 		require.NoError(t, err)
-		r1 := runChecked(t, g, loads, t1, tokendist.RunOptions{})
+		r1 := dxRunChecked(t, g, loads, t1, tokendist.RunOptions{})
 		require.LessOrEqual(t, r1.Discrepancy(), int64(1))
 	}
 }
