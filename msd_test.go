@@ -1,0 +1,794 @@
+package tokendist_test
+
+import (
+	"errors"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+)
+
+// Section 4.3 prints SG_1 of the complete binary trees of heights 2 and 3.
+func TestStableGapsPaperExamples(t *testing.T) {
+	for _, tc := range []struct {
+		h    int
+		want []int
+	}{
+		{2, []int{1, 3, 4, 6}},
+		{3, []int{1, 3, 7, 8, 12, 14}},
+	} {
+		g, err := tokendist.KaryTree(2, tc.h)
+		require.NoError(t, err)
+		sg, err := tokendist.StableGaps(g)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, sg, "SG_1(T_{%d,2})", tc.h)
+		_, closed, err := tokendist.KaryTreeStableGaps(2, tc.h)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, closed)
+	}
+}
+
+// Section 4.5: MSD(S_k) = ⌊n/2⌋ for stars and MSD(P_n) = 1 for paths.
+func TestMSDStarsAndPaths(t *testing.T) {
+	for n := 1; n <= 300; n++ {
+		s, err := tokendist.Star(n)
+		require.NoError(t, err)
+		m, err := tokendist.MSD(s)
+		require.NoError(t, err)
+		require.Equal(t, n/2, m, "star with %d nodes", n)
+		p, err := tokendist.Path(n)
+		require.NoError(t, err)
+		m, err = tokendist.MSD(p)
+		require.NoError(t, err)
+		require.Equal(t, min(n-1, 1), m, "path with %d nodes", n)
+	}
+	// A big star stays cheap: its search is n/2 thin levels.
+	s, err := tokendist.Star(200_001)
+	require.NoError(t, err)
+	m, err := tokendist.MSD(s)
+	require.NoError(t, err)
+	require.Equal(t, 100_000, m)
+}
+
+// msdQueueBFS is a plain breadth-first search over Z_n, a second reference for sizes the
+// O(n²) procedure cannot reach.
+func msdQueueBFS(n int, gens []int) []int32 {
+	dist := make([]int32, n)
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[0] = 0
+	q := []int{0}
+	for h := 0; h < len(q); h++ {
+		x := q[h]
+		for _, g := range gens {
+			y := (x + g) % n
+			if dist[y] < 0 {
+				dist[y] = dist[x] + 1
+				q = append(q, y)
+			}
+		}
+	}
+	return dist
+}
+
+func msdMaxOf(d []int32) int { return int(slices.Max(d)) }
+
+// The bitset search agrees with the paper's set building on every small tree, random
+// trees, and random symmetric gap sets whose n straddles the 64-bit word boundaries.
+func TestStabilitiesMatchPaperSetBuilding(t *testing.T) {
+	check := func(name string, n int, sg1 []int) {
+		t.Helper()
+		wantMSD, wantStab := msdPaper(n, sg1)
+		stab, err := tokendist.GapStabilities(n, sg1, nil)
+		require.NoError(t, err, name)
+		require.Equal(t, wantStab, stab, name)
+		m, err := tokendist.GapMSD(n, sg1, nil)
+		require.NoError(t, err, name)
+		require.Equal(t, wantMSD, m, name)
+	}
+	for _, g := range msdAllTrees(t, 9) {
+		sg1, err := tokendist.StableGaps(g)
+		require.NoError(t, err)
+		check(msdTreeName(g), g.Order(), sg1)
+		stab, err := tokendist.Stabilities(g)
+		require.NoError(t, err)
+		_, want := msdPaper(g.Order(), sg1)
+		require.Equal(t, want, stab)
+	}
+	for seed := uint64(0); seed < 30; seed++ {
+		g, err := tokendist.RandomTree(int(20+seed*5), seed)
+		require.NoError(t, err)
+		sg1, err := tokendist.StableGaps(g)
+		require.NoError(t, err)
+		check(g.String(), g.Order(), sg1)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{2, 3, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257} {
+		for rep := 0; rep < 3; rep++ {
+			sg1 := []int{1, n - 1}
+			for k := r.IntN(6); k > 0; k-- {
+				p := 1 + r.IntN(n-1)
+				sg1 = append(sg1, p, n-p)
+			}
+			check("random gaps", n, sg1)
+		}
+	}
+}
+
+// Large searches take both the sparse and the dense, multi-block, multi-worker paths;
+// they agree with a plain queue BFS for any worker count, and report progress.
+func TestGapStabilitiesLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{33_001, 40_000} {
+		sg1 := []int{1, n - 1}
+		for k := 3; k > 0; k-- {
+			p := 1 + r.IntN(n-1)
+			sg1 = append(sg1, p, n-p)
+		}
+		want := msdQueueBFS(n, sg1)
+		for _, w := range []int{1, 2} {
+			levels, last := 0, 0
+			opts := &tokendist.MSDOptions{Workers: w, Progress: func(level, reached int) {
+				require.Equal(t, levels+1, level)
+				require.Greater(t, reached, last)
+				levels, last = level, reached
+			}}
+			got, err := tokendist.GapStabilities(n, sg1, opts)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "n=%d workers=%d", n, w)
+			require.Equal(t, msdMaxOf(want), levels)
+			require.Equal(t, n, last)
+			m, err := tokendist.GapMSD(n, sg1, &tokendist.MSDOptions{Workers: w})
+			require.NoError(t, err)
+			require.Equal(t, msdMaxOf(want), m)
+		}
+	}
+	g, err := tokendist.RandomTree(40_000, 9)
+	require.NoError(t, err)
+	sg1, err := tokendist.StableGaps(g)
+	require.NoError(t, err)
+	stab, err := tokendist.Stabilities(g)
+	require.NoError(t, err)
+	require.Equal(t, msdQueueBFS(g.Order(), sg1), stab)
+}
+
+// SG_i as returned by StableGapsAt is exactly the set equation (4) builds.
+func TestStableGapsAtMatchesEquation4(t *testing.T) {
+	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(2, 4)), msdMust(tokendist.RandomTree(60, 5))) {
+		n := g.Order()
+		sg1, err := tokendist.StableGaps(g)
+		require.NoError(t, err)
+		msd, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		cur := map[int]bool{}
+		for _, p := range sg1 {
+			cur[p] = true
+		}
+		for i := 1; i <= msd+1; i++ {
+			got, err := tokendist.StableGapsAt(g, i)
+			require.NoError(t, err)
+			var want []int
+			for p := 0; p < n; p++ {
+				if cur[p] {
+					want = append(want, p)
+				}
+			}
+			require.Equal(t, want, got, "%s SG_%d", msdTreeName(g), i)
+			next := map[int]bool{}
+			for p := range cur {
+				next[p] = true
+				for _, q := range sg1 {
+					next[(p+q)%n] = true
+				}
+			}
+			cur = next
+		}
+		if n > 1 {
+			full, err := tokendist.StableGapsAt(g, msd)
+			require.NoError(t, err)
+			require.Subset(t, full, msdSeq(1, n-1), "SG_MSD covers 1..n-1")
+			if msd > 1 {
+				less, err := tokendist.StableGapsAt(g, msd-1)
+				require.NoError(t, err)
+				require.NotSubset(t, less, msdSeq(1, n-1), "SG_{MSD-1} does not")
+			}
+		}
+	}
+}
+
+func msdSeq(lo, hi int) []int {
+	var s []int
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func msdMust(g *tokendist.Graph, err error) *tokendist.Graph {
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// The closed form of SG_1(T_{h,k}) equals the graph-built one, and so does the MSD.
+func TestKaryTreeClosedForm(t *testing.T) {
+	for k := 1; k <= 7; k++ {
+		for h := 0; h <= 7; h++ {
+			n, err := tokendist.KaryTreeOrder(k, h)
+			require.NoError(t, err)
+			if n > 200_000 {
+				continue
+			}
+			g, err := tokendist.KaryTree(k, h)
+			require.NoError(t, err)
+			want, err := tokendist.StableGaps(g)
+			require.NoError(t, err)
+			gotN, got, err := tokendist.KaryTreeStableGaps(k, h)
+			require.NoError(t, err)
+			require.Equal(t, n, gotN)
+			require.Equal(t, want, got, "k=%d h=%d", k, h)
+			m1, err := tokendist.MSD(g)
+			require.NoError(t, err)
+			m2, err := tokendist.KaryTreeMSD(k, h, nil)
+			require.NoError(t, err)
+			require.Equal(t, m1, m2)
+		}
+	}
+}
+
+// The observer tour and the c-orderings agree with observers walked step by step, for
+// every small tree, every colouring of a family, every colour and every node; the tour
+// satisfies Observation 4, equation (3), and Lemma 9 holds with the exact gap.
+func TestObserverTourMatchesSimulation(t *testing.T) {
+	for _, g := range msdAllTrees(t, 8) {
+		for _, ec := range msdColorings(t, g) {
+			msdCheckTour(t, g, ec)
+		}
+	}
+	for seed := uint64(0); seed < 30; seed++ {
+		g, err := tokendist.RandomTree(int(9+seed*3), seed)
+		require.NoError(t, err)
+		for _, ec := range []*tokendist.EdgeColoring{msdBFSColoring(t, g), msdRandomColoring(t, g, 2, seed)} {
+			msdCheckTour(t, g, ec)
+		}
+	}
+}
+
+func msdCheckTour(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring) {
+	t.Helper()
+	n := g.Order()
+	tour, err := tokendist.NewObserverTour(ec)
+	require.NoError(t, err)
+	chi := tour.Colors()
+	require.Equal(t, max(1, ec.Colors()), chi)
+	require.Equal(t, int64(chi*n), tour.Len())
+	arcs := tour.Arcs()
+	require.Len(t, arcs, 2*(n-1))
+	side := map[[2]int]int{} // |T(x, y)| for every arc
+	for _, e := range g.EdgeList() {
+		side[e] = msdSideSize(g, e[0], e[1])
+		side[[2]int{e[1], e[0]}] = n - side[e]
+	}
+	// Eulerian: every edge once in each direction, at times of its colour.
+	at := map[[2]int]int64{}
+	for _, a := range arcs {
+		k := [2]int{int(a.From), int(a.To)}
+		_, dup := at[k]
+		require.False(t, dup)
+		at[k] = a.Time
+		require.Equal(t, int(a.Color), ec.Color(k[0], k[1]))
+		require.Equal(t, int64(a.Color), a.Time%int64(chi))
+	}
+	// Observation 4: from the arc x→y to the arc y→x the tour spends χ·|T(y, x)| steps.
+	L := tour.Len()
+	for k, tm := range at {
+		d := ((at[[2]int{k[1], k[0]}]-tm)%L + L) % L
+		require.Equal(t, int64(chi*side[[2]int{k[1], k[0]}]), d, "Observation 4 on %v", k)
+	}
+	sg1, err := tokendist.StableGaps(g)
+	require.NoError(t, err)
+	require.Equal(t, sg1, tour.StableGaps(), "SG_1 by Observation 4")
+	for c := 0; c < chi; c++ {
+		sim := msdSimulateObservers(ec, c)
+		gp, err := tour.Gaps(c)
+		require.NoError(t, err)
+		require.Equal(t, c, gp.Color())
+		if c == 0 {
+			for tau := int64(0); tau <= L; tau++ {
+				if sim[tau][0] != tour.At(tau) {
+					t.Fatalf("%s: At(%d) = %d, observer at %d", msdTreeName(g), tau, tour.At(tau), sim[tau][0])
+				}
+			}
+		}
+		for v := 0; v < n; v++ {
+			ord := gp.Ordering(v)
+			for k := 0; k < n; k++ {
+				if ord[k] != sim[k*chi][v] {
+					t.Fatalf("%s colour %d: %d-ordering from %d is %v; observer at %d after %d rounds", msdTreeName(g), c, c, v, ord, sim[k*chi][v], k)
+				}
+			}
+			if sim[n*chi][v] != v {
+				t.Fatalf("observer of %d does not return after a msdPhase", v)
+			}
+			for w := 0; w < n; w++ {
+				if gp.Observer(v, gp.Gap(v, w)) != w || ord[gp.Gap(v, w)] != w {
+					t.Fatalf("Observer(%d, Gap(%d, %d)) != %d", v, v, w, w)
+				}
+				if x := (v + w) % n; gp.Gap(v, w) != (gp.Gap(v, x)+gp.Gap(x, w))%n { // equation (3)
+					t.Fatalf("equation (3) fails for %d, %d, %d", v, x, w)
+				}
+			}
+		}
+		// Lemma 9: observers meet at an active edge iff their gap is in SG_1, and when
+		// obs(v) is at y and obs(w) at x, gap_c(v, w) = |T(x, y)|.
+		met := make([]bool, n*n)
+		where := make([]int, n)
+		for k := 0; k < chi*n; k++ {
+			col := (c + k) % chi
+			for v, x := range sim[k] {
+				where[x] = v
+			}
+			for x := 0; x < n; x++ {
+				for _, y := range g.Neighbors(x) {
+					if ec.Color(x, int(y)) != col {
+						continue
+					}
+					v, w := where[int(y)], where[x]
+					if gp.Gap(v, w) != side[[2]int{x, int(y)}] {
+						t.Fatalf("Lemma 9: gap(%d, %d) = %d, |T(%d, %d)| = %d", v, w, gp.Gap(v, w), x, y, side[[2]int{x, int(y)}])
+					}
+					met[v*n+w] = true
+				}
+			}
+		}
+		for v := 0; v < n; v++ {
+			for w := 0; w < n; w++ {
+				_, inSG := slices.BinarySearch(sg1, gp.Gap(v, w))
+				if inSG != met[v*n+w] {
+					t.Fatalf("Lemma 9: gap(%d, %d) = %d in SG_1 %v, met %v", v, w, gp.Gap(v, w), inSG, met[v*n+w])
+				}
+			}
+		}
+	}
+}
+
+// msdRandomColoring colours a tree properly with Δ + extra colours, at random.
+func msdRandomColoring(t testing.TB, g *tokendist.Graph, extra int, seed uint64) *tokendist.EdgeColoring {
+	r := rand.New(rand.NewPCG(seed, 77))
+	chi := g.MaxDegree() + extra
+	col := map[[2]int]int{}
+	used := make([]map[int]bool, g.Order())
+	for v := range used {
+		used[v] = map[int]bool{}
+	}
+	for _, e := range g.EdgeList() {
+		for {
+			c := r.IntN(chi)
+			if !used[e[0]][c] && !used[e[1]][c] {
+				col[e] = c
+				used[e[0]][c], used[e[1]][c] = true, true
+				break
+			}
+		}
+	}
+	ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return col[[2]int{u, v}] })
+	require.NoError(t, err)
+	return ec
+}
+
+// msdColorings returns the colourings the sweeps use on a small tree, one per class
+// of msdColoredCanonical: the library's algorithms, every Δ-colouring, and one random
+// colouring with two spare colours.
+func msdColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
+	msdColoringsMu.Lock()
+	defer msdColoringsMu.Unlock()
+	if out, ok := msdColoringsCache[g]; ok {
+		return out
+	}
+	out := msdAlgorithmColorings(t, g)
+	all, complete := msdAllDeltaColorings(t, g, 5000)
+	require.True(t, complete)
+	out = append(out, all...)
+	if g.Order() > 1 {
+		out = append(out, msdRandomColoring(t, g, 2, uint64(g.Order())))
+	}
+	out = msdDistinct(out)
+	msdColoringsCache[g] = out
+	return out
+}
+
+var (
+	msdColoringsMu    sync.Mutex
+	msdColoringsCache = map[*tokendist.Graph][]*tokendist.EdgeColoring{}
+)
+
+// ConstructSubgraph returns a connected subtree of exactly p nodes within ⌈log2 n⌉
+// iterations, for every p on every tree of the sweep; on T_{h,k} within h+1 iterations
+// (proof of Lemma 17).
+func TestConstructSubgraph(t *testing.T) {
+	check := func(g *tokendist.Graph, iterBound int) {
+		t.Helper()
+		n := g.Order()
+		for p := 1; p <= n; p++ {
+			st, err := tokendist.ConstructSubgraph(g, p)
+			require.NoError(t, err)
+			require.Len(t, st.Nodes, p, "%s p=%d", g, p)
+			require.True(t, slices.IsSorted(st.Nodes))
+			require.Contains(t, st.Nodes, st.Leaf)
+			require.LessOrEqual(t, g.Degree(st.Leaf), 1)
+			require.True(t, msdConnected(g, st.Nodes), "%s p=%d not connected", g, p)
+			require.LessOrEqual(t, st.Iterations, iterBound, "%s p=%d", g, p)
+		}
+	}
+	lg := func(n int) int { return bits.Len(uint(n - 1)) }
+	for _, g := range msdAllTrees(t, 10) {
+		check(g, lg(g.Order()))
+	}
+	for seed := uint64(0); seed < 25; seed++ {
+		g := msdMust(tokendist.RandomTree(int(11+seed*9), seed))
+		check(g, lg(g.Order()))
+	}
+	for _, n := range []int{2, 17, 64, 300} {
+		check(msdMust(tokendist.Star(n)), lg(n))
+		check(msdMust(tokendist.Path(n)), lg(n))
+	}
+	for k := 1; k <= 5; k++ {
+		for h := 0; h <= 5; h++ {
+			g := msdMust(tokendist.KaryTree(k, h))
+			if g.Order() <= 1000 {
+				check(g, min(lg(g.Order()), h+1))
+			}
+		}
+	}
+}
+
+func msdConnected(g *tokendist.Graph, nodes []int) bool {
+	in := make([]int8, g.Order()) // 1: in the set, 2: reached
+	for _, v := range nodes {
+		in[v] = 1
+	}
+	in[nodes[0]] = 2
+	stack := []int{nodes[0]}
+	reached := 1
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, v := range g.Neighbors(u) {
+			if in[v] == 1 {
+				in[v] = 2
+				reached++
+				stack = append(stack, int(v))
+			}
+		}
+	}
+	return reached == len(nodes)
+}
+
+// Lemma 13 and Theorem 16 (with the D = 1 correction) hold for every tree of up to 12
+// nodes and random trees; Lemma 17 for complete k-ary trees. Each term is also checked
+// to be the paper's formula.
+func TestMSDBounds(t *testing.T) {
+	check := func(g *tokendist.Graph) {
+		t.Helper()
+		n, D := g.Order(), g.MaxDegree()
+		m, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		b, err := tokendist.Threshold1Bound(n, D)
+		require.NoError(t, err)
+		lg := bits.Len(uint(n - 1))
+		require.Equal(t, n/2, b.Linear)
+		require.Equal(t, (D+1)*lg/2, b.Balanced)
+		if D >= 2 {
+			require.Equal(t, 1+(D-2)*lg, b.Degree)
+		}
+		require.Equal(t, min(b.Linear, b.Degree, b.Balanced), b.Bound)
+		require.LessOrEqual(t, m, b.Bound, "Theorem 16 on %s (MSD %d, bounds %+v)", msdTreeName(g), m, b)
+	}
+	for _, g := range msdAllTrees(t, 12) {
+		check(g)
+	}
+	for seed := uint64(0); seed < 60; seed++ {
+		check(msdMust(tokendist.RandomTree(int(2+seed*31), seed)))
+	}
+	for k := 1; k <= 10; k++ {
+		for h := 0; ; h++ {
+			n, err := tokendist.KaryTreeOrder(k, h)
+			if err != nil || n > 1<<16 || h > 40 {
+				break
+			}
+			m, err := tokendist.KaryTreeMSD(k, h, nil)
+			require.NoError(t, err)
+			bound, err := tokendist.KaryTreeBound(k, h)
+			require.NoError(t, err)
+			require.LessOrEqual(t, m, bound, "Lemma 17 on T_{%d,%d}", h, k)
+			if n <= 4096 {
+				check(msdMust(tokendist.KaryTree(k, h)))
+			}
+		}
+	}
+}
+
+// Erratum: Theorem 16's middle term 1 + (D-2)⌈log2 n⌉ is 0 for the 2-node tree (D = 1),
+// but MSD = 1 there: loads (0, 1) are stable under THRESHOLD-1 (the token swaps back and
+// forth and returns after a msdPhase). The library uses 1 + max(D-2, 0)⌈log2 n⌉.
+func TestErratumTheorem16TwoNodes(t *testing.T) {
+	g := msdMust(tokendist.Path(2))
+	m, err := tokendist.MSD(g)
+	require.NoError(t, err)
+	require.Equal(t, 1, m)
+	D, lg := 1, 1
+	require.Equal(t, 0, 1+(D-2)*lg, "the paper's term")
+	require.Less(t, 1+(D-2)*lg, m, "the paper's term is violated")
+	ec := msdAlgorithmColorings(t, g)[0]
+	stable := msdPhaseStable(t, ec, 0, tokendist.Loads{0, 1})
+	require.True(t, stable, "(0, 1) is stable: discrepancy 1 > 0")
+	b, err := tokendist.Threshold1Bound(2, 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, b.Bound)
+}
+
+func TestMSDBadInput(t *testing.T) {
+	ring := msdMust(tokendist.Ring(5))
+	twoParts := msdMust(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
+	path := msdMust(tokendist.Path(5))
+	ec := msdBFSColoring(t, path)
+	ringEC, err := tokendist.NewEdgeColoring(ring, func(u, v int) int {
+		if u == 0 && v == 4 {
+			return 2
+		}
+		return u % 2
+	})
+	require.NoError(t, err)
+	tour, err := tokendist.NewObserverTour(ec)
+	require.NoError(t, err)
+	gp, err := tour.Gaps(0)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		err  error
+		call func() error
+	}{
+		{"StableGaps ring", tokendist.ErrNotTree, func() error { _, err := tokendist.StableGaps(ring); return err }},
+		{"MSD forest", tokendist.ErrNotTree, func() error { _, err := tokendist.MSD(twoParts); return err }},
+		{"MSD nil", tokendist.ErrNilNetwork, func() error { _, err := tokendist.MSD(nil); return err }},
+		{"Stabilities ring", tokendist.ErrNotTree, func() error { _, err := tokendist.Stabilities(ring); return err }},
+		{"StableGapsAt i=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.StableGapsAt(path, 0); return err }},
+		{"GapMSD n=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(0, nil, nil); return err }},
+		{"GapMSD n=2^31", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(1<<31, []int{1, 1<<31 - 1}, nil); return err }},
+		{"GapMSD gap 0", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(5, []int{0, 1, 4}, nil); return err }},
+		{"GapMSD gap n", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(5, []int{1, 4, 5}, nil); return err }},
+		{"GapMSD not symmetric", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(5, []int{1, 2, 4}, nil); return err }},
+		{"GapMSD no generator", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(6, []int{2, 4}, nil); return err }},
+		{"GapMSD empty", tokendist.ErrBadParameter, func() error { _, err := tokendist.GapMSD(3, nil, nil); return err }},
+		{"GapStabilities workers", tokendist.ErrBadParameter, func() error {
+			_, err := tokendist.GapStabilities(5, []int{1, 4}, &tokendist.MSDOptions{Workers: -1})
+			return err
+		}},
+		{"KaryTreeStableGaps k=0", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(0, 3); return err }},
+		{"KaryTreeStableGaps huge", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(2, 31); return err }},
+		{"KaryTreeMSD h<0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeMSD(2, -1, nil); return err }},
+		{"Threshold1Bound n=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(0, 0); return err }},
+		{"Threshold1Bound D=n", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 4); return err }},
+		{"Threshold1Bound D=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 0); return err }},
+		{"KaryTreeBound k=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeBound(0, 2); return err }},
+		{"NewObserverTour nil", tokendist.ErrBadParameter, func() error { _, err := tokendist.NewObserverTour(nil); return err }},
+		{"NewObserverTour ring", tokendist.ErrNotTree, func() error { _, err := tokendist.NewObserverTour(ringEC); return err }},
+		{"Gaps colour", tokendist.ErrBadParameter, func() error { _, err := tour.Gaps(2); return err }},
+		{"Gaps colour -1", tokendist.ErrBadParameter, func() error { _, err := tour.Gaps(-1); return err }},
+		{"Stable length", tokendist.ErrBadLoads, func() error { _, err := gp.Stable(tokendist.Loads{1}); return err }},
+		{"WorstStableLoads s", tokendist.ErrBadParameter, func() error { _, err := tokendist.WorstStableLoads(ec, 0, 5); return err }},
+		{"WorstStableLoads c", tokendist.ErrBadParameter, func() error { _, err := tokendist.WorstStableLoads(ec, 3, 0); return err }},
+		{"WorstStableLoads ring", tokendist.ErrNotTree, func() error { _, err := tokendist.WorstStableLoads(ringEC, 0, 0); return err }},
+		{"ConstructSubgraph p=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.ConstructSubgraph(path, 0); return err }},
+		{"ConstructSubgraph p>n", tokendist.ErrBadParameter, func() error { _, err := tokendist.ConstructSubgraph(path, 6); return err }},
+		{"ConstructSubgraph ring", tokendist.ErrNotTree, func() error { _, err := tokendist.ConstructSubgraph(ring, 2); return err }},
+	} {
+		err := tc.call()
+		require.Error(t, err, tc.name)
+		require.True(t, errors.Is(err, tc.err), "%s: %v", tc.name, err)
+		require.Regexp(t, "^tokendist: ", err.Error(), tc.name)
+	}
+}
+
+// Theorem 11 (and Lemma 10): on every tree with at most 8 nodes, for every colouring of
+// the library's algorithms (König, Misra–Gries) and every colour, a distribution is
+// stable (one c-phase of the real THRESHOLD-1 stepper, through Run, leaves it
+// unchanged) exactly when |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
+// over every load vector in {0, 1, 2}^n (min 0); up to 6 nodes also for every
+// Δ-colouring and a random colouring with spare colours, over {0..MSD+1}^n, so the
+// largest stable discrepancy is MSD there (Theorem 12), and it is attained.
+func TestTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
+
+// With TOKENDIST_LONG=1: the {0..MSD+1}^n box for every tree with at most 8 nodes, and
+// every Δ-colouring class up to 8 nodes (about five minutes).
+func TestTheorem11ExhaustiveLong(t *testing.T) {
+	if os.Getenv("TOKENDIST_LONG") != "1" {
+		t.Skip("set TOKENDIST_LONG=1")
+	}
+	msdExhaustive(t, 8, 8, 8)
+}
+
+// msdExhaustive checks Theorem 11 against the stepper on every tree with at most maxN
+// nodes: over {0..MSD+1}^n (min 0) when n ≤ boxN, else {0, 1, 2}^n; with every colouring
+// class of msdColorings when n ≤ allN, else the library's algorithms'.
+func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
+	for _, g := range msdAllTrees(t, maxN) {
+		n := g.Order()
+		stab, err := tokendist.Stabilities(g)
+		require.NoError(t, err)
+		msd, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		hi := int64(2)
+		if n <= boxN {
+			hi = int64(msd + 1)
+		}
+		colorings := msdAlgorithmColorings(t, g)
+		if n <= allN {
+			colorings = msdColorings(t, g)
+		}
+		for _, ec := range colorings {
+			tour, err := tokendist.NewObserverTour(ec)
+			require.NoError(t, err)
+			for c := 0; c < tour.Colors(); c++ {
+				gp, err := tour.Gaps(c)
+				require.NoError(t, err)
+				best := int64(-1)
+				msdForEachLoads(n, hi, func(l tokendist.Loads) {
+					want := msdTheorem11(gp, stab, l)
+					got := msdPhaseStable(t, ec, c, l)
+					lemma10, err := gp.Stable(l)
+					if want != got || lemma10 != want || err != nil {
+						t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v, Lemma 10=%v (%v)", msdTreeName(g), c, l, got, want, lemma10, err)
+					}
+					if got {
+						best = max(best, l.Discrepancy())
+					}
+				})
+				if hi > int64(msd) {
+					require.Equal(t, int64(msd), best, "%s colour %d: largest stable discrepancy", msdTreeName(g), c)
+				}
+			}
+		}
+	}
+}
+
+// Theorem 12 for every Δ-colouring (up to a cyclic colour shift) of every tree with at
+// most 8 nodes: WorstStableLoads from every node s is stable under one c-phase, has
+// discrepancy MSD, and satisfies Theorem 11's condition; raising any one node by one
+// token above it breaks Theorem 11's condition exactly when the stepper says unstable.
+func TestTheorem12AllColorings(t *testing.T) {
+	for _, g := range msdAllTrees(t, 8) {
+		n := g.Order()
+		msd, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		stab, err := tokendist.Stabilities(g)
+		require.NoError(t, err)
+		for _, ec := range msdColorings(t, g) {
+			tour, err := tokendist.NewObserverTour(ec)
+			require.NoError(t, err)
+			for c := 0; c < tour.Colors(); c++ {
+				gp, err := tour.Gaps(c)
+				require.NoError(t, err)
+				for s := 0; s < n; s++ {
+					l, err := tokendist.WorstStableLoads(ec, c, s)
+					require.NoError(t, err)
+					require.Equal(t, int64(msd), l.Discrepancy())
+					require.Equal(t, int64(0), l[s])
+					require.True(t, msdPhaseStable(t, ec, c, l), "%s colour %d s=%d: %v not stable", msdTreeName(g), c, s, l)
+					require.True(t, msdTheorem11(gp, stab, l))
+					for v := 0; v < n; v++ {
+						l2 := l.Clone()
+						l2[v]++
+						if want, got := msdTheorem11(gp, stab, l2), msdPhaseStable(t, ec, c, l2); want != got {
+							t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v", msdTreeName(g), c, l2, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// WorstStableLoads on random trees up to 2000 nodes, with the library's colourings, is
+// stable under one phase of THRESHOLD-1 and has discrepancy MSD; on perturbed and random
+// loads the stepper agrees with Lemma 10 (Gaps.Stable).
+func TestWorstStableLoadsRandomTrees(t *testing.T) {
+	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
+		g := msdMust(tokendist.RandomTree(n, uint64(i)))
+		msd, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		sg1, err := tokendist.StableGaps(g)
+		require.NoError(t, err)
+		for _, ec := range msdAlgorithmColorings(t, g) {
+			ok, err := msdRandomLoadsAgree(t, ec, sg1, uint64(n))
+			require.NoError(t, err)
+			require.True(t, ok)
+			tour, err := tokendist.NewObserverTour(ec)
+			require.NoError(t, err)
+			for c := 0; c < tour.Colors(); c++ {
+				s := (c * 7919) % n
+				l, err := tokendist.WorstStableLoads(ec, c, s)
+				require.NoError(t, err)
+				require.Equal(t, int64(msd), l.Discrepancy(), "n=%d c=%d", n, c)
+				require.True(t, msdPhaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
+				gp, err := tour.Gaps(c)
+				require.NoError(t, err)
+				ok, err := gp.Stable(l)
+				require.NoError(t, err)
+				require.True(t, ok)
+			}
+		}
+	}
+}
+
+// Erratum (CONSTRUCT SUBGRAPH, Case 3): the paper sets α ← α ∪ {v} ∪ β_1 ∪ ... ∪ β_i and
+// then β ← β_i, but i is chosen so that |α| + 1 + |β_1| + ... + |β_i| > p: the literal
+// rule overshoots p at once (and α, β overlap). On Star(5) from leaf 1 with p = 3, the
+// centroid is the centre 0, adjacent to α, so β_1 = ∅ and β_2, β_3, β_4 are the other
+// leaves: i = 3 and the literal α has 1 + 1 + 0 + 1 + 1 = 4 > 3 nodes. With β_1 ... β_{i-1}
+// (as Lemma 14's invariants need) α = {0, 1, 2} and β = β_3.
+func TestErratumConstructSubgraphCase3(t *testing.T) {
+	g := msdMust(tokendist.Star(5))
+	p, alpha := 3, 1
+	branches := []int{0, 1, 1, 1} // |β_1| = 0 (v is adjacent to α), then the leaves 2, 3, 4
+	i, sum := 0, 0
+	for alpha+1+sum <= p {
+		sum += branches[i]
+		i++
+	}
+	require.Equal(t, 3, i, "i = min{j : |α| + 1 + Σ_{k≤j} |β_k| > p}")
+	literal := alpha + 1 + sum
+	require.Greater(t, literal, p, "the paper's Case 3 overshoots p")
+	corrected := alpha + 1 + sum - branches[i-1]
+	require.Equal(t, p, corrected)
+	st, err := tokendist.ConstructSubgraph(g, p)
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 2}, st.Nodes)
+	require.Equal(t, 1, st.Leaf)
+	require.Equal(t, 1, st.Iterations)
+}
+
+// msdRandomLoadsAgree checks, on random loads and random ±1 perturbations of a worst
+// stable distribution, that the stepper's verdict equals Lemma 10's for every colour.
+func msdRandomLoadsAgree(t *testing.T, ec *tokendist.EdgeColoring, sg1 []int, seed uint64) (bool, error) {
+	tour, err := tokendist.NewObserverTour(ec)
+	if err != nil {
+		return false, err
+	}
+	require.Equal(t, sg1, tour.StableGaps())
+	n := ec.Graph().Order()
+	r := rand.New(rand.NewPCG(seed, 5))
+	for c := 0; c < tour.Colors(); c++ {
+		gp, err := tour.Gaps(c)
+		if err != nil {
+			return false, err
+		}
+		w, err := tokendist.WorstStableLoads(ec, c, r.IntN(n))
+		if err != nil {
+			return false, err
+		}
+		for rep := 0; rep < 3; rep++ {
+			l := w.Clone()
+			l[r.IntN(n)]++
+			if rep == 2 {
+				l, _ = tokendist.RandomRange(n, 0, 1+int64(rep), seed+uint64(c))
+			}
+			want, err := gp.Stable(l)
+			if err != nil {
+				return false, err
+			}
+			if got := msdPhaseStable(t, ec, c, l); got != want {
+				t.Errorf("n=%d colour %d: stepper stable=%v, Lemma 10=%v", n, c, got, want)
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
