@@ -160,6 +160,12 @@ func TestThreshold1OnTrees(t *testing.T) {
 		r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{})
 		require.Equal(t, tokendist.StatusStable, r.Status, "Lemma 8 on %v", g.EdgeList())
 		require.LessOrEqual(t, r.Discrepancy(), int64(g.Order()/2), "Lemma 13 on %v from %v", g.EdgeList(), loads)
+		msd, err := tokendist.MSD(g)
+		require.NoError(t, err)
+		require.LessOrEqual(t, r.Discrepancy(), int64(msd), "Theorem 12 (discrepancy ≤ MSD) on %v from %v", g.EdgeList(), loads)
+		bound, err := tokendist.Threshold1Bound(g.Order(), g.MaxDegree())
+		require.NoError(t, err)
+		require.LessOrEqual(t, int64(msd), int64(bound.Bound), "Theorem 16 on %v", g.EdgeList())
 		// Lemma 2: one more phase from the stable loads moves no token across an edge of
 		// discrepancy ≥ 2, so Σ load² stays put and the loads come back.
 		again, err := tokendist.Run(context.Background(), g, r.Loads, b, &tokendist.RunOptions{MaxSteps: b.Period(nil), NoStability: true})

@@ -45,6 +45,9 @@ func start() {
 // Workers returns how many workers a parallel loop over n items should use: 1 below
 // minPer items per worker, else at most GOMAXPROCS.
 func Workers(n, minPer int) int {
+	if minPer > 0 && n < 2*minPer {
+		return 1 // small loops skip GOMAXPROCS, which takes a lock
+	}
 	w := runtime.GOMAXPROCS(0)
 	if minPer > 0 {
 		w = min(w, n/minPer)
