@@ -37,8 +37,8 @@ func dimexSection(t *tour) error {
 		loads           func(ec *tokendist.EdgeColoring) (tokendist.Loads, error)
 	}
 	work := []workload{
-		{fmt.Sprintf("Star(%d)", starN), "THRESHOLD-1-stable mountain", star, func(ec *tokendist.EdgeColoring) (tokendist.Loads, error) {
-			return mountainLoads(ec, 100), nil
+		{fmt.Sprintf("Star(%d)", starN), "worst stable + 100 (Thm 12)", star, func(ec *tokendist.EdgeColoring) (tokendist.Loads, error) {
+			return worstStablePlus(ec, 100)
 		}},
 		{fmt.Sprintf("Path(%d)", pathN), "distance loads", path, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return tokendist.DistanceLoads(path, 0)
@@ -120,27 +120,15 @@ func dimexSection(t *tour) error {
 	return nil
 }
 
-// mountainLoads puts base + min(i, n−i) tokens on the node the observer starting at
-// node 0 reaches after i rounds (Houle et al., section 4.1): neighbours in this
-// c-ordering differ by at most one, so the loads are stable under THRESHOLD-1 with
-// discrepancy ⌊n/2⌋ on a star (section 4.5).
-func mountainLoads(ec *tokendist.EdgeColoring, base int64) tokendist.Loads {
-	g := ec.Graph()
-	n := g.Order()
-	loads := make(tokendist.Loads, n)
-	x := 0
-	for i := 0; i < n; i++ {
-		loads[x] = base + int64(min(i, n-i))
-		for c := 0; c < ec.Colors(); c++ {
-			for _, y := range g.Neighbors(x) {
-				if ec.Color(x, int(y)) == c {
-					x = int(y)
-					break
-				}
-			}
-		}
+// worstStablePlus returns the worst THRESHOLD-1-stable distribution of Theorem 12's
+// proof (discrepancy MSD; ⌊n/2⌋ on a star, section 4.5), raised by base tokens per node,
+// which keeps it stable: Theorem 11's condition is on load differences.
+func worstStablePlus(ec *tokendist.EdgeColoring, base int64) (tokendist.Loads, error) {
+	loads, err := tokendist.WorstStableLoads(ec, 0, 0)
+	for v := range loads {
+		loads[v] += base
 	}
-	return loads
+	return loads, err
 }
 
 // extendedLines turns traces into plot lines, drawing a run that stopped early (a
