@@ -436,7 +436,9 @@ func TestRunNames(t *testing.T) {
 	require.Equal(t, "Status(-1)", tokendist.Status(-1).String())
 	require.Equal(t, "conservation", tokendist.Conserves.String())
 	require.Equal(t, "non-negativity", tokendist.NonNegative.String())
-	require.Equal(t, "Invariant(3)", (tokendist.Conserves | tokendist.NonNegative).String())
+	require.Equal(t, "conservation|non-negativity", (tokendist.Conserves | tokendist.NonNegative).String())
+	require.Equal(t, "none", tokendist.Invariant(0).String())
+	require.Equal(t, "Invariant(4)", tokendist.Invariant(4).String())
 
 	g := fndMust(tokendist.Ring(4))
 	r, err := tokendist.Run(context.Background(), g, tokendist.Loads{9, 0, 0, 3}, fndNeighbourExchange{}, nil)
