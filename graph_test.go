@@ -506,8 +506,7 @@ func TestGraphAsGraphRandomAsymmetric(t *testing.T) {
 // contiguously, node after node, so the adjacency costs 4 bytes per edge end.
 func TestGraphAdjacencyBytes(t *testing.T) {
 	g := fndMust(tokendist.Hypercube(6))
-	nb := g.Neighbors(0)
-	require.Equal(t, uintptr(4), unsafe.Sizeof(nb[0]))
+	require.Equal(t, uintptr(4), unsafe.Sizeof(g.Neighbors(0)[0]))
 	for v := 0; v+1 < g.Order(); v++ {
 		a, b := g.Neighbors(v), g.Neighbors(v+1)
 		end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(a)), uintptr(len(a))*unsafe.Sizeof(a[0]))

@@ -68,7 +68,6 @@ type fndScripted struct {
 	delta     int64
 	bump      int64 // add bump to node 0 at changeAt without compensating
 	keeps     tokendist.Invariant
-	hasKeeps  bool
 	expected  func(s *tokendist.State) int64
 	sleep     time.Duration
 	initErr   error
