@@ -1,0 +1,241 @@
+package tokendist
+
+import (
+	"github.com/tokendist/tokendist/internal/par"
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// edgeRule is how an edge-based scheme rounds the continuous flow (X_u − X_v)/(d+1).
+type edgeRule uint8
+
+const (
+	ruleRSW     edgeRule = iota // round towards zero
+	ruleFGSDet                  // round so that the edge's accumulated error is smallest
+	ruleFGSRand                 // round up with probability equal to the fraction
+)
+
+// edgeDiffusion is the engine of the edge-based schemes of Table 1 (Berenbrink et al.):
+// every link {u, v}, u < v, moves an integer flow F from u to v (negative: from v to
+// u) that rounds the continuous diffusion flow (X_u − X_v)/(d+1) by the scheme's rule.
+// A round takes two passes: the lower endpoint of every link computes its flow from
+// the loads at the start of the round, then every node adds its links' flows. Both
+// passes cost O(n + m) and use up to State.Workers goroutines on networks of more than
+// 4096 nodes; randomness (FGSRandomized) comes from one stream per 4096-node chunk, so
+// results do not depend on the number of workers. Step does not allocate.
+type edgeDiffusion struct {
+	ln          *lazyNet
+	rule        edgeRule
+	slots       int64
+	rev         []int32 // reverse end of every end
+	flow        []int64 // per end (u → v), u < v: this round's flow from u to v
+	err         []int64 // FGSDeterministic: (d+1)·(accumulated discrete − continuous flow) per end (u → v), u < v
+	streams     []fixedDigits
+	moved, msgs []int64
+	grp         par.Group
+	workers     int
+	s           *State
+	flowFn      func(lo, hi int)
+	applyFn     func(lo, hi int)
+}
+
+func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
+	ln, err := newLazyNet(net)
+	if err != nil {
+		return err
+	}
+	b.ln, b.rule, b.slots, b.rev = ln, rule, int64(ln.d+1), ln.reverseEnds()
+	return nil
+}
+
+// Init checks that the run's network is the one the balancer was built for, prepares
+// buffers and clears the accumulated rounding errors.
+func (b *edgeDiffusion) Init(s *State) error {
+	if err := b.ln.same(s.Net); err != nil {
+		return err
+	}
+	c := b.ln.chunks()
+	if b.flow == nil {
+		b.flow = make([]int64, len(b.ln.g.adj))
+		b.moved, b.msgs = make([]int64, c), make([]int64, c)
+		switch b.rule {
+		case ruleFGSDet:
+			b.err = make([]int64, len(b.ln.g.adj))
+		case ruleFGSRand:
+			b.streams = make([]fixedDigits, c)
+		}
+		b.flowFn, b.applyFn = b.flowChunks, b.applyChunks
+	}
+	clear(b.err)
+	b.workers = b.ln.workers(s.Workers)
+	return nil
+}
+
+// Step performs one synchronous round.
+func (b *edgeDiffusion) Step(s *State) error {
+	if b.flow == nil {
+		if err := b.Init(s); err != nil {
+			return err
+		}
+	}
+	b.s = s
+	c := b.ln.chunks()
+	b.grp.For(c, b.workers, b.flowFn)
+	b.grp.For(c, b.workers, b.applyFn)
+	b.s = nil
+	s.Moved += sumChunks(b.moved)
+	s.Messages += sumChunks(b.msgs)
+	s.Time++
+	return nil
+}
+
+// floorDiv returns ⌊a/b⌋ and a − b·⌊a/b⌋ ∈ [0, b) for b > 0.
+func floorDiv(a, b int64) (int64, int64) {
+	q, r := a/b, a%b
+	if r < 0 {
+		q, r = q-1, r+b
+	}
+	return q, r
+}
+
+// flowChunks is the first pass: the flow of every link, computed by its lower endpoint.
+func (b *edgeDiffusion) flowChunks(lo, hi int) {
+	loads, off, adj, D := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.slots
+	for c := lo; c < hi; c++ {
+		var st *fixedDigits
+		if b.rule == ruleFGSRand {
+			st = &b.streams[c]
+			rng.Reseed(&st.src, b.s.Seed, b.s.Steps, c)
+			st.reset(uint64(D))
+		}
+		var moved, msgs int64
+		v0, v1 := b.ln.chunkRange(c)
+		for u := v0; u < v1; u++ {
+			xu := loads[u]
+			for e := off[u]; e < off[u+1]; e++ {
+				v := int(adj[e])
+				if v < u {
+					continue
+				}
+				a := xu - loads[v]
+				var f int64
+				switch b.rule {
+				case ruleRSW:
+					f = a / D // Go's division rounds towards zero: ⌊|a|/(d+1)⌋ downhill
+				case ruleFGSDet:
+					z := a - b.err[e]
+					q, r := floorDiv(z, D)
+					if 2*r >= D {
+						q++
+					}
+					f = q
+					b.err[e] += D*f - a
+				case ruleFGSRand:
+					q, r := floorDiv(a, D)
+					if int64(st.draw()) < r {
+						q++
+					}
+					f = q
+				}
+				b.flow[e] = f
+				if f != 0 {
+					moved += max(f, -f)
+					msgs++
+				}
+			}
+		}
+		b.moved[c], b.msgs[c] = moved, msgs
+	}
+}
+
+// applyChunks is the second pass: every node adds the flows of its links.
+func (b *edgeDiffusion) applyChunks(lo, hi int) {
+	loads, off, adj, flow, rev := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.flow, b.rev
+	for c := lo; c < hi; c++ {
+		v0, v1 := b.ln.chunkRange(c)
+		for k := v0; k < v1; k++ {
+			acc := loads[k]
+			for e := off[k]; e < off[k+1]; e++ {
+				if int(adj[e]) > k {
+					acc -= flow[e]
+				} else {
+					acc += flow[rev[e]]
+				}
+			}
+			loads[k] = acc
+		}
+	}
+}
+
+// RSWDiffusion is the discrete diffusion of Rabani, Sinclair and Wanka (FOCS'98, [14] in
+// Berenbrink et al.): every link moves ⌊|X_u − X_v|/(d+1)⌋ tokens from its higher to
+// its lower end (the edge-based round-down of Table 1). It is deterministic, conserves
+// tokens and never makes a load negative. Its discrepancy after τ(G, K) rounds is
+// O(Ψ_1(G)) (LocalDivergence), Θ(log² n) on hypercubes (Berenbrink et al., Corollary
+// 4.1) and Θ(n^{1/r}) on r-dimensional tori; d·diam(G) is a lower bound. A round costs
+// O(n + m); see edgeDiffusion.
+type RSWDiffusion struct{ edgeDiffusion }
+
+// NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
+// disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+func NewRSWDiffusion(net Network) (*RSWDiffusion, error) {
+	b := &RSWDiffusion{}
+	if err := b.build(net, ruleRSW); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// String names the scheme.
+func (*RSWDiffusion) String() string { return "RSW" }
+
+// FGSDeterministic is the deterministic ("quasirandom") diffusion of Friedrich, Gairing
+// and Sauerwald (SODA'10, [10] in Berenbrink et al.): every link {u, v} rounds the flow
+// (X_u − X_v)/(d+1) up or down so that its accumulated rounding error (the sum over
+// rounds of discrete minus continuous flow) is as small as possible; the error stays in
+// [−1/2, 1/2) (ties round up, towards v for u < v). Table 1: discrepancy Θ(log n) on
+// hypercubes and O(1) on constant-dimensional tori after τ(G, K) rounds. It conserves
+// tokens but may make loads negative, so it implements InvariantKeeper with Conserves
+// only and Run counts the negative loads (Result.NegativeSteps, Result.MostNegative,
+// Sample.Negative). A round costs O(n + m); see edgeDiffusion.
+type FGSDeterministic struct{ edgeDiffusion }
+
+// NewFGSDeterministic returns the deterministic FGS balancer for net. It rejects a nil,
+// empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+func NewFGSDeterministic(net Network) (*FGSDeterministic, error) {
+	b := &FGSDeterministic{}
+	if err := b.build(net, ruleFGSDet); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// String names the scheme.
+func (*FGSDeterministic) String() string { return "FGSDeterministic" }
+
+// Invariants declares that loads may go negative.
+func (*FGSDeterministic) Invariants() Invariant { return Conserves }
+
+// FGSRandomized is the randomized edge-based diffusion of Friedrich, Gairing and
+// Sauerwald (SODA'10, [10] in Berenbrink et al.): every link {u, v}, independently, moves
+// ⌈(X_u − X_v)/(d+1)⌉ tokens with probability equal to the fractional part and
+// ⌊(X_u − X_v)/(d+1)⌋ otherwise. Table 1: discrepancy O(d·log log n/(1 − λ_max)) on
+// d-regular graphs after τ(G, K) rounds. It conserves tokens but may make loads
+// negative (see FGSDeterministic for how Run counts them). A round costs O(n + m) plus
+// one digit per link; see edgeDiffusion.
+type FGSRandomized struct{ edgeDiffusion }
+
+// NewFGSRandomized returns the randomized FGS balancer for net. It rejects a nil, empty
+// or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+func NewFGSRandomized(net Network) (*FGSRandomized, error) {
+	b := &FGSRandomized{}
+	if err := b.build(net, ruleFGSRand); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// String names the scheme.
+func (*FGSRandomized) String() string { return "FGSRandomized" }
+
+// Invariants declares that loads may go negative.
+func (*FGSRandomized) Invariants() Invariant { return Conserves }
