@@ -226,15 +226,15 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		ok := true
 		switch {
 		case b.slots > 64:
-			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
+			b.msgs[c] = b.spreadMultiword(st, v0, v1)
 		case b.format == rd16:
-			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
+			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
 		case b.format == rd32:
-			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p32)
+			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p32)
 		case b.format == rd64:
-			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p64)
+			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p64)
 		default:
-			b.moved[c], b.msgs[c] = b.spreadWide(st, v0, v1)
+			b.msgs[c] = b.spreadWide(st, v0, v1)
 		}
 		b.bad[c] = !ok
 	}
@@ -303,19 +303,18 @@ func floydMask(st *digits, D, r uint64) uint64 {
 	return m
 }
 
-// tally adds a node's sends to the round's counters.
-func tally(deg, q, sent uint64, moved, msgs *int64) {
-	*moved += int64(deg*q + sent)
+// messages returns the number of links a node sends tokens along: all of them when its
+// quotient is positive, else those that get an excess token.
+func messages(deg, q, sent uint64) int64 {
 	if q > 0 {
-		*msgs += int64(deg)
-	} else {
-		*msgs += int64(sent)
+		return int64(deg)
 	}
+	return int64(sent)
 }
 
 // spreadPacked writes packed records; it reports false if a quotient does not fit the
 // format (the loads changed since their extremes were taken).
-func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
+func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (msgs int64, ok bool) {
 	off, d, qmin := b.ln.g.off, b.d, b.qmin
 	maxDelta := uint64(^T(0)) >> d
 	var qs, ms [rdBatch]uint64
@@ -325,20 +324,20 @@ func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, 
 		for k := i; k < j; k++ {
 			q := qs[k-i]
 			if q < qmin || q-qmin > maxDelta {
-				return 0, 0, false
+				return 0, false
 			}
 			deg := uint64(off[k+1] - off[k])
 			nb := ms[k-i] & (1<<deg - 1)
 			out[k] = T((q-qmin)<<d | nb)
-			tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
+			msgs += messages(deg, q, uint64(bits.OnesCount64(nb)))
 		}
 		i = j
 	}
-	return moved, msgs, true
+	return msgs, true
 }
 
 // spreadWide writes wide records for d+1 ≤ 64 (stride 2).
-func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs int64) {
+func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (msgs int64) {
 	off, w := b.ln.g.off, b.wide
 	var qs, ms [rdBatch]uint64
 	var rs [rdBatch]uint8
@@ -348,16 +347,16 @@ func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs in
 			q, m := qs[k-i], ms[k-i]
 			w[2*k], w[2*k+1] = q, m
 			deg := uint64(off[k+1] - off[k])
-			tally(deg, q, uint64(bits.OnesCount64(m&(1<<deg-1))), &moved, &msgs)
+			msgs += messages(deg, q, uint64(bits.OnesCount64(m&(1<<deg-1))))
 		}
 		i = j
 	}
-	return moved, msgs
+	return msgs
 }
 
 // spreadMultiword writes wide records for d+1 > 64, drawing each node's slots by
 // Floyd's algorithm over a multi-word mask.
-func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, msgs int64) {
+func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (msgs int64) {
 	loads, off, D, stride := b.s.Loads, b.ln.g.off, b.slots, b.stride
 	for k := v0; k < v1; k++ {
 		x := uint64(loads[k])
@@ -385,9 +384,9 @@ func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, ms
 			}
 		}
 		deg := uint64(off[k+1] - off[k])
-		tally(deg, q, maskCount(m, deg), &moved, &msgs)
+		msgs += messages(deg, q, maskCount(m, deg))
 	}
-	return moved, msgs
+	return msgs
 }
 
 // maskCount counts the set bits below bit n of a multi-word mask.
@@ -404,63 +403,82 @@ func maskCount(m []uint64, n uint64) uint64 {
 }
 
 // gatherChunks is the second pass: every node keeps its share and adds what its
-// neighbours sent it, and the chunk's load extremes are recorded for the next round.
+// neighbours sent it; the chunk's load extremes are recorded for the next round, and
+// its links' net flows for Moved.
 func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		v0, v1 := b.ln.chunkRange(c)
 		switch {
 		case b.format == rd16:
-			b.lo[c], b.hi[c] = gatherPacked(b, v0, v1, b.p16)
+			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p16)
 		case b.format == rd32:
-			b.lo[c], b.hi[c] = gatherPacked(b, v0, v1, b.p32)
+			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p32)
 		case b.format == rd64:
-			b.lo[c], b.hi[c] = gatherPacked(b, v0, v1, b.p64)
+			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p64)
 		default:
-			b.lo[c], b.hi[c] = b.gatherWide(v0, v1)
+			b.lo[c], b.hi[c], b.moved[c] = b.gatherWide(v0, v1)
 		}
 	}
 }
 
 // gatherPacked is the second pass over packed records. A node keeps
 // X − deg·q − (excess tokens it sent to neighbours) and receives q_j plus its bit of
-// every neighbour j's record; the common qmin cancels between the two.
-func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx int64) {
+// every neighbour j's record; the common qmin cancels between the two. It returns the
+// new loads' extremes and the sum of the links' net flows.
+func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx, moved int64) {
 	loads, off, adj, pos, d := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.pos8, b.d
 	mn, mx = loads[v0], loads[v0]
 	for k := v0; k < v1; k++ {
 		e0, e1 := off[k], off[k+1]
 		deg := uint64(e1 - e0)
 		rec := uint64(in[k])
+		dk := int64(rec >> d)
 		acc := uint64(loads[k]) - deg*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<deg-1)))
 		for e := e0; e < e1; e++ {
-			w := uint64(in[adj[e]])
-			acc += w>>d + w>>pos[e]&1
+			j := adj[e]
+			w := uint64(in[j])
+			got := w>>d + w>>pos[e]&1
+			acc += got
+			net := int64(got) - dk - int64(rec>>uint(e-e0)&1)
+			// Count each link once, from its lower end, without a branch.
+			moved += max(net, -net) & (int64(k-int(j)) >> 63)
 		}
 		x := int64(acc)
 		loads[k] = x
 		mn, mx = min(mn, x), max(mx, x)
 	}
-	return mn, mx
+	return mn, mx, moved
 }
 
 // gatherWide is the second pass over wide records.
-func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx int64) {
+func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx, moved int64) {
 	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
 	mn, mx = loads[v0], loads[v0]
 	for k := v0; k < v1; k++ {
 		e0, e1 := off[k], off[k+1]
 		deg := uint64(e1 - e0)
-		acc := uint64(loads[k]) - deg*w[stride*k] - maskCount(w[stride*k+1:stride*(k+1)], deg)
+		qk, own := w[stride*k], w[stride*k+1:stride*(k+1)]
+		acc := uint64(loads[k]) - deg*qk - maskCount(own, deg)
 		for e := e0; e < e1; e++ {
-			j := int(adj[e])
-			p := b.position(e)
-			acc += w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
+			j, p, o := int(adj[e]), b.position(e), uint64(e-e0)
+			got := w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
+			acc += got
+			if j < k {
+				continue // each link counts once
+			}
+			// Quotients may reach 2^63/(d+1): compare before subtracting.
+			sent := qk + own[o>>6]>>(o&63)&1
+			if got > sent {
+				moved += int64(got - sent)
+			} else {
+				moved += int64(sent - got)
+			}
 		}
 		x := int64(acc)
 		loads[k] = x
 		mn, mx = min(mn, x), max(mx, x)
 	}
-	return mn, mx
+	return mn, mx, moved
 }
 
 // position returns the position of the end e = (k → j)'s k in j's neighbour list.

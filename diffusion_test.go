@@ -121,9 +121,11 @@ func binomial(n, k int) int {
 // RandomizedDiffusion that takes the excess slots from the balancer's own draws
 // (drawBatch, in chunk order with the same streams), to check the packed records and
 // the gather pass of every format.
-func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) Loads {
+func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) (Loads, int64, int64) {
 	g := b.ln.g
 	next := make(Loads, g.Order())
+	sent := map[[2]int]int64{} // tokens sent along each directed link
+	var msgs int64
 	D := b.slots
 	var qs, ms [rdBatch]uint64
 	var rs [rdBatch]uint8
@@ -143,14 +145,25 @@ func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) Loads {
 				require.Equal(t, uint64(s.Loads[k]), qs[k-i]*D+uint64(rs[k-i]))
 				next[k] += q * int64(D-uint64(g.Degree(k)))
 				for p, nb := range g.Neighbors(k) {
-					next[nb] += q + int64(m>>p&1)
+					x := q + int64(m>>p&1)
+					next[nb] += x
+					sent[[2]int{k, int(nb)}] = x
+					if x > 0 {
+						msgs++
+					}
 				}
 				next[k] += int64(bits.OnesCount64(m >> g.Degree(k)))
 			}
 			i = j
 		}
 	}
-	return next
+	var moved int64
+	for e, x := range sent {
+		if e[0] < e[1] {
+			moved += max(x-sent[[2]int{e[1], e[0]}], sent[[2]int{e[1], e[0]}]-x)
+		}
+	}
+	return next, moved, msgs
 }
 
 // TestRandomizedMatchesReference runs rounds in every record format (chosen by the
@@ -177,8 +190,11 @@ func TestRandomizedMatchesReference(t *testing.T) {
 				s := &State{Net: g, Loads: loads.Clone(), Workers: workers, Seed: 77}
 				require.NoError(t, b.Init(s))
 				for step := 0; step < 3; step++ {
-					ref := referenceRound(t, b, s)
+					ref, moved, msgs := referenceRound(t, b, s)
+					m0, g0 := s.Moved, s.Messages
 					require.NoError(t, b.Step(s))
+					require.Equal(t, moved, s.Moved-m0, "net moved")
+					require.Equal(t, msgs, s.Messages-g0, "messages")
 					seen[b.format] = true
 					require.Equal(t, ref, s.Loads, "%s format %d step %d", name, b.format, step)
 					s.Steps++

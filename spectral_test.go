@@ -88,18 +88,18 @@ func TestSpectrumClosedForms(t *testing.T) {
 // 1e-9 on mid-size networks of every family, and that its error bounds are honest.
 func TestLanczosAgreesWithDense(t *testing.T) {
 	nets := map[string]*tokendist.Graph{
-		"Torus(16,30)":           must(tokendist.Torus(16, 30)),
-		"Torus(7,8,9)":           must(tokendist.Torus(7, 8, 9)),
-		"Hypercube(9)":           must(tokendist.Hypercube(9)),
-		"RandomRegular(600,3)":   must(tokendist.RandomRegular(600, 3, 1)),
-		"RandomRegular(500,8)":   must(tokendist.RandomRegular(500, 8, 2)),
+		"Torus(15,20)":           must(tokendist.Torus(15, 20)),
+		"Torus(6,7,8)":           must(tokendist.Torus(6, 7, 8)),
+		"Hypercube(8)":           must(tokendist.Hypercube(8)),
+		"RandomRegular(400,3)":   must(tokendist.RandomRegular(400, 3, 1)),
+		"RandomRegular(300,8)":   must(tokendist.RandomRegular(300, 8, 2)),
 		"Ring(301)":              must(tokendist.Ring(301)),
-		"Star(300)":              must(tokendist.Star(300)),
+		"Star(200)":              must(tokendist.Star(200)),
 		"KaryTree(3,5)":          must(tokendist.KaryTree(3, 5)),
-		"Mesh(20,25)":            must(tokendist.Mesh(20, 25)),
-		"ShuffleExchange(9)":     must(tokendist.ShuffleExchange(9)),
-		"RandomTree(500)":        must(tokendist.RandomTree(500, 5)),
-		"Complete(200)":          must(tokendist.Complete(200)),
+		"Mesh(15,20)":            must(tokendist.Mesh(15, 20)),
+		"ShuffleExchange(8)":     must(tokendist.ShuffleExchange(8)),
+		"RandomTree(300)":        must(tokendist.RandomTree(300, 5)),
+		"Complete(150)":          must(tokendist.Complete(150)),
 		"Path(2)":                must(tokendist.Path(2)),
 		"Hypercube(2) (tiny)":    must(tokendist.Hypercube(2)),
 		"Torus(3,3) (saturates)": must(tokendist.Torus(3, 3)),
@@ -112,6 +112,15 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 		nets["Mesh(40,50)"] = must(tokendist.Mesh(40, 50))
 	}
 	for name, g := range nets {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lanczosVsDense(t, name, g)
+		})
+	}
+}
+
+func lanczosVsDense(t *testing.T, name string, g *tokendist.Graph) {
+	{
 		dense := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense}))
 		lz, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, Seed: 3})
 		require.NoError(t, err, name)
@@ -122,10 +131,16 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 			require.InDelta(t, dense.LambdaN, lz.LambdaN, 1e-9, name)
 		}
 		require.LessOrEqual(t, math.Abs(dense.LambdaN-lz.LambdaN), lz.BoundN+1e-12, name)
-		// Auto picks dense below 1024 nodes.
-		auto := must(tokendist.LambdaMax(g, nil))
-		require.Equal(t, g.Order() > 1024, auto.Method == tokendist.SpectralLanczos, name)
 	}
+}
+
+// TestLambdaMaxAuto checks the automatic choice: dense up to 1024 nodes, Lanczos above,
+// and the single node.
+func TestLambdaMaxAuto(t *testing.T) {
+	require.Equal(t, tokendist.SpectralDense, must(tokendist.LambdaMax(must(tokendist.Ring(100)), nil)).Method)
+	require.Equal(t, tokendist.SpectralLanczos, must(tokendist.LambdaMax(must(tokendist.Ring(1025)), nil)).Method)
+	one := must(tokendist.LambdaMax(must(tokendist.Path(1)), nil))
+	require.Equal(t, tokendist.Spectrum{N: 1}, one)
 }
 
 // TestLanczosTorusClosedForm checks Lanczos on a torus whose λ_2 is close to 1 (and
@@ -147,6 +162,9 @@ func TestLanczosTorusClosedForm(t *testing.T) {
 // continuous process has discrepancy ≤ 1 after τ(G, K) rounds.
 func TestBalancingTimeTheorem22(t *testing.T) {
 	for name, g := range spectralSweep() {
+		if g.Order() > 64 {
+			continue // Star(80): its leaves are all alike, and Star(9) is in the sweep
+		}
 		n := g.Order()
 		sp := must(tokendist.LambdaMax(g, nil))
 		for _, K := range []int64{1, 7, 1000} {
