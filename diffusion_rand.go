@@ -104,3 +104,27 @@ func newSubsetTable(D int) subsetTable {
 	t.off[D+1] = len(t.masks)
 	return t
 }
+
+// divider divides by a fixed d ≥ 1. Dividends below 2^32 take one multiplication
+// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: with
+// M = ⌈2^64/d⌉, ⌊n/d⌋ is the high word of M·n for every n < 2^32); larger ones, and
+// d = 1 (where M overflows), use the hardware division.
+type divider struct {
+	d, m, limit uint64
+}
+
+func newDivider(d uint64) divider {
+	if d == 1 {
+		return divider{d: 1}
+	}
+	return divider{d: d, m: ^uint64(0)/d + 1, limit: 1 << 32}
+}
+
+// div returns ⌊n/d⌋.
+func (v divider) div(n uint64) uint64 {
+	if n < v.limit {
+		hi, _ := bits.Mul64(v.m, n)
+		return hi
+	}
+	return n / v.d
+}

@@ -37,33 +37,35 @@ type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
 	slots uint64 // d+1
+	div   divider
 	table subsetTable
 
 	// Records of the current round in one of four formats. Packed (d+1 ≤ 64):
 	// (q − qmin) << d | nb, where nb has bit p set when the node's p-th neighbour gets an
 	// excess token. Wide: wide[stride·i] = q, then the slot mask in stride−1 words
 	// (bits ≥ deg(i) are the node's own slots).
-	format      rdFormat
-	qmin        uint64
-	p16         []uint16
-	p32         []uint32
-	p64         []uint64
-	wide        []uint64
-	stride      int
-	pos8        []uint8 // for the end (k → j): the position of k in j's list (d+1 ≤ 64)
-	pos32       []int32 // the same when d+1 > 64
-	known       bool    // xmin, xmax hold the current loads' extremes
-	xmin, xmax  int64
-	streams     []digits
-	moved, msgs []int64
-	lo, hi      []int64
-	bad         []bool
-	grp         par.Group
-	workers     int
-	s           *State
-	spreadFn    func(lo, hi int)
-	gatherFn    func(lo, hi int)
-	rangeFn     func(lo, hi int)
+	format     rdFormat
+	qmin       uint64
+	p16        []uint16
+	p32        []uint32
+	p64        []uint64
+	wide       []uint64
+	stride     int
+	pos8       []uint8 // for the end (k → j): the position of k in j's list (d+1 ≤ 64)
+	pos32      []int32 // the same when d+1 > 64
+	known      bool    // xmin, xmax hold the current loads' extremes
+	xmin, xmax int64
+	streams    []digits
+	moved2     []uint64 // per chunk: twice the net flows of its nodes' links
+	msgs       []int64
+	lo, hi     []int64
+	bad        []bool
+	grp        par.Group
+	workers    int
+	s          *State
+	spreadFn   func(lo, hi int)
+	gatherFn   func(lo, hi int)
+	rangeFn    func(lo, hi int)
 }
 
 // rdFormat is the record format of a round.
@@ -88,7 +90,7 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 		return nil, err
 	}
 	D := ln.d + 1
-	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), stride: 1 + (D+63)/64}
+	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 1 + (D+63)/64}
 	pos := ln.backPositions()
 	if D <= 64 {
 		b.pos8 = make([]uint8, len(pos))
@@ -116,7 +118,7 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 	n, c := b.ln.g.Order(), b.ln.chunks()
 	if b.streams == nil {
 		b.streams = make([]digits, c)
-		b.moved, b.msgs = make([]int64, c), make([]int64, c)
+		b.moved2, b.msgs = make([]uint64, c), make([]int64, c)
 		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
 		// Packed formats need at least one bit for the quotient.
 		if b.d < 16 {
@@ -161,7 +163,11 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 	b.known = true
 	b.s = nil
-	s.Moved += sumChunks(b.moved)
+	var moved2 uint64
+	for _, m := range b.moved2 {
+		moved2 += m
+	}
+	s.Moved += int64(moved2 / 2)
 	s.Messages += sumChunks(b.msgs)
 	s.Time++
 	return nil
@@ -252,14 +258,14 @@ func (b *RandomizedDiffusion) drawBatch(st *digits, i, v1 int, qs *[rdBatch]uint
 	loads, D, t := b.s.Loads, b.slots, &b.table
 	if t.masks == nil {
 		x := uint64(loads[i])
-		q := x / D
+		q := b.div.div(x)
 		qs[0], rs[0], ms[0] = q, uint8(x-q*D), floydMask(st, D, x-q*D)
 		return i + 1
 	}
 	prod, j := uint64(1), i
 	for ; j < v1 && j-i < rdBatch; j++ {
 		x := uint64(loads[j])
-		q := x / D
+		q := b.div.div(x)
 		r := x - q*D
 		hi, lo := bits.Mul64(prod, t.binom[r])
 		if hi != 0 || lo > digitLimit {
@@ -404,19 +410,19 @@ func maskCount(m []uint64, n uint64) uint64 {
 
 // gatherChunks is the second pass: every node keeps its share and adds what its
 // neighbours sent it; the chunk's load extremes are recorded for the next round, and
-// its links' net flows for Moved.
+// twice its links' net flows for Moved.
 func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		v0, v1 := b.ln.chunkRange(c)
 		switch {
 		case b.format == rd16:
-			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p16)
+			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p16)
 		case b.format == rd32:
-			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p32)
+			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p32)
 		case b.format == rd64:
-			b.lo[c], b.hi[c], b.moved[c] = gatherPacked(b, v0, v1, b.p64)
+			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p64)
 		default:
-			b.lo[c], b.hi[c], b.moved[c] = b.gatherWide(v0, v1)
+			b.lo[c], b.hi[c], b.moved2[c] = b.gatherWide(v0, v1)
 		}
 	}
 }
@@ -424,34 +430,36 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 // gatherPacked is the second pass over packed records. A node keeps
 // X − deg·q − (excess tokens it sent to neighbours) and receives q_j plus its bit of
 // every neighbour j's record; the common qmin cancels between the two. It returns the
-// new loads' extremes and the sum of the links' net flows.
-func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx, moved int64) {
+// new loads' extremes and twice the sum of the links' net flows (each link is seen
+// from both ends; the sum is below twice the tokens, so below 2^64).
+func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx int64, moved2 uint64) {
 	loads, off, adj, pos, d := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.pos8, b.d
 	mn, mx = loads[v0], loads[v0]
 	for k := v0; k < v1; k++ {
 		e0, e1 := off[k], off[k+1]
-		deg := uint64(e1 - e0)
+		nb, ps := adj[e0:e1], pos[e0:e1]
+		ps = ps[:len(nb)]
+		deg := uint64(len(nb))
 		rec := uint64(in[k])
 		dk := int64(rec >> d)
 		acc := uint64(loads[k]) - deg*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<deg-1)))
-		for e := e0; e < e1; e++ {
-			j := adj[e]
+		for i, j := range nb {
 			w := uint64(in[j])
-			got := w>>d + w>>pos[e]&1
+			got := w>>d + w>>ps[i]&1
 			acc += got
-			net := int64(got) - dk - int64(rec>>uint(e-e0)&1)
-			// Count each link once, from its lower end, without a branch.
-			moved += max(net, -net) & (int64(k-int(j)) >> 63)
+			net := int64(got) - dk - int64(rec>>uint(i)&1)
+			moved2 += uint64(max(net, -net))
 		}
 		x := int64(acc)
 		loads[k] = x
 		mn, mx = min(mn, x), max(mx, x)
 	}
-	return mn, mx, moved
+	return mn, mx, moved2
 }
 
-// gatherWide is the second pass over wide records.
-func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx, moved int64) {
+// gatherWide is the second pass over wide records; it counts each link from its lower
+// end, twice, to return what gatherPacked returns.
+func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx int64, moved2 uint64) {
 	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
 	mn, mx = loads[v0], loads[v0]
 	for k := v0; k < v1; k++ {
@@ -469,16 +477,16 @@ func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx, moved int64) {
 			// Quotients may reach 2^63/(d+1): compare before subtracting.
 			sent := qk + own[o>>6]>>(o&63)&1
 			if got > sent {
-				moved += int64(got - sent)
+				moved2 += 2 * (got - sent)
 			} else {
-				moved += int64(sent - got)
+				moved2 += 2 * (sent - got)
 			}
 		}
 		x := int64(acc)
 		loads[k] = x
 		mn, mx = min(mn, x), max(mx, x)
 	}
-	return mn, mx, moved
+	return mn, mx, moved2
 }
 
 // position returns the position of the end e = (k → j)'s k in j's neighbour list.

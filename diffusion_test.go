@@ -44,6 +44,30 @@ func TestDigitsMixedRadix(t *testing.T) {
 	}
 }
 
+// TestDivider checks the multiply-based division against the hardware for every
+// divisor up to 200 and dividends at and around the edges, plus random ones.
+func TestDivider(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for d := uint64(1); d <= 200; d++ {
+		v := newDivider(d)
+		check := func(n uint64) {
+			if got := v.div(n); got != n/d {
+				t.Fatalf("%d/%d = %d, divider says %d", n, d, n/d, got)
+			}
+		}
+		for n := uint64(0); n < 3000; n++ {
+			check(n)
+		}
+		for _, n := range []uint64{1<<32 - 1, 1<<32 - d, 1 << 32, 1<<32 + 1, 1<<63 - 1, 1<<64 - 1} {
+			check(n)
+		}
+		for i := 0; i < 3000; i++ {
+			check(r.Uint64N(1 << 32))
+			check(r.Uint64())
+		}
+	}
+}
+
 // TestDigitsUniform is a chi-square test of fixedDigits and of subset draws.
 func TestDigitsUniform(t *testing.T) {
 	for _, r := range []uint64{2, 3, 5, 7, 13, 1000} {
