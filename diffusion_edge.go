@@ -18,7 +18,8 @@ const (
 // every link {u, v}, u < v, moves an integer flow F from u to v (negative: from v to
 // u) that rounds the continuous diffusion flow (X_u − X_v)/(d+1) by the scheme's rule.
 // A round takes two passes: the lower endpoint of every link computes its flow from
-// the loads at the start of the round, then every node adds its links' flows. Both
+// the loads at the start of the round, then every node adds its links' flows. Step adds
+// |F| per link to State.Moved and one message per link with F ≠ 0 to State.Messages. Both
 // passes cost O(n + m) and use up to State.Workers goroutines on networks of more than
 // 4096 nodes; randomness (FGSRandomized) comes from one stream per 4096-node chunk, so
 // results do not depend on the number of workers. Step does not allocate.
@@ -171,8 +172,16 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 // its lower end (the edge-based round-down of Table 1). It is deterministic, conserves
 // tokens and never makes a load negative. Its discrepancy after τ(G, K) rounds is
 // O(Ψ_1(G)) (LocalDivergence), Θ(log² n) on hypercubes (Berenbrink et al., Corollary
-// 4.1) and Θ(n^{1/r}) on r-dimensional tori; d·diam(G) is a lower bound. A round costs
-// O(n + m); see edgeDiffusion.
+// 4.1) and Θ(n^{1/r}) on r-dimensional tori; d·diam(G) is a lower bound.
+//
+// The three edge-based schemes (RSW, FGSDeterministic, FGSRandomized) share one engine:
+// a round takes two passes of O(n + m), the lower end of every link computing its flow
+// from the loads at the start of the round, then every node adding its links' flows.
+// Step adds |F| per link to State.Moved and one message per link with F ≠ 0 to
+// State.Messages. Networks of more than 4096 nodes use up to State.Workers goroutines;
+// FGSRandomized draws from one stream per 4096-node chunk, so results do not depend on
+// the number of workers. Step does not allocate. On a non-regular network d is the
+// maximum degree (the lazy walk of TransitionMatrix).
 type RSWDiffusion struct{ edgeDiffusion }
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
@@ -196,7 +205,7 @@ func (*RSWDiffusion) String() string { return "RSW" }
 // hypercubes and O(1) on constant-dimensional tori after τ(G, K) rounds. It conserves
 // tokens but may make loads negative, so it implements InvariantKeeper with Conserves
 // only and Run counts the negative loads (Result.NegativeSteps, Result.MostNegative,
-// Sample.Negative). A round costs O(n + m); see edgeDiffusion.
+// Sample.Negative). A round costs O(n + m); see RSWDiffusion for the passes.
 type FGSDeterministic struct{ edgeDiffusion }
 
 // NewFGSDeterministic returns the deterministic FGS balancer for net. It rejects a nil,
@@ -221,7 +230,7 @@ func (*FGSDeterministic) Invariants() Invariant { return Conserves }
 // ⌊(X_u − X_v)/(d+1)⌋ otherwise. Table 1: discrepancy O(d·log log n/(1 − λ_max)) on
 // d-regular graphs after τ(G, K) rounds. It conserves tokens but may make loads
 // negative (see FGSDeterministic for how Run counts them). A round costs O(n + m) plus
-// one digit per link; see edgeDiffusion.
+// one digit per link; see RSWDiffusion for the passes.
 type FGSRandomized struct{ edgeDiffusion }
 
 // NewFGSRandomized returns the randomized FGS balancer for net. It rejects a nil, empty

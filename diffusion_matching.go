@@ -18,7 +18,8 @@ import (
 // d-regular graphs; note that a matching round moves less load than a diffusion round,
 // so its continuous counterpart needs more rounds than τ(G, K).
 //
-// A round costs O(n + m) in two passes (draw proposals; accept and balance), uses up to
+// Step adds the tokens that crossed each matched link to State.Moved, and one message
+// per proposal and per acceptance to State.Messages. A round costs O(n + m) in two passes (draw proposals; accept and balance), uses up to
 // State.Workers goroutines on networks of more than 4096 nodes, and takes its random
 // choices from one stream per 4096-node chunk (one 64-bit draw per batch of nodes), so
 // results do not depend on the number of workers. Step does not allocate.

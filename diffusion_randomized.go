@@ -12,13 +12,17 @@ import (
 // neighbour and keeps as many, and hands its X mod (d+1) excess tokens to distinct
 // slots drawn uniformly without replacement among its d+1 slots (its neighbours and
 // itself). On a non-regular network d is the maximum degree and node i owns its
-// d+1−deg(i) surplus slots (the lazy walk, see diffusion.go), so E[X(t) | X(t−1)] =
+// d+1−deg(i) surplus slots (the lazy walk of TransitionMatrix), so E[X(t) | X(t−1)] =
 // X(t−1)·P as in the paper. Loads never go negative and tokens are conserved.
+//
+// Step adds to State.Moved the net number of tokens that crossed each link (tokens
+// sent both ways along a link cancel, as for the edge-based schemes) and to
+// State.Messages the directed links that carried at least one token.
 //
 // A round is synchronous: every node decides from the loads at the start of the round.
 // It costs two passes, O(n + m). The first draws every node's excess slots (one 64-bit
 // PCG draw per batch of nodes whose choices fit in 60 bits, about 20 nodes on a
-// 4-regular network, with exactly uniform choices, see digits) and writes one compact
+// 4-regular network; the choices are exactly uniform) and writes one compact
 // record per node: its quotient relative to the round's smallest quotient, packed with
 // the bits of the neighbours that get an excess token, in 16, 32 or 64 bits depending
 // on the spread of the loads. The second pass has every node add its neighbours'

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -242,3 +243,20 @@ func TestCorollary21AndLemma21(t *testing.T) {
 
 // longTests reports whether TOKENDIST_LONG=1 asks for the larger sweeps.
 func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
+
+// TestLanczosTorus1000 (TOKENDIST_LONG=1) checks LambdaMax on the 1000×1000 torus
+// against the closed form to 1e-9 and reports the time (target: 10 s on two cores).
+func TestLanczosTorus1000(t *testing.T) {
+	if !longTests() {
+		t.Skip("set TOKENDIST_LONG=1")
+	}
+	g := must(tokendist.Torus(1000, 1000))
+	start := time.Now()
+	sp, err := tokendist.LambdaMax(g, nil)
+	el := time.Since(start)
+	require.NoError(t, err)
+	cf := must(tokendist.TorusSpectrum(1000, 1000))
+	require.InDelta(t, cf.Lambda2, sp.Lambda2, 1e-9)
+	require.InDelta(t, cf.LambdaMax, sp.LambdaMax, 1e-9)
+	t.Logf("λ_2 = %.15f (closed form %.15f), %d iterations, %v", sp.Lambda2, cf.Lambda2, sp.Iterations, el)
+}
