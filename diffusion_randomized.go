@@ -15,9 +15,10 @@ import (
 // d+1−deg(i) surplus slots (the lazy walk of TransitionMatrix), so E[X(t) | X(t−1)] =
 // X(t−1)·P as in the paper. Loads never go negative and tokens are conserved.
 //
-// Step adds to State.Moved the net number of tokens that crossed each link (tokens
-// sent both ways along a link cancel, as for the edge-based schemes) and to
-// State.Messages the directed links that carried at least one token.
+// Step adds to State.Moved the tokens the scheme sends as specified, ⌊X/(d+1)⌋ along
+// every link plus the excess tokens that go to neighbours (a link carries tokens both
+// ways, and both count: the edge-based schemes send one net flow per link instead), and
+// to State.Messages the directed links that carried at least one token.
 //
 // A round is synchronous: every node decides from the loads at the start of the round.
 // It costs two passes, O(n + m). The first draws every node's excess slots (one 64-bit
@@ -48,28 +49,30 @@ type RandomizedDiffusion struct {
 	// (q − qmin) << d | nb, where nb has bit p set when the node's p-th neighbour gets an
 	// excess token. Wide: wide[stride·i] = q, then the slot mask in stride−1 words
 	// (bits ≥ deg(i) are the node's own slots).
-	format     rdFormat
-	qmin       uint64
-	p16        []uint16
-	p32        []uint32
-	p64        []uint64
-	wide       []uint64
-	stride     int
-	pos8       []uint8 // for the end (k → j): the position of k in j's list (d+1 ≤ 64)
-	pos32      []int32 // the same when d+1 > 64
-	known      bool    // xmin, xmax hold the current loads' extremes
-	xmin, xmax int64
-	streams    []digits
-	moved2     []uint64 // per chunk: twice the net flows of its nodes' links
-	msgs       []int64
-	lo, hi     []int64
-	bad        []bool
-	grp        par.Group
-	workers    int
-	s          *State
-	spreadFn   func(lo, hi int)
-	gatherFn   func(lo, hi int)
-	rangeFn    func(lo, hi int)
+	format rdFormat
+	qmin   uint64
+	p16    []uint16
+	p32    []uint32
+	p64    []uint64
+	wide   []uint64
+	stride int
+	// link[e] for the end e = (k → j) is j<<6 | (the position of k in j's list), when
+	// d+1 ≤ 64 and n ≤ 2^26: the second pass then reads one array per link end.
+	link        []uint32
+	pos32       []int32 // the positions alone, otherwise
+	regular     bool    // the ends of node k are d·k..d·k+d−1
+	known       bool    // xmin, xmax hold the current loads' extremes
+	xmin, xmax  int64
+	streams     []digits
+	moved, msgs []int64
+	lo, hi      []int64
+	bad         []bool
+	grp         par.Group
+	workers     int
+	s           *State
+	spreadFn    func(lo, hi int)
+	gatherFn    func(lo, hi int)
+	rangeFn     func(lo, hi int)
 }
 
 // rdFormat is the record format of a round.
@@ -96,14 +99,15 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	D := ln.d + 1
 	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 1 + (D+63)/64}
 	pos := ln.backPositions()
-	if D <= 64 {
-		b.pos8 = make([]uint8, len(pos))
+	if D <= 64 && ln.g.Order() <= 1<<26 {
+		b.link = make([]uint32, len(pos))
 		for e, p := range pos {
-			b.pos8[e] = uint8(p)
+			b.link[e] = uint32(ln.g.adj[e])<<6 | uint32(p)
 		}
 	} else {
 		b.pos32 = pos
 	}
+	b.regular = ln.g.IsRegular()
 	if D <= subsetTableMax {
 		b.table = newSubsetTable(D)
 	}
@@ -122,7 +126,7 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 	n, c := b.ln.g.Order(), b.ln.chunks()
 	if b.streams == nil {
 		b.streams = make([]digits, c)
-		b.moved2, b.msgs = make([]uint64, c), make([]int64, c)
+		b.moved, b.msgs = make([]int64, c), make([]int64, c)
 		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
 		// Packed formats need at least one bit for the quotient.
 		if b.d < 16 {
@@ -167,11 +171,7 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 	b.known = true
 	b.s = nil
-	var moved2 uint64
-	for _, m := range b.moved2 {
-		moved2 += m
-	}
-	s.Moved += int64(moved2 / 2)
+	s.Moved += sumChunks(b.moved)
 	s.Messages += sumChunks(b.msgs)
 	s.Time++
 	return nil
@@ -181,7 +181,7 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 func (b *RandomizedDiffusion) chooseFormat() {
 	b.qmin = uint64(b.xmin) / b.slots
 	spread := uint64(b.xmax)/b.slots - b.qmin
-	fits := func(w uint) bool { return b.d < w && spread>>(w-b.d) == 0 }
+	fits := func(w uint) bool { return b.link != nil && b.d < w && spread>>(w-b.d) == 0 }
 	switch {
 	case fits(16):
 		b.format = rd16
@@ -236,15 +236,15 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		ok := true
 		switch {
 		case b.slots > 64:
-			b.msgs[c] = b.spreadMultiword(st, v0, v1)
+			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
 		case b.format == rd16:
-			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
 		case b.format == rd32:
-			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p32)
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p32)
 		case b.format == rd64:
-			b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p64)
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p64)
 		default:
-			b.msgs[c] = b.spreadWide(st, v0, v1)
+			b.moved[c], b.msgs[c] = b.spreadWide(st, v0, v1)
 		}
 		b.bad[c] = !ok
 	}
@@ -313,18 +313,20 @@ func floydMask(st *digits, D, r uint64) uint64 {
 	return m
 }
 
-// messages returns the number of links a node sends tokens along: all of them when its
-// quotient is positive, else those that get an excess token.
-func messages(deg, q, sent uint64) int64 {
+// tally adds a node's sends to the round's counters: deg·q + sent tokens, along all
+// its links when q > 0, else along those that get an excess token.
+func tally(deg, q, sent uint64, moved, msgs *int64) {
+	*moved += int64(deg*q + sent)
 	if q > 0 {
-		return int64(deg)
+		*msgs += int64(deg)
+	} else {
+		*msgs += int64(sent)
 	}
-	return int64(sent)
 }
 
 // spreadPacked writes packed records; it reports false if a quotient does not fit the
 // format (the loads changed since their extremes were taken).
-func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (msgs int64, ok bool) {
+func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
 	off, d, qmin := b.ln.g.off, b.d, b.qmin
 	maxDelta := uint64(^T(0)) >> d
 	var qs, ms [rdBatch]uint64
@@ -334,20 +336,20 @@ func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, 
 		for k := i; k < j; k++ {
 			q := qs[k-i]
 			if q < qmin || q-qmin > maxDelta {
-				return 0, false
+				return 0, 0, false
 			}
 			deg := uint64(off[k+1] - off[k])
 			nb := ms[k-i] & (1<<deg - 1)
 			out[k] = T((q-qmin)<<d | nb)
-			msgs += messages(deg, q, uint64(bits.OnesCount64(nb)))
+			tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
 		}
 		i = j
 	}
-	return msgs, true
+	return moved, msgs, true
 }
 
 // spreadWide writes wide records for d+1 ≤ 64 (stride 2).
-func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (msgs int64) {
+func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs int64) {
 	off, w := b.ln.g.off, b.wide
 	var qs, ms [rdBatch]uint64
 	var rs [rdBatch]uint8
@@ -357,16 +359,16 @@ func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (msgs int64) {
 			q, m := qs[k-i], ms[k-i]
 			w[2*k], w[2*k+1] = q, m
 			deg := uint64(off[k+1] - off[k])
-			msgs += messages(deg, q, uint64(bits.OnesCount64(m&(1<<deg-1))))
+			tally(deg, q, uint64(bits.OnesCount64(m&(1<<deg-1))), &moved, &msgs)
 		}
 		i = j
 	}
-	return msgs
+	return moved, msgs
 }
 
 // spreadMultiword writes wide records for d+1 > 64, drawing each node's slots by
 // Floyd's algorithm over a multi-word mask.
-func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (msgs int64) {
+func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, msgs int64) {
 	loads, off, D, stride := b.s.Loads, b.ln.g.off, b.slots, b.stride
 	for k := v0; k < v1; k++ {
 		x := uint64(loads[k])
@@ -394,9 +396,9 @@ func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (msgs int6
 			}
 		}
 		deg := uint64(off[k+1] - off[k])
-		msgs += messages(deg, q, maskCount(m, deg))
+		tally(deg, q, maskCount(m, deg), &moved, &msgs)
 	}
-	return msgs
+	return moved, msgs
 }
 
 // maskCount counts the set bits below bit n of a multi-word mask.
@@ -413,90 +415,75 @@ func maskCount(m []uint64, n uint64) uint64 {
 }
 
 // gatherChunks is the second pass: every node keeps its share and adds what its
-// neighbours sent it; the chunk's load extremes are recorded for the next round, and
-// twice its links' net flows for Moved.
+// neighbours sent it; the chunk's load extremes are recorded for the next round.
 func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		v0, v1 := b.ln.chunkRange(c)
 		switch {
 		case b.format == rd16:
-			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p16)
+			gatherPacked(b, v0, v1, b.p16)
 		case b.format == rd32:
-			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p32)
+			gatherPacked(b, v0, v1, b.p32)
 		case b.format == rd64:
-			b.lo[c], b.hi[c], b.moved2[c] = gatherPacked(b, v0, v1, b.p64)
+			gatherPacked(b, v0, v1, b.p64)
 		default:
-			b.lo[c], b.hi[c], b.moved2[c] = b.gatherWide(v0, v1)
+			b.gatherWide(v0, v1)
 		}
+		b.lo[c], b.hi[c] = minMax(b.s.Loads[v0:v1])
 	}
 }
 
 // gatherPacked is the second pass over packed records. A node keeps
 // X − deg·q − (excess tokens it sent to neighbours) and receives q_j plus its bit of
-// every neighbour j's record; the common qmin cancels between the two. It returns the
-// new loads' extremes and twice the sum of the links' net flows (each link is seen
-// from both ends; the sum is below twice the tokens, so below 2^64).
-func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx int64, moved2 uint64) {
-	loads, off, adj, pos, d := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.pos8, b.d
-	mn, mx = loads[v0], loads[v0]
+// every neighbour j's record; the common qmin cancels between the two.
+func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) {
+	loads, off, link := b.s.Loads, b.ln.g.off, b.link
+	d := b.d & 63 // shift counts below 64 spare the compiler's guards
+	dd := int(d)
 	for k := v0; k < v1; k++ {
-		e0, e1 := off[k], off[k+1]
-		nb, ps := adj[e0:e1], pos[e0:e1]
-		ps = ps[:len(nb)]
-		deg := uint64(len(nb))
-		rec := uint64(in[k])
-		dk := int64(rec >> d)
-		acc := uint64(loads[k]) - deg*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<deg-1)))
-		for i, j := range nb {
-			w := uint64(in[j])
-			got := w>>d + w>>ps[i]&1
-			acc += got
-			net := int64(got) - dk - int64(rec>>uint(i)&1)
-			moved2 += uint64(max(net, -net))
+		var ends []uint32
+		if b.regular {
+			ends = link[dd*k : dd*k+dd]
+		} else {
+			ends = link[off[k]:off[k+1]]
 		}
-		x := int64(acc)
-		loads[k] = x
-		mn, mx = min(mn, x), max(mx, x)
+		rec := uint64(in[k])
+		acc := uint64(loads[k]) - uint64(len(ends))*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<(uint(len(ends))&63)-1)))
+		for _, l := range ends {
+			w := uint64(in[l>>6])
+			acc += w>>d + w>>(l&63)&1
+		}
+		loads[k] = int64(acc)
 	}
-	return mn, mx, moved2
 }
 
-// gatherWide is the second pass over wide records; it counts each link from its lower
-// end, twice, to return what gatherPacked returns.
-func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx int64, moved2 uint64) {
-	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
-	mn, mx = loads[v0], loads[v0]
-	for k := v0; k < v1; k++ {
-		e0, e1 := off[k], off[k+1]
-		deg := uint64(e1 - e0)
-		qk, own := w[stride*k], w[stride*k+1:stride*(k+1)]
-		acc := uint64(loads[k]) - deg*qk - maskCount(own, deg)
-		for e := e0; e < e1; e++ {
-			j, p, o := int(adj[e]), b.position(e), uint64(e-e0)
-			got := w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
-			acc += got
-			if j < k {
-				continue // each link counts once
-			}
-			// Quotients may reach 2^63/(d+1): compare before subtracting.
-			sent := qk + own[o>>6]>>(o&63)&1
-			if got > sent {
-				moved2 += 2 * (got - sent)
-			} else {
-				moved2 += 2 * (sent - got)
-			}
-		}
-		x := int64(acc)
-		loads[k] = x
+// minMax returns the extremes of a non-empty slice.
+func minMax(xs []int64) (mn, mx int64) {
+	mn, mx = xs[0], xs[0]
+	for _, x := range xs {
 		mn, mx = min(mn, x), max(mx, x)
 	}
-	return mn, mx, moved2
+	return mn, mx
+}
+
+// gatherWide is the second pass over wide records.
+func (b *RandomizedDiffusion) gatherWide(v0, v1 int) {
+	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
+	for k := v0; k < v1; k++ {
+		e0, e1 := off[k], off[k+1]
+		acc := uint64(loads[k]) - uint64(e1-e0)*w[stride*k] - maskCount(w[stride*k+1:stride*(k+1)], uint64(e1-e0))
+		for e := e0; e < e1; e++ {
+			j, p := int(adj[e]), b.position(e)
+			acc += w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
+		}
+		loads[k] = int64(acc)
+	}
 }
 
 // position returns the position of the end e = (k → j)'s k in j's neighbour list.
 func (b *RandomizedDiffusion) position(e int) uint64 {
-	if b.pos8 != nil {
-		return uint64(b.pos8[e])
+	if b.link != nil {
+		return uint64(b.link[e] & 63)
 	}
 	return uint64(b.pos32[e])
 }

@@ -201,6 +201,7 @@ type lanczos struct {
 	sa, sb, beta   float64
 	alpha, shift   float64
 	parts          []float64 // 3 per chunk
+	regular        bool
 	grp            par.Group
 	workers        int
 	passAFn, passB func(lo, hi int)
@@ -210,6 +211,7 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	n, nc := ln.g.Order(), ln.chunks()
 	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), c: make([]float64, n), parts: make([]float64, 3*nc)}
 	l.workers = ln.workers(runtime.GOMAXPROCS(0))
+	l.regular = ln.g.IsRegular()
 	l.passAFn, l.passB = l.passAChunks, l.passBChunks
 	// Random start in 1^⊥, one stream per chunk.
 	sum := 0.0
@@ -252,16 +254,22 @@ func (l *lanczos) step() (float64, float64) {
 }
 
 func (l *lanczos) passAChunks(lo, hi int) {
-	off, adj := l.ln.g.off, l.ln.g.adj
-	D := float64(l.ln.d + 1)
+	off, adj, d := l.ln.g.off, l.ln.g.adj, l.ln.d
+	D := float64(d + 1)
 	sb, bsa := l.sb/D, l.beta*l.sa
 	for c := lo; c < hi; c++ {
 		v0, v1 := l.ln.chunkRange(c)
 		var dot, sc, sumb float64
 		for i := v0; i < v1; i++ {
 			bi := l.b[i]
-			s := float64(l.ln.d+1-(off[i+1]-off[i])) * bi
-			for _, j := range adj[off[i]:off[i+1]] {
+			var nb []int32
+			if l.regular { // the neighbours of i are adj[d·i:d·(i+1)]: no offsets to read
+				nb = adj[d*i : d*i+d]
+			} else {
+				nb = adj[off[i]:off[i+1]]
+			}
+			s := float64(d+1-len(nb)) * bi
+			for _, j := range nb {
 				s += l.b[j]
 			}
 			ci := sb*s - bsa*l.a[i]
