@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/tokendist/tokendist/internal/par"
@@ -325,25 +326,70 @@ func tally(deg, q, sent uint64, moved, msgs *int64) {
 }
 
 // spreadPacked writes packed records; it reports false if a quotient does not fit the
-// format (the loads changed since their extremes were taken).
+// format (the loads changed since their extremes were taken). With the subset table
+// it fuses drawBatch's work into one loop: scan a batch (quotients, remainders, the
+// product of the subset counts), draw its word, then draw each subset and pack.
 func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
-	off, d, qmin := b.ln.g.off, b.d, b.qmin
+	if b.table.masks == nil {
+		return spreadPackedFloyd(b, st, v0, v1, out)
+	}
+	loads, off, D, div, qmin := b.s.Loads, b.ln.g.off, b.slots, b.div, b.qmin
+	d := b.d & 63
 	maxDelta := uint64(^T(0)) >> d
-	var qs, ms [rdBatch]uint64
+	masks, moff, binom := b.table.masks, b.table.off, b.table.binom
+	deg := uint64(b.d)
+	var qs [rdBatch]uint64
 	var rs [rdBatch]uint8
 	for i := v0; i < v1; {
-		j := b.drawBatch(st, i, v1, &qs, &rs, &ms)
+		prod, j := uint64(1), i
+		for ; j < v1 && j-i < rdBatch; j++ {
+			x := uint64(loads[j])
+			q := div.div(x)
+			r := x - q*D
+			hi, lo := bits.Mul64(prod, binom[r])
+			if hi != 0 || lo > digitLimit {
+				break
+			}
+			prod = lo
+			qs[j-i], rs[j-i] = q, uint8(r)
+		}
+		if prod > 1 {
+			st.begin(prod)
+		}
 		for k := i; k < j; k++ {
-			q := qs[k-i]
-			if q < qmin || q-qmin > maxDelta {
+			q, r := qs[k-i], rs[k-i]
+			m := masks[moff[r]+int(st.next(binom[r]))]
+			if q-qmin > maxDelta { // also catches q < qmin, by wrapping around
 				return 0, 0, false
 			}
-			deg := uint64(off[k+1] - off[k])
-			nb := ms[k-i] & (1<<deg - 1)
+			if !b.regular {
+				deg = uint64(off[k+1] - off[k])
+			}
+			nb := m & (1<<(deg&63) - 1)
 			out[k] = T((q-qmin)<<d | nb)
 			tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
 		}
 		i = j
+	}
+	return moved, msgs, true
+}
+
+// spreadPackedFloyd is spreadPacked for 12 < d+1 ≤ 64 (Floyd's algorithm per node).
+func spreadPackedFloyd[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
+	off, d, qmin := b.ln.g.off, b.d, b.qmin
+	maxDelta := uint64(^T(0)) >> d
+	var qs, ms [rdBatch]uint64
+	var rs [rdBatch]uint8
+	for k := v0; k < v1; k++ {
+		b.drawBatch(st, k, v1, &qs, &rs, &ms)
+		q := qs[0]
+		if q-qmin > maxDelta {
+			return 0, 0, false
+		}
+		deg := uint64(off[k+1] - off[k])
+		nb := ms[0] & (1<<deg - 1)
+		out[k] = T((q-qmin)<<d | nb)
+		tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
 	}
 	return moved, msgs, true
 }
@@ -419,27 +465,30 @@ func maskCount(m []uint64, n uint64) uint64 {
 func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		v0, v1 := b.ln.chunkRange(c)
+		var mn, mx uint64 // the new loads are non-negative
 		switch {
 		case b.format == rd16:
-			gatherPacked(b, v0, v1, b.p16)
+			mn, mx = gatherPacked(b, v0, v1, b.p16)
 		case b.format == rd32:
-			gatherPacked(b, v0, v1, b.p32)
+			mn, mx = gatherPacked(b, v0, v1, b.p32)
 		case b.format == rd64:
-			gatherPacked(b, v0, v1, b.p64)
+			mn, mx = gatherPacked(b, v0, v1, b.p64)
 		default:
-			b.gatherWide(v0, v1)
+			mn, mx = b.gatherWide(v0, v1)
 		}
-		b.lo[c], b.hi[c] = minMax(b.s.Loads[v0:v1])
+		b.lo[c], b.hi[c] = int64(mn), int64(mx)
 	}
 }
 
 // gatherPacked is the second pass over packed records. A node keeps
 // X − deg·q − (excess tokens it sent to neighbours) and receives q_j plus its bit of
-// every neighbour j's record; the common qmin cancels between the two.
-func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) {
+// every neighbour j's record; the common qmin cancels between the two. It returns the
+// extremes of the new loads.
+func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx uint64) {
 	loads, off, link := b.s.Loads, b.ln.g.off, b.link
 	d := b.d & 63 // shift counts below 64 spare the compiler's guards
 	dd := int(d)
+	mn, mx = math.MaxUint64, 0
 	for k := v0; k < v1; k++ {
 		var ends []uint32
 		if b.regular {
@@ -454,21 +503,15 @@ func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) {
 			acc += w>>d + w>>(l&63)&1
 		}
 		loads[k] = int64(acc)
-	}
-}
-
-// minMax returns the extremes of a non-empty slice.
-func minMax(xs []int64) (mn, mx int64) {
-	mn, mx = xs[0], xs[0]
-	for _, x := range xs {
-		mn, mx = min(mn, x), max(mx, x)
+		mn, mx = min(mn, acc), max(mx, acc)
 	}
 	return mn, mx
 }
 
-// gatherWide is the second pass over wide records.
-func (b *RandomizedDiffusion) gatherWide(v0, v1 int) {
+// gatherWide is the second pass over wide records; it returns the new loads' extremes.
+func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx uint64) {
 	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
+	mn, mx = math.MaxUint64, 0
 	for k := v0; k < v1; k++ {
 		e0, e1 := off[k], off[k+1]
 		acc := uint64(loads[k]) - uint64(e1-e0)*w[stride*k] - maskCount(w[stride*k+1:stride*(k+1)], uint64(e1-e0))
@@ -477,7 +520,9 @@ func (b *RandomizedDiffusion) gatherWide(v0, v1 int) {
 			acc += w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
 		}
 		loads[k] = int64(acc)
+		mn, mx = min(mn, acc), max(mx, acc)
 	}
+	return mn, mx
 }
 
 // position returns the position of the end e = (k → j)'s k in j's neighbour list.

@@ -202,6 +202,10 @@ type lanczos struct {
 	alpha, shift   float64
 	parts          []float64 // 3 per chunk
 	regular        bool
+	adj            []int32
+	delta          []int16 // the adjacency as offsets, on banded networks
+	off            []int
+	d              int
 	grp            par.Group
 	workers        int
 	passAFn, passB func(lo, hi int)
@@ -212,6 +216,7 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), c: make([]float64, n), parts: make([]float64, 3*nc)}
 	l.workers = ln.workers(runtime.GOMAXPROCS(0))
 	l.regular = ln.g.IsRegular()
+	l.adj, l.off, l.d, l.delta = ln.g.adj, ln.g.off, ln.d, bandDeltas(ln.g)
 	l.passAFn, l.passB = l.passAChunks, l.passBChunks
 	// Random start in 1^⊥, one stream per chunk.
 	sum := 0.0
@@ -254,46 +259,90 @@ func (l *lanczos) step() (float64, float64) {
 }
 
 func (l *lanczos) passAChunks(lo, hi int) {
-	off, adj, d := l.ln.g.off, l.ln.g.adj, l.ln.d
-	D := float64(d + 1)
-	sb, bsa := l.sb/D, l.beta*l.sa
-	for c := lo; c < hi; c++ {
-		v0, v1 := l.ln.chunkRange(c)
-		var dot, sc, sumb float64
-		for i := v0; i < v1; i++ {
-			bi := l.b[i]
-			var nb []int32
-			if l.regular { // the neighbours of i are adj[d·i:d·(i+1)]: no offsets to read
-				nb = adj[d*i : d*i+d]
-			} else {
-				nb = adj[off[i]:off[i+1]]
-			}
-			s := float64(d+1-len(nb)) * bi
-			for _, j := range nb {
-				s += l.b[j]
-			}
-			ci := sb*s - bsa*l.a[i]
-			l.c[i] = ci
-			dot += ci * bi
-			sc += ci
-			sumb += bi
+	for ch := lo; ch < hi; ch++ {
+		if l.delta != nil {
+			passA(l, ch, l.delta, 1)
+		} else {
+			passA(l, ch, l.adj, 0)
 		}
-		l.parts[3*c], l.parts[3*c+1], l.parts[3*c+2] = dot, sc, sumb
 	}
 }
 
-func (l *lanczos) passBChunks(lo, hi int) {
-	as, m := l.alpha*l.sb, l.shift
-	for c := lo; c < hi; c++ {
-		v0, v1 := l.ln.chunkRange(c)
-		norm2 := 0.0
-		for i := v0; i < v1; i++ {
-			ci := l.c[i] - as*l.b[i] - m
-			l.c[i] = ci
-			norm2 += ci * ci
+// passA computes chunk ch of c = s_b·P·b − β·s_a·a and its partial sums. The
+// neighbours of node i are base + adj[e] for its ends e, with base = rel·i: absolute
+// indices (rel = 0) or 16-bit offsets on banded networks (rel = 1, half the memory
+// traffic). Two interleaved sets of sums break the floating-point dependency chains;
+// the order of the additions stays fixed.
+func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
+	a, b, c := l.a, l.b, l.c
+	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
+	v0, v1 := l.ln.chunkRange(ch)
+	// pv returns (d+1)·(P·b)_i.
+	pv := func(i int) float64 {
+		var nb []N
+		if l.regular { // the ends of i are d·i..d·i+d−1: no offsets to read
+			nb = adj[l.d*i : l.d*i+l.d]
+		} else {
+			nb = adj[l.off[i]:l.off[i+1]]
 		}
-		l.parts[3*c] = norm2
+		s, base := float64(l.d+1-len(nb))*b[i], rel*i
+		for _, j := range nb {
+			s += b[base+int(j)]
+		}
+		return s
 	}
+	var dot0, sc0, sum0, dot1, sc1, sum1 float64
+	i := v0
+	for ; i+1 < v1; i += 2 {
+		c0 := sb*pv(i) - bsa*a[i]
+		c1 := sb*pv(i+1) - bsa*a[i+1]
+		c[i], c[i+1] = c0, c1
+		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
+		dot1, sc1, sum1 = dot1+c1*b[i+1], sc1+c1, sum1+b[i+1]
+	}
+	if i < v1 {
+		c0 := sb*pv(i) - bsa*a[i]
+		c[i] = c0
+		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
+	}
+	l.parts[3*ch], l.parts[3*ch+1], l.parts[3*ch+2] = dot0+dot1, sc0+sc1, sum0+sum1
+}
+
+func (l *lanczos) passBChunks(lo, hi int) {
+	b, c := l.b, l.c
+	as, m := l.alpha*l.sb, l.shift
+	for ch := lo; ch < hi; ch++ {
+		v0, v1 := l.ln.chunkRange(ch)
+		var n0, n1 float64
+		i := v0
+		for ; i+1 < v1; i += 2 {
+			c0, c1 := c[i]-as*b[i]-m, c[i+1]-as*b[i+1]-m
+			c[i], c[i+1] = c0, c1
+			n0, n1 = n0+c0*c0, n1+c1*c1
+		}
+		if i < v1 {
+			c0 := c[i] - as*b[i] - m
+			c[i] = c0
+			n0 += c0 * c0
+		}
+		l.parts[3*ch] = n0 + n1
+	}
+}
+
+// bandDeltas returns the neighbours of every node as 16-bit offsets j − i, or nil if
+// some offset does not fit.
+func bandDeltas(g *Graph) []int16 {
+	delta := make([]int16, len(g.adj))
+	for i := 0; i < g.Order(); i++ {
+		for e := g.off[i]; e < g.off[i+1]; e++ {
+			dj := int(g.adj[e]) - i
+			if dj < math.MinInt16 || dj > math.MaxInt16 {
+				return nil
+			}
+			delta[e] = int16(dj)
+		}
+	}
+	return delta
 }
 
 func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
