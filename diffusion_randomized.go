@@ -129,17 +129,18 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 		b.streams = make([]digits, c)
 		b.moved, b.msgs = make([]int64, c), make([]int64, c)
 		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
-		// Packed formats need at least one bit for the quotient.
-		if b.d < 16 {
-			b.p16 = make([]uint16, n)
-		}
-		if b.d < 32 {
-			b.p32 = make([]uint32, n)
-		}
-		if b.d < 64 {
-			b.p64 = make([]uint64, n)
-		} else {
+		// Packed formats need the link array and at least one bit for the quotient.
+		switch {
+		case b.link == nil:
 			b.wide = make([]uint64, b.stride*n)
+		case b.d < 16:
+			b.p16 = make([]uint16, n)
+			fallthrough
+		case b.d < 32:
+			b.p32 = make([]uint32, n)
+			fallthrough
+		default:
+			b.p64 = make([]uint64, n)
 		}
 	}
 	b.workers = b.ln.workers(s.Workers)

@@ -510,10 +510,12 @@ func traces(c config) error {
 		{"torus", func() (*tokendist.Graph, error) { return tokendist.Torus(32, 32) }},
 		{"random4regular", func() (*tokendist.Graph, error) { return tokendist.RandomRegular(4096, 4, c.seed) }},
 	}
+	labels := []string{"Hypercube(10)", "Torus(32,32)", "RandomRegular(4096,4)"}
 	if c.quick {
 		nets[0].make = func() (*tokendist.Graph, error) { return tokendist.Hypercube(7) }
 		nets[1].make = func() (*tokendist.Graph, error) { return tokendist.Torus(12, 12) }
 		nets[2].make = func() (*tokendist.Graph, error) { return tokendist.RandomRegular(256, 4, c.seed) }
+		labels = []string{"Hypercube(7)", "Torus(12,12)", "RandomRegular(256,4)"}
 	}
 	fmt.Println("\nDeviation from the continuous process, max over rounds of max_k |X_k(t) − ξ_k(t)| (one run each):")
 	w := tabwriter.NewWriter(os.Stdout, 2, 0, 2, ' ', 0)
@@ -522,7 +524,7 @@ func traces(c config) error {
 		head = append(head, sc.name)
 	}
 	fmt.Fprintln(w, strings.Join(head, "\t"))
-	for _, nw := range nets {
+	for ni, nw := range nets {
 		g, err := nw.make()
 		if err != nil {
 			return err
@@ -541,7 +543,7 @@ func traces(c config) error {
 		}
 		every := max(1, tau/300)
 		var disc, dev []tokendist.Line
-		cells := []string{g.String(), fmt.Sprint(tau)}
+		cells := []string{labels[ni], fmt.Sprint(tau)}
 		f, err := os.Create(filepath.Join(c.out, "trace_"+nw.name+".csv"))
 		if err != nil {
 			return err
@@ -581,7 +583,7 @@ func traces(c config) error {
 			file, y string
 			lines   []tokendist.Line
 		}{{"discrepancy_" + nw.name + ".svg", "discrepancy", disc}, {"deviation_" + nw.name + ".svg", "max_k |X_k − ξ_k|", dev}} {
-			svg, err := tokendist.PlotLines(p.lines, &tokendist.PlotOptions{Title: fmt.Sprintf("%s on %v (gradient start)", p.y, g),
+			svg, err := tokendist.PlotLines(p.lines, &tokendist.PlotOptions{Title: fmt.Sprintf("%s on %s (gradient start)", p.y, labels[ni]),
 				XLabel: "round", YLabel: p.y, LogY: true})
 			if err != nil {
 				return err
