@@ -499,6 +499,12 @@ func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn,
 		}
 		rec := uint64(in[k])
 		acc := uint64(loads[k]) - uint64(len(ends))*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<(uint(len(ends))&63)-1)))
+		for len(ends) >= 4 { // four independent loads in flight
+			w0, w1, w2, w3 := uint64(in[ends[0]>>6]), uint64(in[ends[1]>>6]), uint64(in[ends[2]>>6]), uint64(in[ends[3]>>6])
+			acc += w0>>d + w0>>(ends[0]&63)&1 + w1>>d + w1>>(ends[1]&63)&1 +
+				w2>>d + w2>>(ends[2]&63)&1 + w3>>d + w3>>(ends[3]&63)&1
+			ends = ends[4:]
+		}
 		for _, l := range ends {
 			w := uint64(in[l>>6])
 			acc += w>>d + w>>(l&63)&1

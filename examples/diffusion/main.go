@@ -1,6 +1,6 @@
 // Command diffusion reproduces Table 1 of Berenbrink, Cooper, Friedetzky, Friedrich and
 // Sauerwald, "Randomized diffusion for indivisible loads", empirically: for hypercubes,
-// 2-dimensional tori and random 4-regular graphs of several sizes it runs every scheme
+// 2-dimensional tori and random 4- and 8-regular graphs of several sizes it runs every scheme
 // of the table (the randomized diffusion, RSW, FGS deterministic and randomized, FS
 // random matchings) for τ(G, K) rounds from the same adversarial start over many seeds,
 // prints the median and largest final discrepancy, whether loads went negative, and the
@@ -120,11 +120,12 @@ func families(c config) []family {
 	hyper := []int{6, 8, 10, 12}
 	torus := []int{8, 16, 32}
 	rr := []int{1 << 8, 1 << 10, 1 << 12, 1 << 14}
+	rr8 := []int{1 << 8, 1 << 10, 1 << 12}
 	switch {
 	case c.quick:
-		hyper, torus, rr = []int{4, 6, 8}, []int{6, 12}, []int{1 << 7, 1 << 9}
+		hyper, torus, rr, rr8 = []int{4, 6, 8}, []int{6, 12}, []int{1 << 7, 1 << 9}, nil
 	case c.full:
-		hyper, torus, rr = []int{6, 8, 10, 12, 14}, []int{8, 16, 32, 64}, []int{1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16}
+		hyper, torus, rr, rr8 = []int{6, 8, 10, 12, 14}, []int{8, 16, 32, 64}, []int{1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16}, []int{1 << 8, 1 << 10, 1 << 12, 1 << 14}
 	}
 	return []family{
 		{name: "hypercube", sizes: hyper, transitive: true, xname: "d = log₂ n", label: func(d int) string { return fmt.Sprintf("Hypercube(%d)", d) },
@@ -135,6 +136,9 @@ func families(c config) []family {
 			x:    func(g *tokendist.Graph) float64 { return math.Sqrt(float64(g.Order())) }, predRand: "≈ 0 (O(√log n))", predRSW: "1 (Θ(n^{1/2}))"},
 		{name: "random 4-regular", sizes: rr, xname: "log n", label: func(n int) string { return fmt.Sprintf("RandomRegular(%d,4)", n) },
 			make: func(n int, seed uint64) (*tokendist.Graph, error) { return tokendist.RandomRegular(n, 4, seed) },
+			x:    func(g *tokendist.Graph) float64 { return math.Log(float64(g.Order())) }, predRand: "≈ 0 (O(d log log n))", predRSW: "≤ 1 (O(d log n))"},
+		{name: "random 8-regular", sizes: rr8, xname: "log n", label: func(n int) string { return fmt.Sprintf("RandomRegular(%d,8)", n) },
+			make: func(n int, seed uint64) (*tokendist.Graph, error) { return tokendist.RandomRegular(n, 8, seed) },
 			x:    func(g *tokendist.Graph) float64 { return math.Log(float64(g.Order())) }, predRand: "≈ 0 (O(d log log n))", predRSW: "≤ 1 (O(d log n))"},
 	}
 }
