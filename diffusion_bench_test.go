@@ -1,0 +1,331 @@
+package tokendist
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Benchmark inputs are built once, lazily, so that go test without -bench skips them.
+
+// benchRR is RandomRegular(10^6, 4) with loads uniform in 0..1000.
+var benchRR = sync.OnceValues(func() (*Graph, Loads) {
+	g, err := RandomRegular(1_000_000, 4, 1)
+	if err != nil {
+		panic(err)
+	}
+	l, err := RandomRange(g.Order(), 0, 1000, 2)
+	if err != nil {
+		panic(err)
+	}
+	return g, l
+})
+
+// benchTorus is the 1000×1000 torus.
+var benchTorus = sync.OnceValue(func() *Graph {
+	g, err := Torus(1000, 1000)
+	if err != nil {
+		panic(err)
+	}
+	return g
+})
+
+// naiveRandomizedRound is the straightforward baseline: one sequential pass that
+// scatters into a second buffer, drawing each excess destination with Rand.IntN from a
+// partial Fisher–Yates shuffle of the slots.
+func naiveRandomizedRound(g *Graph, loads, next Loads, r *rand.Rand, slots []int) {
+	d := g.MaxDegree()
+	D := int64(d + 1)
+	clear(next)
+	for i := range loads {
+		q, rem := loads[i]/D, loads[i]%D
+		nb := g.Neighbors(i)
+		next[i] += loads[i] - int64(len(nb))*q - rem
+		for _, j := range nb {
+			next[j] += q
+		}
+		for s := range slots {
+			slots[s] = s
+		}
+		for k := 0; k < int(rem); k++ {
+			t := k + r.IntN(d+1-k)
+			slots[k], slots[t] = slots[t], slots[k]
+			if slots[k] < len(nb) {
+				next[nb[slots[k]]]++
+			} else {
+				next[i]++
+			}
+		}
+	}
+}
+
+// threadCPU returns the CPU time the calling OS thread has used. On this shared
+// machine wall-clock figures swing with the other processes; the single-worker
+// benchmarks lock their goroutine to its thread and also report this, which does not
+// count time the thread spent descheduled.
+func threadCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// timed runs f b.N times and, if single is set, reports the thread's CPU time per op.
+func timed(b *testing.B, single bool, f func()) {
+	if single {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := threadCPU()
+	for i := 0; i < b.N; i++ {
+		f()
+	}
+	if single {
+		b.ReportMetric(float64(threadCPU()-c0)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// benchBalancer times one round of b on RandomRegular(10^6, 4) with 1 and 2 workers.
+func benchBalancer(b *testing.B, bal Balancer) {
+	g, l0 := benchRR()
+	for _, w := range []int{1, 2} {
+		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
+			s := &State{Net: g, Loads: l0.Clone(), Workers: w, Seed: 1}
+			if err := bal.(Initializer).Init(s); err != nil {
+				b.Fatal(err)
+			}
+			timed(b, w == 1, func() {
+				if err := bal.Step(s); err != nil {
+					b.Fatal(err)
+				}
+				s.Steps++
+			})
+		})
+	}
+}
+
+func BenchmarkRandomizedDiffusionRound(b *testing.B) {
+	g, l0 := benchRR()
+	rd, err := NewRandomizedDiffusion(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchBalancer(b, rd)
+	b.Run("baseline", func(b *testing.B) {
+		loads, next := l0.Clone(), make(Loads, len(l0))
+		r := rand.New(rand.NewPCG(1, 2))
+		slots := make([]int, g.MaxDegree()+1)
+		timed(b, true, func() {
+			naiveRandomizedRound(g, loads, next, r, slots)
+			loads, next = next, loads
+		})
+	})
+}
+
+// naiveEdgeRound is the straightforward RSW round: per edge, from a copy of the loads.
+func naiveEdgeRound(g *Graph, loads, old Loads) {
+	copy(old, loads)
+	D := int64(g.MaxDegree() + 1)
+	for u := range old {
+		for _, v := range g.Neighbors(u) {
+			if int(v) > u {
+				f := (old[u] - old[v]) / D
+				loads[u] -= f
+				loads[v] += f
+			}
+		}
+	}
+}
+
+func BenchmarkEdgeDiffusionRound(b *testing.B) {
+	g, l0 := benchRR()
+	for _, mk := range []func(Network) (Balancer, error){
+		func(n Network) (Balancer, error) { return NewRSWDiffusion(n) },
+		func(n Network) (Balancer, error) { return NewFGSDeterministic(n) },
+		func(n Network) (Balancer, error) { return NewFGSRandomized(n) },
+		func(n Network) (Balancer, error) { return NewRandomMatching(n) },
+	} {
+		bal, err := mk(g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(BalancerName(bal), func(b *testing.B) { benchBalancer(b, bal) })
+	}
+	b.Run("RSW baseline", func(b *testing.B) {
+		loads, old := l0.Clone(), make(Loads, len(l0))
+		timed(b, true, func() { naiveEdgeRound(g, loads, old) })
+	})
+}
+
+func BenchmarkContinuousStep(b *testing.B) {
+	g, l0 := benchRR()
+	x := make([]float64, len(l0))
+	for i, v := range l0 {
+		x[i] = float64(v)
+	}
+	c, err := NewContinuousDiffusion(g, x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			c.Step()
+		}
+	})
+	b.Run("baseline", func(b *testing.B) {
+		y, z := append([]float64(nil), x...), make([]float64, len(x))
+		D := float64(g.MaxDegree() + 1)
+		for i := 0; i < b.N; i++ {
+			for v := range y {
+				s := y[v]
+				for _, j := range g.Neighbors(v) {
+					s += (y[j] - y[v]) / D
+				}
+				z[v] = s
+			}
+			y, z = z, y
+		}
+	})
+}
+
+// powerIteration is the straightforward baseline for λ_2: the power method on
+// (P + I)/2 (whose top eigenvalue on 1^⊥ is (1 + λ_2)/2) restricted to 1^⊥, run for
+// iters matrix-vector products; it returns the Rayleigh-quotient estimate of λ_2.
+func powerIteration(g *Graph, iters int) float64 {
+	n := g.Order()
+	D := float64(g.MaxDegree() + 1)
+	x, y := make([]float64, n), make([]float64, n)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range x {
+		x[i] = r.Float64() - 0.5
+	}
+	est := 0.0
+	for it := 0; it < iters; it++ {
+		mean, norm := 0.0, 0.0
+		for _, v := range x {
+			mean += v
+		}
+		mean /= float64(n)
+		for i := range x {
+			x[i] -= mean
+			norm += x[i] * x[i]
+		}
+		norm = math.Sqrt(norm)
+		dot := 0.0
+		for i := range x {
+			x[i] /= norm
+			s := float64(g.MaxDegree()+1-g.Degree(i)) * x[i]
+			for _, j := range g.Neighbors(i) {
+				s += x[j]
+			}
+			y[i] = s / D
+		}
+		for i := range x {
+			dot += x[i] * y[i]
+			y[i] = (y[i] + x[i]) / 2
+		}
+		est = dot
+		x, y = y, x
+	}
+	return est
+}
+
+// BenchmarkLambdaMaxTorus1000 times Lanczos on the 1000×1000 torus (target ≤ 10 s) and,
+// as the baseline, the power method given the same number of matrix-vector products;
+// both report their error against the closed form.
+func BenchmarkLambdaMaxTorus1000(b *testing.B) {
+	g := benchTorus()
+	cf, err := TorusSpectrum(1000, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	iters := 0
+	b.Run("lanczos", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			sp, err := LambdaMax(g, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			iters = sp.Iterations
+			b.ReportMetric(math.Abs(sp.Lambda2-cf.Lambda2), "abs-error")
+			b.ReportMetric(float64(sp.Iterations), "iterations")
+		}
+	})
+	b.Run("power-baseline-same-matvecs", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			est := powerIteration(g, iters)
+			b.ReportMetric(math.Abs(est-cf.Lambda2), "abs-error")
+		}
+	})
+}
+
+// BenchmarkLambdaMaxDenseVsLanczos compares the two methods where both run.
+func BenchmarkLambdaMaxDenseVsLanczos(b *testing.B) {
+	g, err := Torus(32, 32)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []SpectralMethod{SpectralLanczos, SpectralDense} {
+		b.Run(m.String(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := LambdaMax(g, &SpectralOptions{Method: m}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLocalDivergence times Ψ_1, Ψ_2, Υ_2 of Hypercube(8) over all nodes against
+// the brute-force evaluation with dense matrix powers for the same number of rounds.
+func BenchmarkLocalDivergence(b *testing.B) {
+	g, err := Hypercube(8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rounds := 0
+	b.Run("LocalDivergence", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			dv, err := LocalDivergence(g, 1e-9, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rounds = dv.Rounds
+		}
+	})
+	b.Run("dense-baseline", func(b *testing.B) {
+		p, err := TransitionMatrix(g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := g.Order()
+		for i := 0; i < b.N; i++ {
+			pt := mat.NewDense(n, n, nil)
+			for k := 0; k < n; k++ {
+				pt.Set(k, k, 1)
+			}
+			sum := 0.0
+			for t := 0; t < rounds; t++ {
+				for k := 0; k < n; k++ {
+					for u := 0; u < n; u++ {
+						for _, v := range g.Neighbors(u) {
+							sum += math.Abs(pt.At(u, k) - pt.At(int(v), k))
+						}
+					}
+				}
+				pt.Mul(pt, p)
+			}
+			_ = sum
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package tokendist
+
+import (
+	"math/bits"
+
+	"github.com/tokendist/tokendist/internal/par"
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// RandomMatching is the dimension exchange over random matchings with randomized
+// rounding of Friedrich and Sauerwald (STOC'09, the FS column of Table 1 in Berenbrink
+// et al.). Every round draws a random matching with the usual distributed protocol
+// (each node is active with probability 1/2, an active node proposes to a uniformly
+// random neighbour, and an inactive node that receives exactly one proposal accepts
+// it); the two ends of every matched link then split their tokens evenly, and an odd
+// token goes to either end with probability 1/2. Tokens are conserved and loads never
+// go negative. Table 1: discrepancy O(Ψ_2(G)·√log n) and O(d·log log n/(1 − λ_max)) on
+// d-regular graphs; note that a matching round moves less load than a diffusion round,
+// so its continuous counterpart needs more rounds than τ(G, K).
+//
+// Step adds the tokens that crossed each matched link to State.Moved, and one message
+// per proposal and per acceptance to State.Messages. A round costs O(n + m) in two passes (draw proposals; accept and balance), uses up to
+// State.Workers goroutines on networks of more than 4096 nodes, and takes its random
+// choices from one stream per 4096-node chunk (one 64-bit draw per batch of nodes), so
+// results do not depend on the number of workers. Step does not allocate.
+type RandomMatching struct {
+	ln          *lazyNet
+	prop        []int32 // the neighbour an active node proposes to, or −1
+	coin        []uint8 // where an odd token goes if the node's proposal is accepted
+	streams     []digits
+	moved, msgs []int64
+	grp         par.Group
+	workers     int
+	s           *State
+	proposeFn   func(lo, hi int)
+	matchFn     func(lo, hi int)
+}
+
+// NewRandomMatching returns the FS random-matching balancer for net. It rejects a nil,
+// empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n).
+func NewRandomMatching(net Network) (*RandomMatching, error) {
+	ln, err := newLazyNet(net)
+	if err != nil {
+		return nil, err
+	}
+	b := &RandomMatching{ln: ln}
+	b.proposeFn, b.matchFn = b.proposeChunks, b.matchChunks
+	return b, nil
+}
+
+// String names the scheme.
+func (*RandomMatching) String() string { return "RandomMatching" }
+
+// Init checks that the run's network is the one b was built for and prepares buffers.
+func (b *RandomMatching) Init(s *State) error {
+	if err := b.ln.same(s.Net); err != nil {
+		return err
+	}
+	if b.prop == nil {
+		n, c := b.ln.g.Order(), b.ln.chunks()
+		b.prop, b.coin = make([]int32, n), make([]uint8, n)
+		b.streams = make([]digits, c)
+		b.moved, b.msgs = make([]int64, c), make([]int64, c)
+	}
+	b.workers = b.ln.workers(s.Workers)
+	return nil
+}
+
+// Step performs one round: draw a random matching and balance across its links.
+func (b *RandomMatching) Step(s *State) error {
+	if b.prop == nil {
+		if err := b.Init(s); err != nil {
+			return err
+		}
+	}
+	b.s = s
+	c := b.ln.chunks()
+	b.grp.For(c, b.workers, b.proposeFn)
+	b.grp.For(c, b.workers, b.matchFn)
+	b.s = nil
+	s.Moved += sumChunks(b.moved)
+	s.Messages += sumChunks(b.msgs)
+	s.Time++
+	return nil
+}
+
+// proposeChunks is the first pass: each node draws (active, coin, neighbour), batched
+// so that one 64-bit draw serves nodes whose ranges 4·deg multiply to at most
+// digitLimit.
+func (b *RandomMatching) proposeChunks(lo, hi int) {
+	off, adj := b.ln.g.off, b.ln.g.adj
+	for c := lo; c < hi; c++ {
+		st := &b.streams[c]
+		rng.Reseed(&st.src, b.s.Seed, b.s.Steps, c)
+		v0, v1 := b.ln.chunkRange(c)
+		var msgs int64
+		for i := v0; i < v1; {
+			prod, j := uint64(1), i
+			for ; j < v1; j++ {
+				hi, lo := bits.Mul64(prod, 4*uint64(max(1, off[j+1]-off[j])))
+				if hi != 0 || lo > digitLimit {
+					break
+				}
+				prod = lo
+			}
+			st.begin(prod)
+			for k := i; k < j; k++ {
+				deg := uint64(max(1, off[k+1]-off[k]))
+				active, coin, pick := st.next(2), st.next(2), st.next(deg)
+				b.prop[k], b.coin[k] = -1, uint8(coin)
+				if active == 1 && off[k+1] > off[k] {
+					b.prop[k] = adj[off[k]+int(pick)]
+					msgs++
+				}
+			}
+			i = j
+		}
+		b.msgs[c] = msgs
+	}
+}
+
+// matchChunks is the second pass: an inactive node with exactly one proposer balances
+// with it. It alone writes the proposer's load, which no other node reads.
+func (b *RandomMatching) matchChunks(lo, hi int) {
+	loads, off, adj := b.s.Loads, b.ln.g.off, b.ln.g.adj
+	for c := lo; c < hi; c++ {
+		var moved, msgs int64
+		v0, v1 := b.ln.chunkRange(c)
+		for j := v0; j < v1; j++ {
+			if b.prop[j] >= 0 {
+				continue
+			}
+			p, count := -1, 0
+			for e := off[j]; e < off[j+1]; e++ {
+				if k := int(adj[e]); int(b.prop[k]) == j {
+					p, count = k, count+1
+				}
+			}
+			if count != 1 {
+				continue
+			}
+			sum := loads[j] + loads[p]
+			half := sum / 2
+			xj := half
+			if sum%2 == 1 && b.coin[p] == 0 {
+				xj++
+			}
+			moved += max(xj-loads[j], loads[j]-xj)
+			msgs++ // the acceptance
+			loads[j], loads[p] = xj, sum-xj
+		}
+		b.moved[c] = moved
+		b.msgs[c] += msgs
+	}
+}

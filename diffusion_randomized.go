@@ -1,0 +1,541 @@
+package tokendist
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/tokendist/tokendist/internal/par"
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// RandomizedDiffusion is the vertex-based randomized diffusion of Berenbrink et al.,
+// section 2.1: in every round, node i with load X sends ⌊X/(d+1)⌋ tokens to each
+// neighbour and keeps as many, and hands its X mod (d+1) excess tokens to distinct
+// slots drawn uniformly without replacement among its d+1 slots (its neighbours and
+// itself). On a non-regular network d is the maximum degree and node i owns its
+// d+1−deg(i) surplus slots (the lazy walk of TransitionMatrix), so E[X(t) | X(t−1)] =
+// X(t−1)·P as in the paper. Loads never go negative and tokens are conserved.
+//
+// Step adds to State.Moved the tokens the scheme sends as specified, ⌊X/(d+1)⌋ along
+// every link plus the excess tokens that go to neighbours (a link carries tokens both
+// ways, and both count: the edge-based schemes send one net flow per link instead), and
+// to State.Messages the directed links that carried at least one token.
+//
+// A round is synchronous: every node decides from the loads at the start of the round.
+// It costs two passes, O(n + m). The first draws every node's excess slots (one 64-bit
+// PCG draw per batch of nodes whose choices fit in 60 bits, about 20 nodes on a
+// 4-regular network; the choices are exactly uniform) and writes one compact
+// record per node: its quotient relative to the round's smallest quotient, packed with
+// the bits of the neighbours that get an excess token, in 16, 32 or 64 bits depending
+// on the spread of the loads. The second pass has every node add its neighbours'
+// records. The records are kept small because the second pass reads them in the
+// network's (random) neighbour order, and on an expander that is a cache miss per
+// link once they outgrow the cache. Networks of more than 4096 nodes use up to
+// State.Workers goroutines; randomness comes from one stream per 4096-node chunk keyed
+// by (seed, step, chunk), so results do not depend on the number of workers. Step does
+// not allocate (except once, for loads spread over more than 2^60·(d+1) tokens).
+//
+// Theorem 1.1 bounds its discrepancy after τ(G, K) rounds (BalancingTime) by
+// O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
+// gives O(log n) on hypercubes, O(√log n) on constant-dimensional tori and
+// O(d log log n) on expanders.
+type RandomizedDiffusion struct {
+	ln    *lazyNet
+	d     uint   // maximum degree
+	slots uint64 // d+1
+	div   divider
+	table subsetTable
+
+	// Records of the current round in one of four formats. Packed (d+1 ≤ 64):
+	// (q − qmin) << d | nb, where nb has bit p set when the node's p-th neighbour gets an
+	// excess token. Wide: wide[stride·i] = q, then the slot mask in stride−1 words
+	// (bits ≥ deg(i) are the node's own slots).
+	format rdFormat
+	qmin   uint64
+	p16    []uint16
+	p32    []uint32
+	p64    []uint64
+	wide   []uint64
+	stride int
+	// link[e] for the end e = (k → j) is j<<6 | (the position of k in j's list), when
+	// d+1 ≤ 64 and n ≤ 2^26: the second pass then reads one array per link end.
+	link        []uint32
+	pos32       []int32 // the positions alone, otherwise
+	regular     bool    // the ends of node k are d·k..d·k+d−1
+	known       bool    // xmin, xmax hold the current loads' extremes
+	xmin, xmax  int64
+	streams     []digits
+	moved, msgs []int64
+	lo, hi      []int64
+	bad         []bool
+	grp         par.Group
+	workers     int
+	s           *State
+	spreadFn    func(lo, hi int)
+	gatherFn    func(lo, hi int)
+	rangeFn     func(lo, hi int)
+}
+
+// rdFormat is the record format of a round.
+type rdFormat uint8
+
+const (
+	rdWide rdFormat = iota
+	rd16
+	rd32
+	rd64
+)
+
+// packedWord is the word of a packed record.
+type packedWord interface{ ~uint16 | ~uint32 | ~uint64 }
+
+// NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
+// a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
+// O(n + m) time and memory; the balancer can be reused for many runs on net.
+func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
+	ln, err := newLazyNet(net)
+	if err != nil {
+		return nil, err
+	}
+	D := ln.d + 1
+	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 1 + (D+63)/64}
+	pos := ln.backPositions()
+	if D <= 64 && ln.g.Order() <= 1<<26 {
+		b.link = make([]uint32, len(pos))
+		for e, p := range pos {
+			b.link[e] = uint32(ln.g.adj[e])<<6 | uint32(p)
+		}
+	} else {
+		b.pos32 = pos
+	}
+	b.regular = ln.g.IsRegular()
+	if D <= subsetTableMax {
+		b.table = newSubsetTable(D)
+	}
+	b.spreadFn, b.gatherFn, b.rangeFn = b.spreadChunks, b.gatherChunks, b.rangeChunks
+	return b, nil
+}
+
+// String names the scheme.
+func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
+
+// Init checks that the run's network is the one b was built for and prepares buffers.
+func (b *RandomizedDiffusion) Init(s *State) error {
+	if err := b.ln.same(s.Net); err != nil {
+		return err
+	}
+	n, c := b.ln.g.Order(), b.ln.chunks()
+	if b.streams == nil {
+		b.streams = make([]digits, c)
+		b.moved, b.msgs = make([]int64, c), make([]int64, c)
+		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
+		// Packed formats need the link array and at least one bit for the quotient.
+		switch {
+		case b.link == nil:
+			b.wide = make([]uint64, b.stride*n)
+		case b.d < 16:
+			b.p16 = make([]uint16, n)
+			fallthrough
+		case b.d < 32:
+			b.p32 = make([]uint32, n)
+			fallthrough
+		default:
+			b.p64 = make([]uint64, n)
+		}
+	}
+	b.workers = b.ln.workers(s.Workers)
+	b.known = false
+	return nil
+}
+
+// Step performs one synchronous round.
+func (b *RandomizedDiffusion) Step(s *State) error {
+	if b.streams == nil {
+		if err := b.Init(s); err != nil {
+			return err
+		}
+	}
+	b.s = s
+	c := b.ln.chunks()
+	for attempt := 0; ; attempt++ {
+		if !b.known || attempt > 0 {
+			b.grp.For(c, b.workers, b.rangeFn)
+			b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
+		}
+		b.chooseFormat()
+		b.grp.For(c, b.workers, b.spreadFn)
+		if !anyTrue(b.bad) {
+			break
+		}
+		// The loads changed outside Step since the last round: rescan and redo.
+	}
+	b.grp.For(c, b.workers, b.gatherFn)
+	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
+	b.known = true
+	b.s = nil
+	s.Moved += sumChunks(b.moved)
+	s.Messages += sumChunks(b.msgs)
+	s.Time++
+	return nil
+}
+
+// chooseFormat picks the smallest record format that holds the quotient spread.
+func (b *RandomizedDiffusion) chooseFormat() {
+	b.qmin = uint64(b.xmin) / b.slots
+	spread := uint64(b.xmax)/b.slots - b.qmin
+	fits := func(w uint) bool { return b.link != nil && b.d < w && spread>>(w-b.d) == 0 }
+	switch {
+	case fits(16):
+		b.format = rd16
+	case fits(32):
+		b.format = rd32
+	case fits(64):
+		b.format = rd64
+	default:
+		b.format = rdWide
+		if len(b.wide) == 0 {
+			b.wide = make([]uint64, b.stride*b.ln.g.Order())
+		}
+	}
+}
+
+func minMaxChunks(lo, hi []int64) (int64, int64) {
+	mn, mx := lo[0], hi[0]
+	for c := range lo {
+		mn, mx = min(mn, lo[c]), max(mx, hi[c])
+	}
+	return mn, mx
+}
+
+func anyTrue(xs []bool) bool {
+	for _, x := range xs {
+		if x {
+			return true
+		}
+	}
+	return false
+}
+
+// rangeChunks computes each chunk's smallest and largest load.
+func (b *RandomizedDiffusion) rangeChunks(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		v0, v1 := b.ln.chunkRange(c)
+		mn, mx := b.s.Loads[v0], b.s.Loads[v0]
+		for _, x := range b.s.Loads[v0:v1] {
+			mn, mx = min(mn, x), max(mx, x)
+		}
+		b.lo[c], b.hi[c] = mn, mx
+	}
+}
+
+// spreadChunks is the first pass: every node draws its excess slots and writes its
+// record. It reads the loads and does not change them.
+func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		st := &b.streams[c]
+		rng.Reseed(&st.src, b.s.Seed, b.s.Steps, c)
+		v0, v1 := b.ln.chunkRange(c)
+		ok := true
+		switch {
+		case b.slots > 64:
+			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
+		case b.format == rd16:
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
+		case b.format == rd32:
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p32)
+		case b.format == rd64:
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p64)
+		default:
+			b.moved[c], b.msgs[c] = b.spreadWide(st, v0, v1)
+		}
+		b.bad[c] = !ok
+	}
+}
+
+// rdBatch is the size of a batch of nodes drawn together.
+const rdBatch = 64
+
+// drawBatch computes the quotients, remainders and slot masks of nodes i, i+1, ...
+// (d+1 ≤ 64) and returns the end of the batch. With the subset table, nodes are taken
+// while their subset counts C(d+1, r) multiply to at most digitLimit, so that one draw
+// picks the excess slots of the whole batch; otherwise (Floyd's algorithm) a batch is
+// one node.
+func (b *RandomizedDiffusion) drawBatch(st *digits, i, v1 int, qs *[rdBatch]uint64, rs *[rdBatch]uint8, ms *[rdBatch]uint64) int {
+	loads, D, t := b.s.Loads, b.slots, &b.table
+	if t.masks == nil {
+		x := uint64(loads[i])
+		q := b.div.div(x)
+		qs[0], rs[0], ms[0] = q, uint8(x-q*D), floydMask(st, D, x-q*D)
+		return i + 1
+	}
+	prod, j := uint64(1), i
+	for ; j < v1 && j-i < rdBatch; j++ {
+		x := uint64(loads[j])
+		q := b.div.div(x)
+		r := x - q*D
+		hi, lo := bits.Mul64(prod, t.binom[r])
+		if hi != 0 || lo > digitLimit {
+			break
+		}
+		prod = lo
+		qs[j-i], rs[j-i] = q, uint8(r)
+	}
+	if prod > 1 {
+		st.begin(prod)
+	}
+	for k := 0; k < j-i; k++ {
+		r := rs[k]
+		ms[k] = t.masks[t.off[r]+int(st.next(t.binom[r]))]
+	}
+	return j
+}
+
+// floydMask returns a uniform r-subset of {0..D−1} (D ≤ 64) as a mask, by Floyd's
+// algorithm: for j = D−r..D−1 pick t uniform in 0..j and take t, or j if t is taken.
+func floydMask(st *digits, D, r uint64) uint64 {
+	var m uint64
+	for j := D - r; j < D; {
+		prod, e := j+1, j+1
+		for e < D {
+			hi, lo := bits.Mul64(prod, e+1)
+			if hi != 0 || lo > digitLimit {
+				break
+			}
+			prod, e = lo, e+1
+		}
+		st.begin(prod)
+		for ; j < e; j++ {
+			t := st.next(j + 1)
+			if m>>t&1 != 0 {
+				t = j
+			}
+			m |= 1 << t
+		}
+	}
+	return m
+}
+
+// tally adds a node's sends to the round's counters: deg·q + sent tokens, along all
+// its links when q > 0, else along those that get an excess token.
+func tally(deg, q, sent uint64, moved, msgs *int64) {
+	*moved += int64(deg*q + sent)
+	if q > 0 {
+		*msgs += int64(deg)
+	} else {
+		*msgs += int64(sent)
+	}
+}
+
+// spreadPacked writes packed records; it reports false if a quotient does not fit the
+// format (the loads changed since their extremes were taken). With the subset table
+// it fuses drawBatch's work into one loop: scan a batch (quotients, remainders, the
+// product of the subset counts), draw its word, then draw each subset and pack.
+func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
+	if b.table.masks == nil {
+		return spreadPackedFloyd(b, st, v0, v1, out)
+	}
+	loads, off, D, div, qmin := b.s.Loads, b.ln.g.off, b.slots, b.div, b.qmin
+	d := b.d & 63
+	maxDelta := uint64(^T(0)) >> d
+	masks, moff, binom := b.table.masks, b.table.off, b.table.binom
+	deg := uint64(b.d)
+	var qs [rdBatch]uint64
+	var rs [rdBatch]uint8
+	for i := v0; i < v1; {
+		prod, j := uint64(1), i
+		for ; j < v1 && j-i < rdBatch; j++ {
+			x := uint64(loads[j])
+			q := div.div(x)
+			r := x - q*D
+			hi, lo := bits.Mul64(prod, binom[r])
+			if hi != 0 || lo > digitLimit {
+				break
+			}
+			prod = lo
+			qs[j-i], rs[j-i] = q, uint8(r)
+		}
+		if prod > 1 {
+			st.begin(prod)
+		}
+		for k := i; k < j; k++ {
+			q, r := qs[k-i], rs[k-i]
+			m := masks[moff[r]+int(st.next(binom[r]))]
+			if q-qmin > maxDelta { // also catches q < qmin, by wrapping around
+				return 0, 0, false
+			}
+			if !b.regular {
+				deg = uint64(off[k+1] - off[k])
+			}
+			nb := m & (1<<(deg&63) - 1)
+			out[k] = T((q-qmin)<<d | nb)
+			tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
+		}
+		i = j
+	}
+	return moved, msgs, true
+}
+
+// spreadPackedFloyd is spreadPacked for 12 < d+1 ≤ 64 (Floyd's algorithm per node).
+func spreadPackedFloyd[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
+	off, d, qmin := b.ln.g.off, b.d, b.qmin
+	maxDelta := uint64(^T(0)) >> d
+	var qs, ms [rdBatch]uint64
+	var rs [rdBatch]uint8
+	for k := v0; k < v1; k++ {
+		b.drawBatch(st, k, v1, &qs, &rs, &ms)
+		q := qs[0]
+		if q-qmin > maxDelta {
+			return 0, 0, false
+		}
+		deg := uint64(off[k+1] - off[k])
+		nb := ms[0] & (1<<deg - 1)
+		out[k] = T((q-qmin)<<d | nb)
+		tally(deg, q, uint64(bits.OnesCount64(nb)), &moved, &msgs)
+	}
+	return moved, msgs, true
+}
+
+// spreadWide writes wide records for d+1 ≤ 64 (stride 2).
+func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs int64) {
+	off, w := b.ln.g.off, b.wide
+	var qs, ms [rdBatch]uint64
+	var rs [rdBatch]uint8
+	for i := v0; i < v1; {
+		j := b.drawBatch(st, i, v1, &qs, &rs, &ms)
+		for k := i; k < j; k++ {
+			q, m := qs[k-i], ms[k-i]
+			w[2*k], w[2*k+1] = q, m
+			deg := uint64(off[k+1] - off[k])
+			tally(deg, q, uint64(bits.OnesCount64(m&(1<<deg-1))), &moved, &msgs)
+		}
+		i = j
+	}
+	return moved, msgs
+}
+
+// spreadMultiword writes wide records for d+1 > 64, drawing each node's slots by
+// Floyd's algorithm over a multi-word mask.
+func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, msgs int64) {
+	loads, off, D, stride := b.s.Loads, b.ln.g.off, b.slots, b.stride
+	for k := v0; k < v1; k++ {
+		x := uint64(loads[k])
+		q := x / D
+		r := x - q*D
+		b.wide[stride*k] = q
+		m := b.wide[stride*k+1 : stride*(k+1)]
+		clear(m)
+		for j := D - r; j < D; {
+			prod, e := j+1, j+1
+			for e < D {
+				hi, lo := bits.Mul64(prod, e+1)
+				if hi != 0 || lo > digitLimit {
+					break
+				}
+				prod, e = lo, e+1
+			}
+			st.begin(prod)
+			for ; j < e; j++ {
+				t := st.next(j + 1)
+				if m[t>>6]>>(t&63)&1 != 0 {
+					t = j
+				}
+				m[t>>6] |= 1 << (t & 63)
+			}
+		}
+		deg := uint64(off[k+1] - off[k])
+		tally(deg, q, maskCount(m, deg), &moved, &msgs)
+	}
+	return moved, msgs
+}
+
+// maskCount counts the set bits below bit n of a multi-word mask.
+func maskCount(m []uint64, n uint64) uint64 {
+	c := uint64(0)
+	for w := uint64(0); w*64 < n; w++ {
+		word := m[w]
+		if rest := n - w*64; rest < 64 {
+			word &= 1<<rest - 1
+		}
+		c += uint64(bits.OnesCount64(word))
+	}
+	return c
+}
+
+// gatherChunks is the second pass: every node keeps its share and adds what its
+// neighbours sent it; the chunk's load extremes are recorded for the next round.
+func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		v0, v1 := b.ln.chunkRange(c)
+		var mn, mx uint64 // the new loads are non-negative
+		switch {
+		case b.format == rd16:
+			mn, mx = gatherPacked(b, v0, v1, b.p16)
+		case b.format == rd32:
+			mn, mx = gatherPacked(b, v0, v1, b.p32)
+		case b.format == rd64:
+			mn, mx = gatherPacked(b, v0, v1, b.p64)
+		default:
+			mn, mx = b.gatherWide(v0, v1)
+		}
+		b.lo[c], b.hi[c] = int64(mn), int64(mx)
+	}
+}
+
+// gatherPacked is the second pass over packed records. A node keeps
+// X − deg·q − (excess tokens it sent to neighbours) and receives q_j plus its bit of
+// every neighbour j's record; the common qmin cancels between the two. It returns the
+// extremes of the new loads.
+func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn, mx uint64) {
+	loads, off, link := b.s.Loads, b.ln.g.off, b.link
+	d := b.d & 63 // shift counts below 64 spare the compiler's guards
+	dd := int(d)
+	mn, mx = math.MaxUint64, 0
+	for k := v0; k < v1; k++ {
+		var ends []uint32
+		if b.regular {
+			ends = link[dd*k : dd*k+dd]
+		} else {
+			ends = link[off[k]:off[k+1]]
+		}
+		rec := uint64(in[k])
+		acc := uint64(loads[k]) - uint64(len(ends))*(rec>>d) - uint64(bits.OnesCount64(rec&(1<<(uint(len(ends))&63)-1)))
+		for len(ends) >= 4 { // four independent loads in flight
+			w0, w1, w2, w3 := uint64(in[ends[0]>>6]), uint64(in[ends[1]>>6]), uint64(in[ends[2]>>6]), uint64(in[ends[3]>>6])
+			acc += w0>>d + w0>>(ends[0]&63)&1 + w1>>d + w1>>(ends[1]&63)&1 +
+				w2>>d + w2>>(ends[2]&63)&1 + w3>>d + w3>>(ends[3]&63)&1
+			ends = ends[4:]
+		}
+		for _, l := range ends {
+			w := uint64(in[l>>6])
+			acc += w>>d + w>>(l&63)&1
+		}
+		loads[k] = int64(acc)
+		mn, mx = min(mn, acc), max(mx, acc)
+	}
+	return mn, mx
+}
+
+// gatherWide is the second pass over wide records; it returns the new loads' extremes.
+func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx uint64) {
+	loads, off, adj, w, stride := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.wide, b.stride
+	mn, mx = math.MaxUint64, 0
+	for k := v0; k < v1; k++ {
+		e0, e1 := off[k], off[k+1]
+		acc := uint64(loads[k]) - uint64(e1-e0)*w[stride*k] - maskCount(w[stride*k+1:stride*(k+1)], uint64(e1-e0))
+		for e := e0; e < e1; e++ {
+			j, p := int(adj[e]), b.position(e)
+			acc += w[stride*j] + w[stride*j+1+int(p>>6)]>>(p&63)&1
+		}
+		loads[k] = int64(acc)
+		mn, mx = min(mn, acc), max(mx, acc)
+	}
+	return mn, mx
+}
+
+// position returns the position of the end e = (k → j)'s k in j's neighbour list.
+func (b *RandomizedDiffusion) position(e int) uint64 {
+	if b.link != nil {
+		return uint64(b.link[e] & 63)
+	}
+	return uint64(b.pos32[e])
+}

@@ -1,0 +1,583 @@
+package tokendist
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tokendist/tokendist/internal/par"
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// ErrNotConverged reports an iterative method that did not reach its tolerance within
+// its iteration budget.
+var ErrNotConverged = errors.New("tokendist: iteration did not converge")
+
+// maxDenseOrder bounds the order of a dense transition matrix (800 MB of float64).
+const maxDenseOrder = 10000
+
+// autoDenseOrder is the largest order for which LambdaMax's automatic choice is dense.
+const autoDenseOrder = 1024
+
+// TransitionMatrix returns the diffusion matrix P of Berenbrink et al., section 2, as a
+// dense symmetric gonum matrix: P[i][j] = 1/(d+1) for every link {i, j} and
+// P[i][i] = 1 − deg(i)/(d+1), with d the maximum degree (on a d-regular network the
+// paper's P; otherwise the lazy walk). It rejects a nil, empty or disconnected network,
+// isolated nodes, and more than 10000 nodes (use LambdaMax's Lanczos method there). It
+// costs O(n²) time and memory.
+func TransitionMatrix(net Network) (*mat.SymDense, error) {
+	ln, err := newLazyNet(net)
+	if err != nil {
+		return nil, err
+	}
+	return ln.dense()
+}
+
+func (ln *lazyNet) dense() (*mat.SymDense, error) {
+	n := ln.g.Order()
+	if n > maxDenseOrder {
+		return nil, badParam("dense transition matrix of %d nodes exceeds %d nodes", n, maxDenseOrder)
+	}
+	D := float64(ln.d + 1)
+	p := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		p.SetSym(i, i, float64(ln.d+1-ln.g.Degree(i))/D)
+		for _, j := range ln.g.Neighbors(i) {
+			if int(j) > i {
+				p.SetSym(i, int(j), 1/D)
+			}
+		}
+	}
+	return p, nil
+}
+
+// SpectralMethod selects how LambdaMax computes the spectrum.
+type SpectralMethod int
+
+// The spectral methods.
+const (
+	// SpectralAuto is dense up to 1024 nodes and Lanczos above.
+	SpectralAuto SpectralMethod = iota
+	// SpectralDense is gonum's symmetric eigensolver (mat.EigenSym) on
+	// TransitionMatrix: O(n³) time, O(n²) memory, up to 10000 nodes.
+	SpectralDense
+	// SpectralLanczos is the Lanczos iteration on the sparse P restricted to 1^⊥.
+	SpectralLanczos
+	// SpectralClosedForm marks spectra from HypercubeSpectrum and TorusSpectrum.
+	SpectralClosedForm
+)
+
+var spectralNames = [...]string{"Auto", "Dense", "Lanczos", "ClosedForm"}
+
+// String names the method.
+func (m SpectralMethod) String() string {
+	if m < 0 || int(m) >= len(spectralNames) {
+		return fmt.Sprintf("SpectralMethod(%d)", int(m))
+	}
+	return spectralNames[m]
+}
+
+// SpectralOptions configures LambdaMax; the zero value is the default.
+type SpectralOptions struct {
+	// Method selects the algorithm (default SpectralAuto).
+	Method SpectralMethod
+	// Tol is the accuracy Lanczos aims at for λ_2 and λ_n (0: 1e-10; negative or NaN
+	// is an error).
+	Tol float64
+	// MaxIter bounds the Lanczos iterations (0: 100000; negative is an error).
+	MaxIter int
+	// Seed fixes Lanczos's random start vector.
+	Seed uint64
+}
+
+// Spectrum holds the extreme non-trivial eigenvalues of the transition matrix P of a
+// connected network (Berenbrink et al., section 2): 1 = λ_1 > λ_2 ≥ ... ≥ λ_n > −1.
+type Spectrum struct {
+	// N is the number of nodes.
+	N int `json:"n"`
+	// Lambda2 and LambdaN are λ_2 and λ_n; both are 0 for a single node.
+	Lambda2 float64 `json:"lambda2"`
+	LambdaN float64 `json:"lambdaN"`
+	// LambdaMax is λ_max = max(λ_2, |λ_n|), which governs the convergence of the
+	// continuous process (Lemma 2.2) and τ(G, K) (Theorem 2.2).
+	LambdaMax float64 `json:"lambdaMax"`
+	// Bound2 and BoundN estimate the absolute errors of Lambda2 and LambdaN: the
+	// solver's rounding for dense and closed forms, and min(r, r²/gap) from the Ritz
+	// residual r and the gap to the next Ritz value for Lanczos. A Lanczos value is
+	// ≤ λ_2 and ≥ λ_n in exact arithmetic. When one end is clearly smaller in absolute
+	// value, Lanczos stops once λ_max is accurate, and that end's bound may exceed Tol.
+	Bound2 float64 `json:"bound2"`
+	BoundN float64 `json:"boundN"`
+	// Method is the method used, and Iterations the Lanczos iterations (0 otherwise).
+	Method     SpectralMethod `json:"method"`
+	Iterations int            `json:"iterations"`
+}
+
+// Gap returns the spectral gap 1 − λ_max.
+func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
+
+// LambdaMax returns the spectrum of the transition matrix P (TransitionMatrix) of a
+// connected network: λ_2, λ_n and λ_max = max(λ_2, |λ_n|) (Berenbrink et al., section
+// 2). SpectralDense factorises the dense P with gonum (O(n³)); SpectralLanczos runs the
+// Lanczos iteration on the sparse P restricted to 1^⊥ (the eigenvector of λ_1 = 1 is
+// projected out every iteration), without reorthogonalisation: it keeps three vectors
+// and the tridiagonal matrix, so it costs O(n + m) memory and O(n + m) time per
+// iteration, with about √(range/gap)·log(1/Tol) iterations where gap separates λ_2 (or
+// λ_n) from the next distinct eigenvalue. Lanczos uses the available cores on networks
+// of more than 4096 nodes with fixed-order sums, so its result does not depend on the
+// number of workers. It rejects a nil, empty or disconnected network, isolated nodes and
+// bad options, and returns ErrNotConverged (with the best estimate) if MaxIter runs out.
+// HypercubeSpectrum and TorusSpectrum give closed forms to check it against.
+func LambdaMax(net Network, opts *SpectralOptions) (Spectrum, error) {
+	var o SpectralOptions
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.Tol < 0 || math.IsNaN(o.Tol):
+		return Spectrum{}, badParam("spectral tolerance %v is not positive", o.Tol)
+	case o.MaxIter < 0:
+		return Spectrum{}, badParam("spectral MaxIter %d is negative", o.MaxIter)
+	case o.Method < SpectralAuto || o.Method > SpectralLanczos:
+		return Spectrum{}, badParam("LambdaMax cannot use method %v", o.Method)
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-10
+	}
+	if o.MaxIter == 0 {
+		o.MaxIter = 100000
+	}
+	ln, err := newLazyNet(net)
+	if err != nil {
+		return Spectrum{}, err
+	}
+	n := ln.g.Order()
+	if n == 1 {
+		return Spectrum{N: 1, Method: o.Method}, nil
+	}
+	if o.Method == SpectralAuto {
+		o.Method = SpectralLanczos
+		if n <= autoDenseOrder {
+			o.Method = SpectralDense
+		}
+	}
+	if o.Method == SpectralDense {
+		return ln.denseSpectrum()
+	}
+	return ln.lanczosSpectrum(o)
+}
+
+func (ln *lazyNet) denseSpectrum() (Spectrum, error) {
+	p, err := ln.dense()
+	if err != nil {
+		return Spectrum{}, err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(p, false) {
+		return Spectrum{}, fmt.Errorf("%w: dense eigensolver failed on %v", ErrNotConverged, ln.g)
+	}
+	vals := eig.Values(nil) // ascending
+	n := len(vals)
+	bound := 8 * float64(n) * 0x1p-52
+	return newSpectrum(n, vals[n-2], vals[0], bound, bound, SpectralDense, 0), nil
+}
+
+func newSpectrum(n int, l2, ln float64, b2, bn float64, m SpectralMethod, it int) Spectrum {
+	return Spectrum{N: n, Lambda2: l2, LambdaN: ln, LambdaMax: math.Max(l2, -ln), Bound2: b2, BoundN: bn, Method: m, Iterations: it}
+}
+
+// lanczos runs the Lanczos recurrence β_{k+1}·v_{k+1} = P·v_k − α_k·v_k − β_k·v_{k−1}
+// on 1^⊥. Vectors are stored unnormalised with a scale (v = s·x), so that a step is two
+// fused passes: c = s_b·P·b − β·s_a·a with the partial sums of c·b, c and b; then
+// c −= α·s_b·b + mean, with the partial sums of c². Partial sums are per 4096-node chunk,
+// added in chunk order.
+type lanczos struct {
+	ln             *lazyNet
+	a, b, c        []float64
+	sa, sb, beta   float64
+	alpha, shift   float64
+	parts          []float64 // 3 per chunk
+	regular        bool
+	adj            []int32
+	delta          []int16 // the adjacency as offsets, on banded networks
+	off            []int
+	d              int
+	grp            par.Group
+	workers        int
+	passAFn, passB func(lo, hi int)
+}
+
+func newLanczos(ln *lazyNet, seed uint64) *lanczos {
+	n, nc := ln.g.Order(), ln.chunks()
+	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), c: make([]float64, n), parts: make([]float64, 3*nc)}
+	l.workers = ln.workers(runtime.GOMAXPROCS(0))
+	l.regular = ln.g.IsRegular()
+	l.adj, l.off, l.d, l.delta = ln.g.adj, ln.g.off, ln.d, bandDeltas(ln.g)
+	l.passAFn, l.passB = l.passAChunks, l.passBChunks
+	// Random start in 1^⊥, one stream per chunk.
+	sum := 0.0
+	for c := 0; c < nc; c++ {
+		r := rng.New(seed, -1, c)
+		v0, v1 := ln.chunkRange(c)
+		for i := v0; i < v1; i++ {
+			l.b[i] = 2*r.Float64() - 1
+			sum += l.b[i]
+		}
+	}
+	mean, norm := sum/float64(n), 0.0
+	for i := range l.b {
+		l.b[i] -= mean
+		norm += l.b[i] * l.b[i]
+	}
+	l.sb = 1 / math.Sqrt(norm)
+	return l
+}
+
+// step performs one Lanczos step and returns α_k and β_{k+1}.
+func (l *lanczos) step() (float64, float64) {
+	nc := l.ln.chunks()
+	l.grp.For(nc, l.workers, l.passAFn)
+	var dot, sc, sb float64
+	for c := 0; c < nc; c++ {
+		dot, sc, sb = dot+l.parts[3*c], sc+l.parts[3*c+1], sb+l.parts[3*c+2]
+	}
+	l.alpha = l.sb * dot
+	l.shift = (sc - l.alpha*l.sb*sb) / float64(len(l.c))
+	l.grp.For(nc, l.workers, l.passB)
+	norm2 := 0.0
+	for c := 0; c < nc; c++ {
+		norm2 += l.parts[3*c]
+	}
+	beta := math.Sqrt(norm2)
+	l.a, l.b, l.c = l.b, l.c, l.a
+	l.sa, l.sb, l.beta = l.sb, 1/beta, beta
+	return l.alpha, beta
+}
+
+func (l *lanczos) passAChunks(lo, hi int) {
+	for ch := lo; ch < hi; ch++ {
+		if l.delta != nil {
+			passA(l, ch, l.delta, 1)
+		} else {
+			passA(l, ch, l.adj, 0)
+		}
+	}
+}
+
+// passA computes chunk ch of c = s_b·P·b − β·s_a·a and its partial sums. The
+// neighbours of node i are base + adj[e] for its ends e, with base = rel·i: absolute
+// indices (rel = 0) or 16-bit offsets on banded networks (rel = 1, half the memory
+// traffic). Two interleaved sets of sums break the floating-point dependency chains;
+// the order of the additions stays fixed.
+func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
+	a, b, c := l.a, l.b, l.c
+	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
+	v0, v1 := l.ln.chunkRange(ch)
+	// pv returns (d+1)·(P·b)_i.
+	pv := func(i int) float64 {
+		var nb []N
+		if l.regular { // the ends of i are d·i..d·i+d−1: no offsets to read
+			nb = adj[l.d*i : l.d*i+l.d]
+		} else {
+			nb = adj[l.off[i]:l.off[i+1]]
+		}
+		s, base := float64(l.d+1-len(nb))*b[i], rel*i
+		for _, j := range nb {
+			s += b[base+int(j)]
+		}
+		return s
+	}
+	var dot0, sc0, sum0, dot1, sc1, sum1 float64
+	i := v0
+	for ; i+1 < v1; i += 2 {
+		c0 := sb*pv(i) - bsa*a[i]
+		c1 := sb*pv(i+1) - bsa*a[i+1]
+		c[i], c[i+1] = c0, c1
+		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
+		dot1, sc1, sum1 = dot1+c1*b[i+1], sc1+c1, sum1+b[i+1]
+	}
+	if i < v1 {
+		c0 := sb*pv(i) - bsa*a[i]
+		c[i] = c0
+		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
+	}
+	l.parts[3*ch], l.parts[3*ch+1], l.parts[3*ch+2] = dot0+dot1, sc0+sc1, sum0+sum1
+}
+
+func (l *lanczos) passBChunks(lo, hi int) {
+	b, c := l.b, l.c
+	as, m := l.alpha*l.sb, l.shift
+	for ch := lo; ch < hi; ch++ {
+		v0, v1 := l.ln.chunkRange(ch)
+		var n0, n1 float64
+		i := v0
+		for ; i+1 < v1; i += 2 {
+			c0, c1 := c[i]-as*b[i]-m, c[i+1]-as*b[i+1]-m
+			c[i], c[i+1] = c0, c1
+			n0, n1 = n0+c0*c0, n1+c1*c1
+		}
+		if i < v1 {
+			c0 := c[i] - as*b[i] - m
+			c[i] = c0
+			n0 += c0 * c0
+		}
+		l.parts[3*ch] = n0 + n1
+	}
+}
+
+// bandDeltas returns the neighbours of every node as 16-bit offsets j − i, or nil if
+// some offset does not fit.
+func bandDeltas(g *Graph) []int16 {
+	delta := make([]int16, len(g.adj))
+	for i := 0; i < g.Order(); i++ {
+		for e := g.off[i]; e < g.off[i+1]; e++ {
+			dj := int(g.adj[e]) - i
+			if dj < math.MinInt16 || dj > math.MaxInt16 {
+				return nil
+			}
+			delta[e] = int16(dj)
+		}
+	}
+	return delta
+}
+
+func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
+	n := ln.g.Order()
+	l := newLanczos(ln, o.Seed)
+	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
+	var t tridiag
+	nextCheck := 8
+	for k := 1; k <= o.MaxIter; k++ {
+		a, b := l.step()
+		alpha, beta = append(alpha, a), append(beta, b)
+		// Breakdown: the Krylov space is invariant and the Ritz values are exact.
+		breakdown := b <= 1e-12*(math.Abs(a)+1) || k >= n-1
+		if k < nextCheck && !breakdown && k < o.MaxIter {
+			continue
+		}
+		nextCheck = k + max(8, k/32)
+		top, bot := t.extremes(alpha, beta[:k-1], b)
+		if breakdown {
+			top.bound, bot.bound = math.Min(top.bound, 1e-12), math.Min(bot.bound, 1e-12)
+		}
+		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
+		// An end whose absolute value is clearly below the other's does not set λ_max.
+		topDone := top.bound <= o.Tol || top.theta+top.bound < -bot.theta-bot.bound
+		botDone := bot.bound <= o.Tol || -bot.theta+bot.bound < top.theta-top.bound
+		if topDone && botDone {
+			return sp, nil
+		}
+		if breakdown || k == o.MaxIter {
+			return sp, fmt.Errorf("%w: Lanczos on %v reached error bounds %.3g (λ_2) and %.3g (λ_n), tolerance %g, after %d iterations",
+				ErrNotConverged, ln.g, top.bound, bot.bound, o.Tol, k)
+		}
+	}
+	panic("unreachable")
+}
+
+// ritz is an extreme eigenvalue of the Lanczos tridiagonal matrix with its error bound.
+type ritz struct {
+	theta, bound float64
+}
+
+// tridiag holds work space for the tridiagonal eigen-computations.
+type tridiag struct {
+	dl, d, du, y []float64
+}
+
+// extremes returns the largest and smallest eigenvalues θ of the k×k tridiagonal
+// matrix T (diagonal alpha, off-diagonal beta) by Sturm-sequence bisection, with the
+// bounds min(r, r²/gap): r = β_{k+1}·|y_k| is the residual norm of the Ritz vector
+// (y, the eigenvector of T by inverse iteration) and gap the distance to the next
+// eigenvalue of T.
+func (t *tridiag) extremes(alpha, beta []float64, next float64) (top, bot ritz) {
+	k := len(alpha)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < k; i++ {
+		r := 0.0
+		if i > 0 {
+			r += math.Abs(beta[i-1])
+		}
+		if i < k-1 {
+			r += math.Abs(beta[i])
+		}
+		lo, hi = math.Min(lo, alpha[i]-r), math.Max(hi, alpha[i]+r)
+	}
+	eig := func(idx int) float64 { return bisectEigen(alpha, beta, idx, lo, hi) }
+	top.theta, bot.theta = eig(k-1), eig(0)
+	gapTop, gapBot := math.Inf(1), math.Inf(1)
+	if k > 1 {
+		gapTop, gapBot = top.theta-eig(k-2), eig(1)-bot.theta
+	}
+	top.bound = ritzBound(next*math.Abs(t.lastComponent(alpha, beta, top.theta)), gapTop)
+	bot.bound = ritzBound(next*math.Abs(t.lastComponent(alpha, beta, bot.theta)), gapBot)
+	return top, bot
+}
+
+func ritzBound(r, gap float64) float64 {
+	if gap > r {
+		return math.Min(r, r*r/gap)
+	}
+	return r
+}
+
+// sturmCount returns the number of eigenvalues of T below x.
+func sturmCount(alpha, beta []float64, x float64) int {
+	count, q := 0, 1.0
+	for i, a := range alpha {
+		if i == 0 {
+			q = a - x
+		} else {
+			q = a - x - beta[i-1]*beta[i-1]/q
+		}
+		if q == 0 {
+			q = -0x1p-1000
+		}
+		if q < 0 {
+			count++
+		}
+	}
+	return count
+}
+
+// bisectEigen returns the idx-th smallest eigenvalue of T in [lo, hi].
+func bisectEigen(alpha, beta []float64, idx int, lo, hi float64) float64 {
+	for it := 0; it < 200; it++ {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if sturmCount(alpha, beta, mid) > idx {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo + (hi-lo)/2
+}
+
+// lastComponent returns the last component of the unit eigenvector of T for the
+// eigenvalue theta, by two steps of inverse iteration (gonum's Dgtsv).
+func (t *tridiag) lastComponent(alpha, beta []float64, theta float64) float64 {
+	k := len(alpha)
+	if k == 1 {
+		return 1
+	}
+	t.y = append(t.y[:0], make([]float64, k)...)
+	for i := range t.y {
+		t.y[i] = 1
+	}
+	shift := theta
+	for it := 0; it < 2; it++ {
+		for attempt := 0; ; attempt++ {
+			t.dl = append(t.dl[:0], beta...)
+			t.du = append(t.du[:0], beta...)
+			t.d = append(t.d[:0], alpha...)
+			for i := range t.d {
+				t.d[i] -= shift
+			}
+			save := append([]float64(nil), t.y...)
+			if (gonum.Implementation{}).Dgtsv(k, 1, t.dl, t.d, t.du, t.y, 1) {
+				break
+			}
+			copy(t.y, save)
+			shift += 1e-14 * (1 + math.Abs(theta)) * float64(attempt+1)
+		}
+		norm := 0.0
+		for _, v := range t.y {
+			norm += v * v
+		}
+		norm = math.Sqrt(norm)
+		for i := range t.y {
+			t.y[i] /= norm
+		}
+	}
+	return t.y[k-1]
+}
+
+// HypercubeSpectrum returns the closed-form spectrum of the transition matrix of the
+// d-dimensional hypercube (Hypercube(d)): the eigenvalues are (d+1−2j)/(d+1), j = 0..d,
+// so λ_2 = (d−1)/(d+1), λ_n = −(d−1)/(d+1) and λ_max = (d−1)/(d+1) (Berenbrink et al.,
+// section 4, use 1/(1 − λ_max) = Θ(log n)). It costs O(1) and rejects d outside 0..30.
+func HypercubeSpectrum(d int) (Spectrum, error) {
+	if d < 0 || d > 30 {
+		return Spectrum{}, badParam("hypercube dimension must be in 0..30, got d = %d", d)
+	}
+	if d == 0 {
+		return Spectrum{N: 1, Method: SpectralClosedForm}, nil
+	}
+	D := float64(d + 1)
+	bound := 4 * 0x1p-52
+	return newSpectrum(1<<d, float64(d-1)/D, float64(1-d)/D, bound, bound, SpectralClosedForm, 0), nil
+}
+
+// TorusSpectrum returns the closed-form spectrum of the transition matrix of the torus
+// with the given sides (Torus(sides...); Ring(n) is Torus(n)). The torus is the
+// Cartesian product of cycles, so the eigenvalues of P are (1 + Σ_i μ_i)/(d+1), with
+// μ_i an adjacency eigenvalue of side i: 2cos(2πa/s) for s ≥ 3, ±1 for s = 2, 0 for
+// s = 1. λ_2 takes the second-largest μ in the side where it loses least and λ_n the
+// smallest μ in every side (−2 for even sides, −2cos(π/s) for odd ones). It costs
+// O(r) and rejects what Torus rejects.
+func TorusSpectrum(sides ...int) (Spectrum, error) {
+	if len(sides) == 0 {
+		return Spectrum{}, badParam("Torus needs at least one side length")
+	}
+	n, d := 1, 0
+	loss := math.Inf(1) // smallest drop from the top adjacency eigenvalue in one side
+	low := 1.0          // 1 + Σ smallest μ
+	for i, s := range sides {
+		if s < 1 {
+			return Spectrum{}, badParam("Torus side %d has length %d < 1", i, s)
+		}
+		if n > (maxNodes-1)/s {
+			return Spectrum{}, badParam("Torus%v has more than 2^31 nodes", sides)
+		}
+		n *= s
+		switch {
+		case s == 2:
+			d++
+			loss = math.Min(loss, 2)
+			low--
+		case s >= 3:
+			d += 2
+			loss = math.Min(loss, 2-2*math.Cos(2*math.Pi/float64(s)))
+			if s%2 == 0 {
+				low -= 2
+			} else {
+				low -= 2 * math.Cos(math.Pi/float64(s))
+			}
+		}
+	}
+	if n == 1 {
+		return Spectrum{N: 1, Method: SpectralClosedForm}, nil
+	}
+	D := float64(d + 1)
+	bound := 8 * 0x1p-52
+	return newSpectrum(n, 1-loss/D, low/D, bound, bound, SpectralClosedForm, 0), nil
+}
+
+// BalancingTime returns τ(G, K), the number of rounds after which the continuous
+// process of a network with n nodes and the given λ_max has discrepancy at most 1 from
+// any start of discrepancy K: ⌈2/(1 − λ_max) · ln(K·n²)⌉ (Berenbrink et al., Theorem
+// 2.2 with ε = 1, from Rabani, Sinclair and Wanka, Theorem 1). Table 1 reports every
+// scheme's discrepancy after τ(G, K) rounds. It costs O(1) and rejects λ_max outside
+// [0, 1), n < 1 and K < 1.
+func BalancingTime(lambdaMax float64, n int, K int64) (int64, error) {
+	switch {
+	case !(lambdaMax >= 0 && lambdaMax < 1):
+		return 0, badParam("λ_max %v is outside [0, 1)", lambdaMax)
+	case n < 1:
+		return 0, badParam("BalancingTime needs n ≥ 1 nodes, got %d", n)
+	case K < 1:
+		return 0, badParam("BalancingTime needs an initial discrepancy K ≥ 1, got %d", K)
+	}
+	t := math.Ceil(2 / (1 - lambdaMax) * (math.Log(float64(K)) + 2*math.Log(float64(n))))
+	if t > math.MaxInt64/2 {
+		return 0, badParam("τ = %g rounds overflows (λ_max = %v)", t, lambdaMax)
+	}
+	return int64(t), nil
+}

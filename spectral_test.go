@@ -1,0 +1,274 @@
+package tokendist_test
+
+import (
+	"math"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tokendist/tokendist"
+)
+
+// spectralSweep is a sweep of small connected networks of every family.
+func spectralSweep() map[string]*tokendist.Graph {
+	nets := diffusionNets()
+	for d := 1; d <= 7; d++ {
+		nets["Hypercube("+itoa(d)+")"] = must(tokendist.Hypercube(d))
+	}
+	for n := 2; n <= 12; n++ {
+		nets["Ring("+itoa(n)+")"] = must(tokendist.Ring(n))
+		nets["Complete("+itoa(n)+")"] = must(tokendist.Complete(n))
+	}
+	nets["RandomRegular(30,4)"] = must(tokendist.RandomRegular(30, 4, 7))
+	nets["RandomTree(25)"] = must(tokendist.RandomTree(25, 3))
+	return nets
+}
+
+func itoa(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10)) }
+
+// TestTransitionMatrix checks P's definition: symmetric, doubly stochastic, P_ij =
+// 1/(d+1) on links and P_ii = 1 − deg(i)/(d+1).
+func TestTransitionMatrix(t *testing.T) {
+	for name, g := range spectralSweep() {
+		p := must(tokendist.TransitionMatrix(g))
+		n, d := g.Order(), float64(g.MaxDegree())
+		for i := 0; i < n; i++ {
+			row := 0.0
+			for j := 0; j < n; j++ {
+				want := 0.0
+				switch {
+				case i == j:
+					want = 1 - float64(g.Degree(i))/(d+1)
+				case g.HasEdge(i, j):
+					want = 1 / (d + 1)
+				}
+				require.InDelta(t, want, p.At(i, j), 1e-15, name)
+				row += p.At(i, j)
+			}
+			require.InDelta(t, 1, row, 1e-12, name)
+		}
+	}
+}
+
+// TestSpectrumClosedForms checks the closed forms against the dense eigensolver, and
+// Ring(n) against TorusSpectrum(n), over a sweep of hypercubes and tori.
+func TestSpectrumClosedForms(t *testing.T) {
+	check := func(what string, g *tokendist.Graph, cf tokendist.Spectrum) {
+		t.Helper()
+		if g.Order() == 1 {
+			require.Equal(t, 1, cf.N)
+			return
+		}
+		dense, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense})
+		require.NoError(t, err)
+		require.Equal(t, g.Order(), cf.N, what)
+		require.InDelta(t, dense.Lambda2, cf.Lambda2, 1e-12, what)
+		require.InDelta(t, dense.LambdaN, cf.LambdaN, 1e-12, what)
+		require.InDelta(t, dense.LambdaMax, cf.LambdaMax, 1e-12, what)
+	}
+	for d := 0; d <= 8; d++ {
+		check("hypercube", must(tokendist.Hypercube(d)), must(tokendist.HypercubeSpectrum(d)))
+	}
+	for n := 1; n <= 40; n++ {
+		check("ring", must(tokendist.Ring(n)), must(tokendist.TorusSpectrum(n)))
+	}
+	for a := 1; a <= 7; a++ {
+		for b := 1; b <= 7; b++ {
+			check("torus", must(tokendist.Torus(a, b)), must(tokendist.TorusSpectrum(a, b)))
+		}
+	}
+	for _, s := range [][]int{{2, 2, 2}, {3, 4, 5}, {2, 3, 1, 4}, {5, 5, 5}} {
+		check("torus", must(tokendist.Torus(s...)), must(tokendist.TorusSpectrum(s...)))
+	}
+}
+
+// TestLanczosAgreesWithDense checks that Lanczos agrees with the dense eigensolver to
+// 1e-9 on mid-size networks of every family, and that its error bounds are honest.
+func TestLanczosAgreesWithDense(t *testing.T) {
+	nets := map[string]*tokendist.Graph{
+		"Torus(15,20)":           must(tokendist.Torus(15, 20)),
+		"Torus(6,7,8)":           must(tokendist.Torus(6, 7, 8)),
+		"Hypercube(8)":           must(tokendist.Hypercube(8)),
+		"RandomRegular(400,3)":   must(tokendist.RandomRegular(400, 3, 1)),
+		"RandomRegular(300,8)":   must(tokendist.RandomRegular(300, 8, 2)),
+		"Ring(301)":              must(tokendist.Ring(301)),
+		"Star(200)":              must(tokendist.Star(200)),
+		"KaryTree(3,5)":          must(tokendist.KaryTree(3, 5)),
+		"Mesh(15,20)":            must(tokendist.Mesh(15, 20)),
+		"ShuffleExchange(8)":     must(tokendist.ShuffleExchange(8)),
+		"RandomTree(300)":        must(tokendist.RandomTree(300, 5)),
+		"Complete(150)":          must(tokendist.Complete(150)),
+		"Path(2)":                must(tokendist.Path(2)),
+		"Hypercube(2) (tiny)":    must(tokendist.Hypercube(2)),
+		"Torus(3,3) (saturates)": must(tokendist.Torus(3, 3)),
+	}
+	if longTests() {
+		nets["Torus(24,40)"] = must(tokendist.Torus(24, 40))
+		nets["Hypercube(10)"] = must(tokendist.Hypercube(10))
+		nets["RandomRegular(1000,4)"] = must(tokendist.RandomRegular(1000, 4, 3))
+		nets["KaryTree(3,6)"] = must(tokendist.KaryTree(3, 6))
+		nets["Mesh(40,50)"] = must(tokendist.Mesh(40, 50))
+	}
+	for name, g := range nets {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lanczosVsDense(t, name, g)
+		})
+	}
+}
+
+func lanczosVsDense(t *testing.T, name string, g *tokendist.Graph) {
+	{
+		dense := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense}))
+		lz, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, Seed: 3})
+		require.NoError(t, err, name)
+		require.InDelta(t, dense.LambdaMax, lz.LambdaMax, 1e-9, name)
+		require.InDelta(t, dense.Lambda2, lz.Lambda2, 1e-9, name)
+		require.LessOrEqual(t, math.Abs(dense.Lambda2-lz.Lambda2), lz.Bound2+1e-12, name)
+		if lz.BoundN <= 1e-9 {
+			require.InDelta(t, dense.LambdaN, lz.LambdaN, 1e-9, name)
+		}
+		require.LessOrEqual(t, math.Abs(dense.LambdaN-lz.LambdaN), lz.BoundN+1e-12, name)
+	}
+}
+
+// TestLambdaMaxAuto checks the automatic choice: dense up to 1024 nodes, Lanczos above,
+// and the single node.
+func TestLambdaMaxAuto(t *testing.T) {
+	require.Equal(t, tokendist.SpectralDense, must(tokendist.LambdaMax(must(tokendist.Ring(100)), nil)).Method)
+	require.Equal(t, tokendist.SpectralLanczos, must(tokendist.LambdaMax(must(tokendist.Ring(1025)), nil)).Method)
+	one := must(tokendist.LambdaMax(must(tokendist.Path(1)), nil))
+	require.Equal(t, tokendist.Spectrum{N: 1}, one)
+}
+
+// TestLanczosTorusClosedForm checks Lanczos on a torus whose λ_2 is close to 1 (and
+// has multiplicity 4) against the closed form.
+func TestLanczosTorusClosedForm(t *testing.T) {
+	for _, sides := range [][]int{{120, 120}, {64, 100}, {30, 30, 30}} {
+		g := must(tokendist.Torus(sides...))
+		cf := must(tokendist.TorusSpectrum(sides...))
+		lz, err := tokendist.LambdaMax(g, nil)
+		require.NoError(t, err)
+		require.Equal(t, tokendist.SpectralLanczos, lz.Method)
+		require.InDelta(t, cf.Lambda2, lz.Lambda2, 1e-9, "%v", sides)
+		require.InDelta(t, cf.LambdaMax, lz.LambdaMax, 1e-9, "%v", sides)
+	}
+}
+
+// TestBalancingTimeTheorem22 checks Theorem 2.2 with ε = 1 on a sweep: from every point
+// mass (every node, K tokens) and from a two-level start of discrepancy K, the
+// continuous process has discrepancy ≤ 1 after τ(G, K) rounds.
+func TestBalancingTimeTheorem22(t *testing.T) {
+	for name, g := range spectralSweep() {
+		if g.Order() > 64 {
+			continue // Star(80): its leaves are all alike, and Star(9) is in the sweep
+		}
+		n := g.Order()
+		sp := must(tokendist.LambdaMax(g, nil))
+		for _, K := range []int64{1, 7, 1000} {
+			tau := must(tokendist.BalancingTime(sp.LambdaMax, n, K))
+			starts := make([][]float64, 0, n+1)
+			for v := 0; v < n; v++ {
+				x := make([]float64, n)
+				x[v] = float64(K)
+				starts = append(starts, x)
+			}
+			half := make([]float64, n)
+			for v := 0; v < n/2; v++ {
+				half[v] = float64(K)
+			}
+			starts = append(starts, half)
+			for _, x := range starts {
+				c := must(tokendist.NewContinuousDiffusion(g, x))
+				for i := int64(0); i < tau; i++ {
+					c.Step()
+				}
+				require.LessOrEqual(t, c.Discrepancy(), 1.0, "%s K=%d τ=%d", name, K, tau)
+			}
+		}
+	}
+	// The formula itself.
+	tau := must(tokendist.BalancingTime(0.5, 10, 100))
+	require.Equal(t, int64(math.Ceil(4*math.Log(100*100))), tau)
+	require.Equal(t, int64(0), must(tokendist.BalancingTime(0, 1, 1)))
+}
+
+// TestContinuousMatchesMatrix checks that a continuous step is ξ·P with the dense P.
+func TestContinuousMatchesMatrix(t *testing.T) {
+	for name, g := range spectralSweep() {
+		n := g.Order()
+		p := must(tokendist.TransitionMatrix(g))
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64((i*7919)%23) - 5
+		}
+		c := must(tokendist.NewContinuousDiffusion(g, x))
+		want := mat.NewVecDense(n, append([]float64(nil), x...))
+		for step := 0; step < 5; step++ {
+			c.Step()
+			want.MulVec(p, want)
+			for i := 0; i < n; i++ {
+				require.InDelta(t, want.AtVec(i), c.Loads()[i], 1e-12, name)
+			}
+		}
+		require.Equal(t, int64(5), c.Steps())
+	}
+}
+
+// TestCorollary21AndLemma21 checks Σ_i (P^t_ik − 1/n)² ≤ λ_max^{2t} for every node k
+// and t ≤ 60 (Corollary 2.1) and 1/(1 − λ_max) ≤ 2n⁴ (Lemma 2.1) on the sweep.
+func TestCorollary21AndLemma21(t *testing.T) {
+	for name, g := range spectralSweep() {
+		n := g.Order()
+		sp := must(tokendist.LambdaMax(g, nil))
+		require.LessOrEqual(t, 1/(1-sp.LambdaMax), 2*math.Pow(float64(n), 4), name)
+		for k := 0; k < n; k++ {
+			e := make([]float64, n)
+			e[k] = 1
+			c := must(tokendist.NewContinuousDiffusion(g, e))
+			for step := 0; step <= 60; step++ {
+				s := 0.0
+				for _, x := range c.Loads() {
+					s += (x - 1/float64(n)) * (x - 1/float64(n))
+				}
+				require.LessOrEqual(t, s, math.Pow(sp.LambdaMax, float64(2*step))*(1+1e-9)+1e-15, "%s k=%d t=%d", name, k, step)
+				c.Step()
+			}
+		}
+	}
+}
+
+// longTests reports whether TOKENDIST_LONG=1 asks for the larger sweeps.
+func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
+
+// TestLanczosTorus1000 (TOKENDIST_LONG=1) checks LambdaMax on the 1000×1000 torus
+// against the closed form to 1e-9 and reports the time (target: 10 s on two cores).
+func TestLanczosTorus1000(t *testing.T) {
+	if !longTests() {
+		t.Skip("set TOKENDIST_LONG=1")
+	}
+	g := must(tokendist.Torus(1000, 1000))
+	cpu0 := processCPU()
+	start := time.Now()
+	sp, err := tokendist.LambdaMax(g, nil)
+	el, cpu := time.Since(start), processCPU()-cpu0
+	require.NoError(t, err)
+	cf := must(tokendist.TorusSpectrum(1000, 1000))
+	require.InDelta(t, cf.Lambda2, sp.Lambda2, 1e-9)
+	require.InDelta(t, cf.LambdaMax, sp.LambdaMax, 1e-9)
+	t.Logf("λ_2 = %.15f (closed form %.15f), %d iterations, %v wall, %v CPU", sp.Lambda2, cf.Lambda2, sp.Iterations, el, cpu)
+}
+
+// processCPU returns the CPU time the process has used (all threads): on the shared
+// machine the wall time depends on the other processes.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
