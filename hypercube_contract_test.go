@@ -138,7 +138,6 @@ func TestCubeBadInput(t *testing.T) {
 	require.Equal(t, int64(-1), tokendist.MinimumError(3, 0))
 }
 
-func second[T any](_ T, err error) error        { return err }
 func third[T, U any](_ T, _ U, err error) error { return err }
 
 func runErr(t *testing.T, built, run *tokendist.Graph, loads tokendist.Loads) error {
