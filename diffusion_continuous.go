@@ -99,6 +99,7 @@ func (c *ContinuousDiffusion) Discrepancy() float64 {
 
 // DeviationSample compares a discrete scheme with the continuous process at one step.
 type DeviationSample struct {
+	// Step is the run's step (round) at the sample.
 	Step int64 `json:"step"`
 	// Deviation is max_k |X_k(t) − ξ_k(t)|, the quantity Berenbrink et al. bound
 	// (Theorem 1.1 bounds it after τ(G, K) rounds; section 2.3, eq. (2.7)).

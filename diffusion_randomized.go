@@ -33,7 +33,8 @@ import (
 // link once they outgrow the cache. Networks of more than 4096 nodes use up to
 // State.Workers goroutines; randomness comes from one stream per 4096-node chunk keyed
 // by (seed, step, chunk), so results do not depend on the number of workers. Step does
-// not allocate (except once, for loads spread over more than 2^60·(d+1) tokens).
+// not allocate, except once if the loads spread over more than 2^(64−d)·(d+1) tokens
+// (64-bit packed records no longer fit).
 //
 // Theorem 1.1 bounds its discrepancy after τ(G, K) rounds (BalancingTime) by
 // O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
