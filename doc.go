@@ -47,6 +47,49 @@
 // *InvariantError that names the balancer and step when one is broken. Steps do not
 // allocate.
 //
+// # Dimension exchange on trees (Houle, Symvonis, Wood)
+//
+// An EdgeColoring (BipartiteColoring: König, χ = Δ; MisraGries: Vizing, ≤ Δ+1; natural
+// colourings of hypercubes, rings, tori and meshes) drives the dimension-exchange stepper
+// (NewDimensionExchange, section 1.1): at step t the edges of colour t mod χ are active.
+// Threshold2, Threshold1 and Discrepancy1 are its protocols (sections 2, 3, 5);
+// SpanningTree runs a tree algorithm on any connected graph. Section 4's analysis is in
+// msd.go: NewObserverTour, Gaps, StableGaps, Stabilities, MSD (a breadth-first search over
+// Z_n), KaryTreeMSD, WorstStableLoads, ConstructSubgraph and the bounds Threshold1Bound
+// and KaryTreeBound.
+//
+// # Growing computations on a ring (Gao, Rosenberg)
+//
+// RingKSBF simulates a dynamically growing binary tree-dag or grid-dag (CompleteTree,
+// WCompleteTree, RandomTreeDag, PyramidGrid, AdversarialGrid, RandomGridDag, NewQuadrature
+// or a user rule) on the ring R_p under KS-BF or a comparison policy, through Run with
+// loads = queued tasks, and exposes the exact schedule. RingCompare answers the paper's
+// open question in one call; RingWork, RingWorkDFT, RingTreeBounds, RingGridWork,
+// RingGridBounds, RingTreeTau and RingGridTau are the paper's analytics, corrected where
+// the paper is wrong.
+//
+// # Hypercube and shuffle-exchange (Plaxton)
+//
+// DimensionOrderBalance, HypercubeBalance (the recursion of section 2.3), LeightonBalance
+// and the minimum-error pipeline of Theorem 2.4 run with the model's time accounting (a
+// pair with loads a, b costs ⌈|a−b|/2⌉ + 1), on the hypercube and, by shuffle emulation,
+// the shuffle-exchange; MultiBalance balances g token types (section 3). Lower bounds:
+// HammingBall, Fringe, HypercubeFringe (Harper), BalanceLowerBound and friends.
+//
+// # Diffusion (Berenbrink, Cooper, Friedetzky, Friedrich, Sauerwald)
+//
+// NewRandomizedDiffusion (section 2.1) and the comparators of Table 1 (NewRSWDiffusion,
+// NewFGSDeterministic, NewFGSRandomized, NewRandomMatching) are balancers; the FGS schemes
+// may go negative, which Run counts. ContinuousDiffusion, Compare and Deviation measure the
+// discrete–continuous deviation the paper bounds; TransitionMatrix, LambdaMax (dense or
+// Lanczos), BalancingTime and LocalDivergence are the spectral tools.
+//
+// # Perfect distribution on trees (Margara, Pistocchi, Vassura)
+//
+// PerfectTree runs the anonymous asynchronous protocol as a discrete-event simulation
+// (a Balancer, with delay policies) and RunPerfectTreeConcurrent with one goroutine per
+// node and channels as links; OptimalPerfectMoves gives the exact optimum for comparison.
+//
 // # Reproducibility
 //
 // One uint64 seed fixes every random choice: in generators, in initial loads, and in
