@@ -79,6 +79,16 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	}
 	p.Legend.Top = !o.LegendBottom
 	p.Legend.Left = o.LegendLeft
+	// Keep the legend off the title and the border: SVG viewers often substitute a wider
+	// font than the one gonum/plot measured the labels with.
+	p.Legend.YOffs = -4 * vg.Millimeter
+	if o.LegendBottom {
+		p.Legend.YOffs = 4 * vg.Millimeter
+	}
+	p.Legend.XOffs = -8 * vg.Millimeter
+	if o.LegendLeft {
+		p.Legend.XOffs = 12 * vg.Millimeter
+	}
 	if o.LogX {
 		logRange(&p.X)
 	}
