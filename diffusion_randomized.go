@@ -291,19 +291,26 @@ func (b *RandomizedDiffusion) drawBatch(st *digits, i, v1 int, qs *[rdBatch]uint
 	return j
 }
 
+// floydBatch returns how many consecutive Floyd draws, for ranges j+1, j+2, ..., e,
+// one random number serves: their product prod stays within digitLimit.
+func floydBatch(j, D uint64) (prod, e uint64) {
+	prod, e = j+1, j+1
+	for e < D {
+		hi, lo := bits.Mul64(prod, e+1)
+		if hi != 0 || lo > digitLimit {
+			break
+		}
+		prod, e = lo, e+1
+	}
+	return prod, e
+}
+
 // floydMask returns a uniform r-subset of {0..D−1} (D ≤ 64) as a mask, by Floyd's
 // algorithm: for j = D−r..D−1 pick t uniform in 0..j and take t, or j if t is taken.
 func floydMask(st *digits, D, r uint64) uint64 {
 	var m uint64
 	for j := D - r; j < D; {
-		prod, e := j+1, j+1
-		for e < D {
-			hi, lo := bits.Mul64(prod, e+1)
-			if hi != 0 || lo > digitLimit {
-				break
-			}
-			prod, e = lo, e+1
-		}
+		prod, e := floydBatch(j, D)
 		st.begin(prod)
 		for ; j < e; j++ {
 			t := st.next(j + 1)
@@ -426,14 +433,7 @@ func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, ms
 		m := b.wide[stride*k+1 : stride*(k+1)]
 		clear(m)
 		for j := D - r; j < D; {
-			prod, e := j+1, j+1
-			for e < D {
-				hi, lo := bits.Mul64(prod, e+1)
-				if hi != 0 || lo > digitLimit {
-					break
-				}
-				prod, e = lo, e+1
-			}
+			prod, e := floydBatch(j, D)
 			st.begin(prod)
 			for ; j < e; j++ {
 				t := st.next(j + 1)
