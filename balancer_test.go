@@ -135,7 +135,7 @@ func TestRunBadInput(t *testing.T) {
 }
 
 func TestRunNoAllocPerStep(t *testing.T) {
-	g, _ := tokendist.KaryTree(2, 10)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 10, Arity: 2})
 	loads, _ := tokendist.RandomRange(g.Order(), 0, 100, 1)
 	run := func(steps int64) {
 		_, err := tokendist.Run(context.Background(), g, loads, &pairAverage{}, &tokendist.RunOptions{MaxSteps: steps, NoStability: true})

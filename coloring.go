@@ -19,7 +19,7 @@ var ErrInvalidColoring = errors.New("tokendist: invalid edge colouring")
 // and safe for concurrent readers.
 //
 // Build one with NewEdgeColoring (your own colours), BipartiteColoring (König: exactly
-// Δ colours on bipartite graphs and trees), MisraGries (Vizing: at most Δ+1 colours on
+// Δ colours on bipartite graphs and trees), MisraGriesColoring (Vizing: at most Δ+1 colours on
 // any simple graph), DefaultColoring, or the natural colourings HypercubeColoring,
 // RingColoring, TorusColoring and MeshColoring.
 type EdgeColoring struct {
@@ -239,7 +239,7 @@ func forestColoring(g *Graph) (color, twin []int32) {
 // O(n + m); other bipartite graphs take König's alternating-path algorithm, O(m·(Δ + ℓ))
 // time where ℓ is the length of the longest path flipped (at most n), and O(m) memory.
 // A graph with an odd cycle is rejected with an error wrapping ErrBadParameter;
-// use MisraGries there.
+// use MisraGriesColoring there.
 func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
@@ -248,7 +248,7 @@ func BipartiteColoring(g *Graph) (*EdgeColoring, error) {
 		return newColoring(g, color, twin)
 	}
 	if !g.IsBipartite() {
-		return nil, badParam("König colouring needs a bipartite graph; %v has an odd cycle (use MisraGries)", g)
+		return nil, badParam("König colouring needs a bipartite graph; %v has an odd cycle (use MisraGriesColoring)", g)
 	}
 	t := newColorTable(g, g.MaxDegree())
 	var path []int32
@@ -513,14 +513,14 @@ func (t *colorTable) coloring() (*EdgeColoring, error) {
 	return newColoring(g, color, twins(g))
 }
 
-// MisraGries returns a proper edge colouring of any simple graph with at most Δ+1
+// MisraGriesColoring returns a proper edge colouring of any simple graph with at most Δ+1
 // colours, by the algorithm of Misra and Gries (1992) that makes Vizing's theorem
 // constructive (the D+1 colouring Houle et al. cite in section 1.1). Each edge first
 // takes a colour free at both ends if there is one; otherwise a maximal fan at one end
 // is built, a two-coloured path inverted and a prefix of the fan rotated. It costs
 // O(m·(Δ + n)) time in the worst case, far less on sparse random graphs, and O(m)
 // memory.
-func MisraGries(g *Graph) (*EdgeColoring, error) {
+func MisraGriesColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
@@ -660,7 +660,7 @@ func (mg *misraGries) buildFan(x, f int) {
 
 // DefaultColoring returns the colouring the dimension-exchange balancers use when given
 // none: BipartiteColoring (Δ colours) on bipartite graphs, trees included, and
-// MisraGries (at most Δ+1) on the others.
+// MisraGriesColoring (at most Δ+1) on the others.
 func DefaultColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
@@ -668,7 +668,7 @@ func DefaultColoring(g *Graph) (*EdgeColoring, error) {
 	if g.IsBipartite() {
 		return BipartiteColoring(g)
 	}
-	return MisraGries(g)
+	return MisraGriesColoring(g)
 }
 
 // HypercubeColoring returns the d-dimensional hypercube (as built by Hypercube(d))

@@ -33,7 +33,7 @@ func BenchmarkMisraGriesRandomRegular(b *testing.B) {
 	g := dxBenchRegular()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ec, err := tokendist.MisraGries(g)
+		ec, err := tokendist.MisraGriesColoring(g)
 		if err != nil || ec.Colors() > 7 {
 			b.Fatal(err, ec.Colors())
 		}

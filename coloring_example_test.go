@@ -9,7 +9,7 @@ import (
 // A tree is bipartite, so König's theorem colours it with exactly Δ colours; each
 // colour class is a matching, stored as flat pairs.
 func ExampleBipartiteColoring() {
-	g, _ := tokendist.KaryTree(2, 2) // 7 nodes, Δ = 3
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 2}) // 7 nodes, Δ = 3
 	ec, err := tokendist.BipartiteColoring(g)
 	if err != nil {
 		panic(err)
@@ -27,13 +27,13 @@ func ExampleBipartiteColoring() {
 
 // Misra–Gries colours any simple graph with at most Δ+1 colours (Vizing's theorem); the
 // Petersen graph needs all four.
-func ExampleMisraGries() {
+func ExampleMisraGriesColoring() {
 	var edges [][2]int
 	for i := 0; i < 5; i++ {
 		edges = append(edges, [2]int{i, (i + 1) % 5}, [2]int{i, i + 5}, [2]int{i + 5, (i+2)%5 + 5})
 	}
 	petersen, _ := tokendist.NewGraph(10, edges)
-	ec, err := tokendist.MisraGries(petersen)
+	ec, err := tokendist.MisraGriesColoring(petersen)
 	if err != nil {
 		panic(err)
 	}

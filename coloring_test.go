@@ -75,7 +75,7 @@ func TestColoringPropertiesRandomGraphs(t *testing.T) {
 	graphs := 0
 	check := func(g *tokendist.Graph) {
 		graphs++
-		mg, err := tokendist.MisraGries(g)
+		mg, err := tokendist.MisraGriesColoring(g)
 		require.NoError(t, err, "%v", g)
 		require.LessOrEqual(t, dxCheckColoring(t, g, mg), g.MaxDegree()+1, "Misra–Gries on %v", g)
 		if g.IsBipartite() {
@@ -218,7 +218,7 @@ func TestColoringBadInput(t *testing.T) {
 		{"other network", ecRing6.Validate(path6), tokendist.ErrInvalidColoring, "6 nodes and 6 edges"},
 		{"same size, other edges", dxMustColor(t, path6).Validate(dxMustGraph(tokendist.NewGraph(6, [][2]int{{0, 2}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}))), tokendist.ErrInvalidColoring, "node 0"},
 		{"nil graph König", dxErr(tokendist.BipartiteColoring(nil)), tokendist.ErrNilNetwork, ""},
-		{"nil graph Misra–Gries", dxErr(tokendist.MisraGries(nil)), tokendist.ErrNilNetwork, ""},
+		{"nil graph Misra–Gries", dxErr(tokendist.MisraGriesColoring(nil)), tokendist.ErrNilNetwork, ""},
 		{"nil graph NewEdgeColoring", dxErr(tokendist.NewEdgeColoring(nil, nil)), tokendist.ErrNilNetwork, ""},
 		{"bad hypercube", dxErr(tokendist.HypercubeColoring(-1)), tokendist.ErrBadParameter, "-1"},
 		{"bad ring", dxErr(tokendist.RingColoring(0)), tokendist.ErrBadParameter, "0"},
@@ -267,12 +267,12 @@ func TestColoringHubs(t *testing.T) {
 		k, err := tokendist.BipartiteColoring(g)
 		require.NoError(t, err)
 		require.Equal(t, n, dxCheckColoring(t, g, k))
-		mg, err := tokendist.MisraGries(g)
+		mg, err := tokendist.MisraGriesColoring(g)
 		require.NoError(t, err)
 		require.LessOrEqual(t, dxCheckColoring(t, g, mg), n+1)
 		w, err := tokendist.NewGraph(n, wheel)
 		require.NoError(t, err)
-		mg, err = tokendist.MisraGries(w)
+		mg, err = tokendist.MisraGriesColoring(w)
 		require.NoError(t, err)
 		require.LessOrEqual(t, dxCheckColoring(t, w, mg), w.MaxDegree()+1)
 	}

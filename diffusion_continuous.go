@@ -186,13 +186,13 @@ func (r *Deviation) Samples() []DeviationSample { return r.samples }
 // Continuous returns the continuous process the recorder runs.
 func (r *Deviation) Continuous() *ContinuousDiffusion { return r.cont }
 
-// Compare runs the discrete scheme b on net from loads with Run and, alongside, the
+// RunDeviation runs the discrete scheme b on net from loads with Run and, alongside, the
 // continuous process from the same loads, and returns Run's result and the deviation
 // max_k |X_k(t) − ξ_k(t)| at every sample (Berenbrink et al., section 2.3). opts is
 // passed to Run, except that SampleEvery 0 becomes 1 (a sample every round) and
 // opts.Recorder, if set, is chained after the deviation recorder. Its cost is Run's
 // plus O(n + m) per round.
-func Compare(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, []DeviationSample, error) {
+func RunDeviation(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, []DeviationSample, error) {
 	var o RunOptions
 	if opts != nil {
 		o = *opts

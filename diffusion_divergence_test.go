@@ -126,7 +126,7 @@ func divergenceFamilies() map[string]*tokendist.Graph {
 	nets["ShuffleExchange(5)"] = must(tokendist.ShuffleExchange(5))
 	nets["Star(7)"] = must(tokendist.Star(7))
 	nets["Path(9)"] = must(tokendist.Path(9))
-	nets["KaryTree(2,4)"] = must(tokendist.KaryTree(2, 4))
+	nets["KaryTree(KaryShape{Height: 4, Arity: 2})"] = must(tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 2}))
 	return nets
 }
 

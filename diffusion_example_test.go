@@ -33,7 +33,7 @@ func ExampleCompare() {
 		func(n tokendist.Network) (tokendist.Balancer, error) { return tokendist.NewRSWDiffusion(n) },
 	} {
 		b, _ := mk(g)
-		res, devs, _ := tokendist.Compare(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: 300, Seed: 2})
+		res, devs, _ := tokendist.RunDeviation(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: 300, Seed: 2})
 		worst := 0.0
 		for _, d := range devs {
 			worst = max(worst, d.Deviation)

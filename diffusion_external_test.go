@@ -52,7 +52,7 @@ func diffusionNets() map[string]*tokendist.Graph {
 		"Star(9)":             must(tokendist.Star(9)),
 		"Star(80)":            must(tokendist.Star(80)), // d+1 > 64: multi-word masks
 		"Complete(7)":         must(tokendist.Complete(7)),
-		"KaryTree(3,3)":       must(tokendist.KaryTree(3, 3)),
+		"KaryTree(KaryShape{Height: 3, Arity: 3})":       must(tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})),
 		"Hypercube(5)":        must(tokendist.Hypercube(5)),
 		"Torus(5,6)":          must(tokendist.Torus(5, 6)),
 		"Mesh(4,5)":           must(tokendist.Mesh(4, 5)),
@@ -273,7 +273,7 @@ func TestDiffusionBadInput(t *testing.T) {
 	_, err := tokendist.Run(context.Background(), must(tokendist.Ring(8)), make(tokendist.Loads, 8), b, nil)
 	require.ErrorIs(t, err, tokendist.ErrBadParameter)
 	// Compare passes bad loads to Run's checks.
-	_, _, err = tokendist.Compare(context.Background(), hc, make(tokendist.Loads, 3), b, nil)
+	_, _, err = tokendist.RunDeviation(context.Background(), hc, make(tokendist.Loads, 3), b, nil)
 	require.ErrorIs(t, err, tokendist.ErrBadLoads)
 	// A deviation recorder refuses a run from other loads.
 	dev := must(tokendist.NewDeviation(hc, make(tokendist.Loads, 8)))

@@ -16,7 +16,7 @@ import (
 // E[X(t) | X(t−1)] = X(t−1)·P, for the two randomized diffusion schemes, by averaging
 // one round over many seeds (z-test at 5 standard errors per node).
 func TestExpectationIsContinuousStep(t *testing.T) {
-	for _, name := range []string{"Hypercube(3)", "Star(9)", "KaryTree(3,3)", "Complete(7)"} {
+	for _, name := range []string{"Hypercube(3)", "Star(9)", "KaryTree(KaryShape{Height: 3, Arity: 3})", "Complete(7)"} {
 		g := diffusionNets()[name]
 		if g == nil {
 			g = must(tokendist.Hypercube(3))
@@ -70,7 +70,7 @@ func TestDeviationBoundedByPsi1(t *testing.T) {
 			}
 			for i, start := range starts {
 				for seed := uint64(0); seed < 3; seed++ {
-					_, devs, err := tokendist.Compare(context.Background(), g, start, must(sc.new(g)), &tokendist.RunOptions{MaxSteps: 150, Seed: seed})
+					_, devs, err := tokendist.RunDeviation(context.Background(), g, start, must(sc.new(g)), &tokendist.RunOptions{MaxSteps: 150, Seed: seed})
 					require.NoError(t, err)
 					require.Len(t, devs, 151)
 					require.Zero(t, devs[0].Deviation)
@@ -91,7 +91,7 @@ func TestCompareMatchesRun(t *testing.T) {
 	calls := 0
 	rec := tokendist.RecorderFunc(func(*tokendist.State, tokendist.Sample) error { calls++; return nil })
 	opts := &tokendist.RunOptions{MaxSteps: 40, Seed: 9, SampleEvery: 5, Recorder: rec}
-	res, devs, err := tokendist.Compare(context.Background(), g, start, must(tokendist.NewRandomizedDiffusion(g)), opts)
+	res, devs, err := tokendist.RunDeviation(context.Background(), g, start, must(tokendist.NewRandomizedDiffusion(g)), opts)
 	require.NoError(t, err)
 	want := must(tokendist.Run(context.Background(), g, start, must(tokendist.NewRandomizedDiffusion(g)), &tokendist.RunOptions{MaxSteps: 40, Seed: 9, SampleEvery: 5}))
 	require.Equal(t, want, res)

@@ -195,7 +195,7 @@ func TestRandomizedMatchesReference(t *testing.T) {
 		"RandomRegular(9000,4)": func() (*Graph, error) { return RandomRegular(9000, 4, 3) },
 		"Torus(70,70)":          func() (*Graph, error) { return Torus(70, 70) },
 		"Star(40)":              func() (*Graph, error) { return Star(40) },
-		"KaryTree(3,5)":         func() (*Graph, error) { return KaryTree(3, 5) },
+		"KaryTree(KaryShape{Height: 5, Arity: 3})":         func() (*Graph, error) { return KaryTree(KaryShape{Height: 5, Arity: 3}) },
 		"Complete(5)":           func() (*Graph, error) { return Complete(5) },
 	}
 	seen := map[rdFormat]bool{}
@@ -276,7 +276,7 @@ func referenceEdgeRound(g *Graph, rule edgeRule, s *State, errs map[[2]int]int64
 // over several rounds, on small and multi-chunk networks, and checks that
 // FGSDeterministic's accumulated error stays in (−1/2, 1/2] on every link.
 func TestEdgeSchemesMatchReference(t *testing.T) {
-	nets := []*Graph{must2(RandomRegular(9000, 4, 3)), must2(Torus(7, 9)), must2(Star(20)), must2(KaryTree(3, 4)), must2(Complete(6))}
+	nets := []*Graph{must2(RandomRegular(9000, 4, 3)), must2(Torus(7, 9)), must2(Star(20)), must2(KaryTree(KaryShape{Height: 4, Arity: 3})), must2(Complete(6))}
 	for _, g := range nets {
 		for _, rule := range []edgeRule{ruleRSW, ruleFGSDet, ruleFGSRand} {
 			var b edgeDiffusion

@@ -48,7 +48,7 @@ const parallelMinEdges = 1 << 14
 // edge both ends compare loads and move tokens according to a protocol. A round is χ
 // steps; every step costs one unit of model time and two load messages per active edge.
 //
-// Build one with Threshold1, Threshold2, Discrepancy1 or NewDimensionExchange (a user
+// Build one with NewThreshold1, NewThreshold2, NewDiscrepancy1 or NewDimensionExchange (a user
 // Protocol). A step costs O(|matching|); large matchings are split across cores (the
 // edges of one colour are disjoint, so the split never changes the result). Step does
 // not allocate. A value can be reused for several runs, but not concurrently.
@@ -253,7 +253,7 @@ func (d *DimensionExchange) apply(loads []int64, pairs []int32) int64 {
 // tokens move only along the tree's edges, so THRESHOLD-1 and DISCREPANCY-1 apply to any
 // connected graph (Houle, Symvonis and Wood, section 1.2: "an algorithm for token
 // distribution on trees is applicable to arbitrary architectures"). Build it with
-// SpanningTree. It forwards Init, Step, Done and Period to the tree algorithm, which
+// NewSpanningTree. It forwards Init, Step, Done and Period to the tree algorithm, which
 // sees the tree as its network.
 type SpanningTreeBalancer struct {
 	g     *Graph
@@ -262,15 +262,15 @@ type SpanningTreeBalancer struct {
 	inner Balancer
 }
 
-// AutoRoot asks SpanningTree for a centre of the network as the root.
+// AutoRoot asks NewSpanningTree for a centre of the network as the root.
 const AutoRoot = -1
 
-// SpanningTree returns build's balancer running on the breadth-first spanning tree of
+// NewSpanningTree returns build's balancer running on the breadth-first spanning tree of
 // the connected graph g rooted at root (AutoRoot: a centre of g, so the tree's depth is
 // g's radius). build receives the tree and returns the tree algorithm, for example
-// func(t *Graph) (Balancer, error) { return Threshold1(t, nil) }. It costs a BFS, O(n +
+// func(t *Graph) (Balancer, error) { return NewThreshold1(t, nil) }. It costs a BFS, O(n +
 // m), plus O(n·m) to find a centre of a graph that is not a tree.
-func SpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, error)) (*SpanningTreeBalancer, error) {
+func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, error)) (*SpanningTreeBalancer, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}

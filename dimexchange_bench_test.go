@@ -17,7 +17,7 @@ var dxBenchTree = sync.OnceValue(func() struct {
 	ec    *tokendist.EdgeColoring
 	loads tokendist.Loads
 } {
-	g, err := tokendist.KaryTree(2, 19)
+	g, err := tokendist.KaryTree(tokendist.KaryShape{Height: 19, Arity: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
 			if workers > runtime.GOMAXPROCS(0) {
 				b.Skip("needs GOMAXPROCS ≥ 2")
 			}
-			d, err := tokendist.Threshold1(bt.g, bt.ec)
+			d, err := tokendist.NewThreshold1(bt.g, bt.ec)
 			if err != nil {
 				b.Fatal(err)
 			}

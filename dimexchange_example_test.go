@@ -9,10 +9,10 @@ import (
 
 // A tree algorithm runs on any connected network through a spanning tree: here
 // DISCREPANCY-1 on a BFS tree of a 4×4 torus.
-func ExampleSpanningTree() {
+func ExampleNewSpanningTree() {
 	torus, _ := tokendist.Torus(4, 4)
-	b, err := tokendist.SpanningTree(torus, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.Discrepancy1(tree, nil, 0)
+	b, err := tokendist.NewSpanningTree(torus, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
+		return tokendist.NewDiscrepancy1(tree, nil, 0)
 	})
 	if err != nil {
 		panic(err)

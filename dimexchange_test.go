@@ -154,11 +154,11 @@ func TestStepperMatchesReference(t *testing.T) {
 			var b *tokendist.DimensionExchange
 			switch p {
 			case "T1":
-				b, err = tokendist.Threshold1(g, ec)
+				b, err = tokendist.NewThreshold1(g, ec)
 			case "T2":
-				b, err = tokendist.Threshold2(g, ec)
+				b, err = tokendist.NewThreshold2(g, ec)
 			case "D1":
-				b, err = tokendist.Discrepancy1(g, ec, g.Order()+int(seed%2))
+				b, err = tokendist.NewDiscrepancy1(g, ec, g.Order()+int(seed%2))
 			}
 			require.NoError(t, err)
 			ref := &dxReference{ec: ec, protocol: p, nodes: g.Order() + int(seed%2)}
@@ -223,26 +223,26 @@ func dxEqual(a, b []int64) bool {
 
 func TestContractThreshold2(t *testing.T) {
 	contract.Check(t, contract.Case{Name: "threshold2", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.Threshold2(g, nil)
+		return tokendist.NewThreshold2(g, nil)
 	}})
 }
 
 func TestContractThreshold1(t *testing.T) {
 	contract.Check(t, contract.Case{Name: "threshold1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.Threshold1(g, nil)
+		return tokendist.NewThreshold1(g, nil)
 	}})
 }
 
 func TestContractDiscrepancy1(t *testing.T) {
 	contract.Check(t, contract.Case{Name: "discrepancy1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.Discrepancy1(g, nil, 0)
+		return tokendist.NewDiscrepancy1(g, nil, 0)
 	}})
 }
 
 func TestContractSpanningTree(t *testing.T) {
 	contract.Check(t, contract.Case{Name: "spanningtree", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.SpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.Discrepancy1(tree, nil, 0)
+		return tokendist.NewSpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDiscrepancy1(tree, nil, 0)
 		})
 	}})
 }
@@ -266,7 +266,7 @@ func TestParallelSplitDeterministic(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs two cores")
 	}
-	tree, err := tokendist.KaryTree(2, 16) // 131071 nodes: matchings of ~43000 edges
+	tree, err := tokendist.KaryTree(tokendist.KaryShape{Height: 16, Arity: 2}) // 131071 nodes: matchings of ~43000 edges
 	require.NoError(t, err)
 	treeColoring, err := tokendist.BipartiteColoring(tree)
 	require.NoError(t, err)
@@ -279,10 +279,10 @@ func TestParallelSplitDeterministic(t *testing.T) {
 		g    *tokendist.Graph
 		new  mk
 	}{
-		{"T1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold1(g, treeColoring) }},
-		{"T2", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold2(g, cubeColoring) }},
+		{"T1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.NewThreshold1(g, treeColoring) }},
+		{"T2", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.NewThreshold2(g, cubeColoring) }},
 		{"D1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.Discrepancy1(g, treeColoring, 0)
+			return tokendist.NewDiscrepancy1(g, treeColoring, 0)
 		}},
 		{"custom", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) {
 			return tokendist.NewDimensionExchange(g, cubeColoring, dxHalving{})
@@ -309,18 +309,18 @@ func TestParallelSplitDeterministic(t *testing.T) {
 func TestStepDoesNotAllocate(t *testing.T) {
 	small, err := tokendist.RandomTree(200, 1)
 	require.NoError(t, err)
-	big, err := tokendist.KaryTree(2, 16)
+	big, err := tokendist.KaryTree(tokendist.KaryShape{Height: 16, Arity: 2})
 	require.NoError(t, err)
 	for _, g := range []*tokendist.Graph{small, big} {
 		for _, name := range []string{"T1", "T2", "D1", "custom"} {
 			var b *tokendist.DimensionExchange
 			switch name {
 			case "T1":
-				b, err = tokendist.Threshold1(g, nil)
+				b, err = tokendist.NewThreshold1(g, nil)
 			case "T2":
-				b, err = tokendist.Threshold2(g, nil)
+				b, err = tokendist.NewThreshold2(g, nil)
 			case "D1":
-				b, err = tokendist.Discrepancy1(g, nil, 0)
+				b, err = tokendist.NewDiscrepancy1(g, nil, 0)
 			case "custom":
 				b, err = tokendist.NewDimensionExchange(g, nil, dxHalving{})
 			}
@@ -344,8 +344,8 @@ func TestSpanningTree(t *testing.T) {
 	torus, err := tokendist.Torus(6, 7)
 	require.NoError(t, err)
 	for _, root := range []int{tokendist.AutoRoot, 0, 17} {
-		st, err := tokendist.SpanningTree(torus, root, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.Threshold1(tree, nil)
+		st, err := tokendist.NewSpanningTree(torus, root, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewThreshold1(tree, nil)
 		})
 		require.NoError(t, err)
 		require.True(t, st.Tree().IsTree())
@@ -370,8 +370,8 @@ func TestSpanningTree(t *testing.T) {
 	// DISCREPANCY-1 through the wrapper: Done is forwarded.
 	g, err := tokendist.RandomRegular(30, 3, 4)
 	require.NoError(t, err)
-	st, err := tokendist.SpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.Discrepancy1(tree, nil, 0)
+	st, err := tokendist.NewSpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
+		return tokendist.NewDiscrepancy1(tree, nil, 0)
 	})
 	require.NoError(t, err)
 	loads, err := tokendist.RandomRange(g.Order(), 0, 100, 5)
@@ -415,26 +415,26 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 	pathColoring := dxMustColor(t, path)
 	ringColoring := dxMustColor(t, ring)
 	improper := &tokendist.EdgeColoring{} // the zero value colours nothing
-	treeBuilder := func(tree *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.Threshold1(tree, nil) }
+	treeBuilder := func(tree *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.NewThreshold1(tree, nil) }
 	for _, tc := range []struct {
 		name string
 		err  error
 		want error
 		text string
 	}{
-		{"THRESHOLD-1 on a ring", dxErr(tokendist.Threshold1(ring, nil)), tokendist.ErrNotTree, "6 nodes, 6 edges"},
-		{"DISCREPANCY-1 on a ring", dxErr(tokendist.Discrepancy1(ring, nil, 0)), tokendist.ErrNotTree, "6 nodes"},
-		{"THRESHOLD-1 on a forest", dxErr(tokendist.Threshold1(disconnected, nil)), tokendist.ErrNotTree, "connected=false"},
-		{"colouring of another network", dxErr(tokendist.Threshold2(path, ringColoring)), tokendist.ErrInvalidColoring, "6 edges"},
-		{"colouring of a path on a tree", dxErr(tokendist.Threshold1(dxMustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
-		{"zero colouring", dxErr(tokendist.Threshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
-		{"DISCREPANCY-1 with n too small", dxErr(tokendist.Discrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
-		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.Discrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
+		{"THRESHOLD-1 on a ring", dxErr(tokendist.NewThreshold1(ring, nil)), tokendist.ErrNotTree, "6 nodes, 6 edges"},
+		{"DISCREPANCY-1 on a ring", dxErr(tokendist.NewDiscrepancy1(ring, nil, 0)), tokendist.ErrNotTree, "6 nodes"},
+		{"THRESHOLD-1 on a forest", dxErr(tokendist.NewThreshold1(disconnected, nil)), tokendist.ErrNotTree, "connected=false"},
+		{"colouring of another network", dxErr(tokendist.NewThreshold2(path, ringColoring)), tokendist.ErrInvalidColoring, "6 edges"},
+		{"colouring of a path on a tree", dxErr(tokendist.NewThreshold1(dxMustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
+		{"zero colouring", dxErr(tokendist.NewThreshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
+		{"DISCREPANCY-1 with n too small", dxErr(tokendist.NewDiscrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
+		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.NewDiscrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
 		{"nil protocol", dxErr(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
-		{"nil graph", dxErr(tokendist.Threshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
-		{"spanning tree of a disconnected graph", dxErr(tokendist.SpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},
-		{"spanning tree root out of range", dxErr(tokendist.SpanningTree(ring, 9, treeBuilder)), tokendist.ErrBadParameter, "root 9"},
-		{"spanning tree nil builder", dxErr(tokendist.SpanningTree(ring, 0, nil)), tokendist.ErrBadParameter, "constructor"},
+		{"nil graph", dxErr(tokendist.NewThreshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
+		{"spanning tree of a disconnected graph", dxErr(tokendist.NewSpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},
+		{"spanning tree root out of range", dxErr(tokendist.NewSpanningTree(ring, 9, treeBuilder)), tokendist.ErrBadParameter, "root 9"},
+		{"spanning tree nil builder", dxErr(tokendist.NewSpanningTree(ring, 0, nil)), tokendist.ErrBadParameter, "constructor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Error(t, tc.err)
@@ -444,11 +444,11 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 		})
 	}
 	// A balancer built for one network refuses to run on another.
-	b, err := tokendist.Threshold2(path, nil)
+	b, err := tokendist.NewThreshold2(path, nil)
 	require.NoError(t, err)
 	_, err = tokendist.Run(context.Background(), ring, make(tokendist.Loads, 6), b, nil)
 	require.ErrorIs(t, err, tokendist.ErrInvalidColoring)
-	st, err := tokendist.SpanningTree(ring, 0, treeBuilder)
+	st, err := tokendist.NewSpanningTree(ring, 0, treeBuilder)
 	require.NoError(t, err)
 	_, err = tokendist.Run(context.Background(), path, make(tokendist.Loads, 6), st, nil)
 	require.ErrorIs(t, err, tokendist.ErrBadParameter)

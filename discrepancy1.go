@@ -2,7 +2,7 @@ package tokendist
 
 import "math"
 
-// Discrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
+// NewDiscrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
 // on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
 // cycles of an A-phase and a B-phase of χ·n steps each, where n is the number of nodes
 // every node is assumed to know (0 means g.Order(); a larger n, an upper bound known to
@@ -21,8 +21,8 @@ import "math"
 // Done therefore reports the rule holding at every node at the end of the same cycle,
 // which no run of our sweeps saw fail; Decisions reports when each node's own rule
 // first held. Period is one cycle, 2·χ·n steps. g must be a tree, else
-// ErrNotTree (use SpanningTree for other graphs).
-func Discrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
+// ErrNotTree (use NewSpanningTree for other graphs).
+func NewDiscrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}

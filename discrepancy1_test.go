@@ -14,7 +14,7 @@ import (
 // discrepancy at the start of every cycle.
 func dxD1Run(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n int, loads tokendist.Loads, maxCycles int64) (tokendist.Result, *tokendist.DimensionExchange, []int64) {
 	t.Helper()
-	b, err := tokendist.Discrepancy1(g, ec, n)
+	b, err := tokendist.NewDiscrepancy1(g, ec, n)
 	require.NoError(t, err)
 	cycle := 2 * int64(max(1, b.Colors())) * int64(max(n, g.Order()))
 	r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{NoStability: true, MaxSteps: maxCycles * cycle})
@@ -49,7 +49,7 @@ func TestTheorem18(t *testing.T) {
 			loads, err = tokendist.RandomRange(n, 0, 3*int64(n), seed)
 			require.NoError(t, err)
 			var t1 *tokendist.DimensionExchange
-			t1, err = tokendist.Threshold1(g, ec)
+			t1, err = tokendist.NewThreshold1(g, ec)
 			require.NoError(t, err)
 			var r tokendist.Result
 			r, err = tokendist.Run(context.Background(), g, loads, t1, nil)
@@ -92,7 +92,7 @@ func TestTheorem18(t *testing.T) {
 func TestErratumDiscrepancy1LocalTermination(t *testing.T) {
 	g, err := tokendist.Path(3)
 	require.NoError(t, err)
-	b, err := tokendist.Discrepancy1(g, nil, 0)
+	b, err := tokendist.NewDiscrepancy1(g, nil, 0)
 	require.NoError(t, err)
 	require.Equal(t, 0, b.Coloring().Color(0, 1))
 	require.Equal(t, 1, b.Coloring().Color(1, 2))
@@ -119,7 +119,7 @@ func TestErratumDiscrepancy1LocalTermination(t *testing.T) {
 		for x := int64(0); x <= 24; x++ {
 			for y := int64(0); y <= 24; y++ {
 				loads := tokendist.Loads{0, x, y}
-				b, err := tokendist.Discrepancy1(g, ec, 0)
+				b, err := tokendist.NewDiscrepancy1(g, ec, 0)
 				require.NoError(t, err)
 				discAfter := map[int64]int64{}
 				rec := tokendist.RecorderFunc(func(s *tokendist.State, smp tokendist.Sample) error {
@@ -166,7 +166,7 @@ func TestDiscrepancy1TerminationSweep(t *testing.T) {
 			for {
 				if loads.Min() == 0 {
 					runs++
-					b, err := tokendist.Discrepancy1(g, ec, 0)
+					b, err := tokendist.NewDiscrepancy1(g, ec, 0)
 					require.NoError(t, err)
 					r, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{NoStability: true, MaxSteps: 1 << 16})
 					require.NoError(t, err)

@@ -10,12 +10,31 @@
 //     Keep-left-Send-right with breadth-first scheduling (KS-BF) of growing tree and
 //     grid computations, and the DFT workload formulas.
 //   - Plaxton, "Load balancing on the hypercube and shuffle-exchange": Balance,
-//     MultiBalance, Leighton's minimum-error balance, lower bounds.
+//     NewMultiBalance, Leighton's minimum-error balance, lower bounds.
 //   - Berenbrink, Cooper, Friedetzky, Friedrich, Sauerwald, "Randomized diffusion for
 //     indivisible loads": randomized diffusion and its comparators (RSW, continuous,
 //     FGS, FS), spectral gap and local divergence.
 //   - Margara, Pistocchi, Vassura, "Perfect token distribution on trees": the
 //     asynchronous anonymous-tree protocol, simulated and concurrent.
+//
+// # Names
+//
+// One rule for constructors and one for runners, applied everywhere:
+//
+//   - A function that returns a stateful object — a Balancer, a DelayPolicy, an
+//     ObserverTour, a Deviation, a Quadrature — is New followed by what it builds:
+//     NewThreshold1, NewHypercubeBalance, NewMultiBalance, NewRandomizedDiffusion,
+//     NewPerfectTree, NewRingTree, NewUnitDelays. NewGraph and NewEdgeColoring build
+//     their type from raw parts.
+//   - A function that returns an immutable value of a named family — a graph, a load
+//     vector, an edge colouring, a growing dag, a bound, a spectrum — is the family's
+//     name: Path, Hypercube, KaryTree, PointMass, BipartiteColoring, MisraGriesColoring,
+//     CompleteTree, KaryTreeBound, LambdaMax.
+//   - A function that executes steps is Run followed by what it runs, takes a
+//     context.Context first and returns a result struct with a Status and an error:
+//     Run (any Balancer), RunRing (a RingScheduler from its root task), RunDeviation (a
+//     run recording the discrete–continuous deviation), RunRingComparison,
+//     RunPerfectTree and RunPerfectTreeConcurrent.
 //
 // # Networks
 //
@@ -49,31 +68,31 @@
 //
 // # Dimension exchange on trees (Houle, Symvonis, Wood)
 //
-// An EdgeColoring (BipartiteColoring: König, χ = Δ; MisraGries: Vizing, ≤ Δ+1; natural
+// An EdgeColoring (BipartiteColoring: König, χ = Δ; MisraGriesColoring: Vizing, ≤ Δ+1; natural
 // colourings of hypercubes, rings, tori and meshes) drives the dimension-exchange stepper
 // (NewDimensionExchange, section 1.1): at step t the edges of colour t mod χ are active.
-// Threshold2, Threshold1 and Discrepancy1 are its protocols (sections 2, 3, 5);
-// SpanningTree runs a tree algorithm on any connected graph. Section 4's analysis is in
+// NewThreshold2, NewThreshold1 and NewDiscrepancy1 are its protocols (sections 2, 3, 5);
+// NewSpanningTree runs a tree algorithm on any connected graph. Section 4's analysis is in
 // msd.go: NewObserverTour, Gaps, StableGaps, Stabilities, MSD (a breadth-first search over
 // Z_n), KaryTreeMSD, WorstStableLoads, ConstructSubgraph and the bounds Threshold1Bound
 // and KaryTreeBound.
 //
 // # Growing computations on a ring (Gao, Rosenberg)
 //
-// RingKSBF simulates a dynamically growing binary tree-dag or grid-dag (CompleteTree,
+// RingScheduler simulates a dynamically growing binary tree-dag or grid-dag (CompleteTree,
 // WCompleteTree, RandomTreeDag, PyramidGrid, AdversarialGrid, RandomGridDag, NewQuadrature
 // or a user rule) on the ring R_p under KS-BF or a comparison policy, through Run with
-// loads = queued tasks, and exposes the exact schedule. RingCompare answers the paper's
+// loads = queued tasks, and exposes the exact schedule. RunRingComparison answers the paper's
 // open question in one call; RingWork, RingWorkDFT, RingTreeBounds, RingGridWork,
 // RingGridBounds, RingTreeTau and RingGridTau are the paper's analytics, corrected where
 // the paper is wrong.
 //
 // # Hypercube and shuffle-exchange (Plaxton)
 //
-// DimensionOrderBalance, HypercubeBalance (the recursion of section 2.3), LeightonBalance
+// NewDimensionOrderBalance, NewHypercubeBalance (the recursion of section 2.3), NewLeightonBalance
 // and the minimum-error pipeline of Theorem 2.4 run with the model's time accounting (a
 // pair with loads a, b costs ⌈|a−b|/2⌉ + 1), on the hypercube and, by shuffle emulation,
-// the shuffle-exchange; MultiBalance balances g token types (section 3). Lower bounds:
+// the shuffle-exchange; NewMultiBalance balances g token types (section 3). Lower bounds:
 // HammingBall, Fringe, HypercubeFringe (Harper), BalanceLowerBound and friends.
 //
 // # Diffusion (Berenbrink, Cooper, Friedetzky, Friedrich, Sauerwald)

@@ -14,7 +14,7 @@ import (
 func ExampleGraph_queries() {
 	for _, build := range []func() (*tokendist.Graph, error){
 		func() (*tokendist.Graph, error) { return tokendist.Hypercube(4) },
-		func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 3) },
+		func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2}) },
 		func() (*tokendist.Graph, error) { return tokendist.Torus(4, 5) },
 		func() (*tokendist.Graph, error) { return tokendist.RandomRegular(16, 3, 1) },
 	} {
@@ -27,7 +27,7 @@ func ExampleGraph_queries() {
 		fmt.Printf("%v diameter=%d tree=%v regular=%v bipartite=%v\n", g, diam, g.IsTree(), g.IsRegular(), g.IsBipartite())
 	}
 	// Bad parameters are errors that name the value.
-	_, err := tokendist.KaryTree(0, 3)
+	_, err := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 0})
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, tokendist.ErrBadParameter))
 	// Output:

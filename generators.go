@@ -94,9 +94,19 @@ func Complete(n int) (*Graph, error) {
 	return fromPairs(n, pairs, false)
 }
 
+// KaryShape names a complete k-ary tree T_{h,k} by its height and arity, so that a call
+// site reads KaryTree(KaryShape{Height: 3, Arity: 2}) whatever the papers' subscript
+// order. Height h ≥ 0 counts edges from the root to a leaf (T_{0,k} is one node); Arity
+// k ≥ 1 is the number of children of every internal node (k = 1 gives a path).
+type KaryShape struct {
+	Height int // h: levels below the root
+	Arity  int // k: children per internal node
+}
+
 // KaryTreeOrder returns the number of nodes of the complete k-ary tree of height h,
 // (k^(h+1) - 1)/(k - 1), or an error if it is out of range.
-func KaryTreeOrder(k, h int) (int, error) {
+func KaryTreeOrder(t KaryShape) (int, error) {
+	k, h := t.Arity, t.Height
 	if k < 1 {
 		return 0, badParam("k-ary tree needs k ≥ 1, got k = %d", k)
 	}
@@ -127,9 +137,10 @@ func KaryTreeOrder(k, h int) (int, error) {
 
 // KaryTree returns the complete k-ary tree of height h, the papers' T_{h,k}, with
 // (k^(h+1)-1)/(k-1) nodes in heap order: the root is 0 and the children of v are
-// k·v+1, ..., k·v+k. KaryTree(1, h) is a path of h+1 nodes.
-func KaryTree(k, h int) (*Graph, error) {
-	n, err := KaryTreeOrder(k, h)
+// k·v+1, ..., k·v+k. KaryTree(KaryShape{Height: h, Arity: 1}) is a path of h+1 nodes.
+func KaryTree(t KaryShape) (*Graph, error) {
+	k, h := t.Arity, t.Height
+	n, err := KaryTreeOrder(KaryShape{Height: h, Arity: k})
 	if err != nil {
 		return nil, err
 	}

@@ -106,11 +106,11 @@ func TestGenKaryTree(t *testing.T) {
 			if n > 5000 {
 				continue
 			}
-			order, err := tokendist.KaryTreeOrder(k, h)
+			order, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
 			require.NoError(t, err)
 			require.Equal(t, n, order)
-			g := fndMust(tokendist.KaryTree(k, h))
-			name := fmt.Sprintf("KaryTree(%d, %d)", k, h)
+			g := fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k}))
+			name := fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: %d})", k, h)
 			diam := 2 * h
 			if k == 1 {
 				diam = h
@@ -399,15 +399,15 @@ func TestGenBadParameters(t *testing.T) {
 		{"Complete(0)", func() (*tokendist.Graph, error) { return tokendist.Complete(0) }, tokendist.ErrBadParameter, []string{"n = 0"}},
 		{"Complete(46342)", func() (*tokendist.Graph, error) { return tokendist.Complete(46342) }, tokendist.ErrBadParameter, []string{"46342"}},
 		{"Complete(2^20)", func() (*tokendist.Graph, error) { return tokendist.Complete(1 << 20) }, tokendist.ErrBadParameter, []string{"1048576"}},
-		{"KaryTree(0, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(0, 2) }, tokendist.ErrBadParameter, []string{"k = 0"}},
-		{"KaryTree(-2, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(-2, 2) }, tokendist.ErrBadParameter, []string{"k = -2"}},
-		{"KaryTree(2, -1)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, -1) }, tokendist.ErrBadParameter, []string{"h = -1"}},
-		{"KaryTree(2, 31)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 31) }, tokendist.ErrBadParameter, []string{"h = 31"}},
-		{"KaryTree(2, 30)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 30) }, tokendist.ErrBadParameter, []string{"h = 30"}},
-		{"KaryTree(1000, 4)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1000, 4) }, tokendist.ErrBadParameter, []string{"k = 1000"}},
-		{"KaryTree(1, 2^31)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1, 1<<31) }, tokendist.ErrBadParameter, []string{"h = 2147483648"}},
-		{"KaryTree(1, 2^40)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1, 1<<40) }, tokendist.ErrBadParameter, []string{"h = 1099511627776"}},
-		{"KaryTree(2^62, 2)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(1<<62, 2) }, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
+		{"KaryTree(KaryShape{Height: 2, Arity: 0})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 0}) }, tokendist.ErrBadParameter, []string{"k = 0"}},
+		{"KaryTree(KaryShape{Height: 2, Arity: -2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: -2}) }, tokendist.ErrBadParameter, []string{"k = -2"}},
+		{"KaryTree(KaryShape{Height: -1, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: -1, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = -1"}},
+		{"KaryTree(KaryShape{Height: 31, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 31, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = 31"}},
+		{"KaryTree(KaryShape{Height: 30, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 30, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = 30"}},
+		{"KaryTree(KaryShape{Height: 4, Arity: 1000})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 1000}) }, tokendist.ErrBadParameter, []string{"k = 1000"}},
+		{"KaryTree(KaryShape{Height: 2^31, Arity: 1})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 1<<31, Arity: 1}) }, tokendist.ErrBadParameter, []string{"h = 2147483648"}},
+		{"KaryTree(KaryShape{Height: 2^40, Arity: 1})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 1<<40, Arity: 1}) }, tokendist.ErrBadParameter, []string{"h = 1099511627776"}},
+		{"KaryTree(KaryShape{Height: 2, Arity: 2^62})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 1<<62}) }, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
 		{"RandomTree(0)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(0, 1) }, tokendist.ErrBadParameter, []string{"n = 0"}},
 		{"RandomTree(2^30+2)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(1<<30+2, 1) }, tokendist.ErrBadParameter, []string{"1073741826"}},
 		{"Hypercube(-1)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(-1) }, tokendist.ErrBadParameter, []string{"d = -1"}},
@@ -446,9 +446,9 @@ func TestGenBadParameters(t *testing.T) {
 			require.Less(t, time.Since(start), 200*time.Millisecond, "rejecting %s took too long", tc.name)
 		})
 	}
-	_, err := tokendist.KaryTreeOrder(0, 1)
+	_, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 1, Arity: 0})
 	fndCheckErr(t, err, tokendist.ErrBadParameter, "k = 0")
-	_, err = tokendist.KaryTreeOrder(3, -2)
+	_, err = tokendist.KaryTreeOrder(tokendist.KaryShape{Height: -2, Arity: 3})
 	fndCheckErr(t, err, tokendist.ErrBadParameter, "h = -2")
 }
 
@@ -457,15 +457,15 @@ func TestGenBadParameters(t *testing.T) {
 func TestGenLargestAccepted(t *testing.T) {
 	g := fndMust(tokendist.Complete(300))
 	require.Equal(t, 300*299/2, g.Size())
-	g = fndMust(tokendist.KaryTree(1, 1000))
+	g = fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 1000, Arity: 1}))
 	require.Equal(t, 1001, g.Order())
-	g = fndMust(tokendist.KaryTree(1<<20, 1))
+	g = fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 1, Arity: 1<<20}))
 	require.Equal(t, 1<<20+1, g.Order())
 	g = fndMust(tokendist.Torus(slices.Repeat([]int{2}, 12)...))
 	require.Equal(t, 12, g.MaxDegree())
-	n, err := tokendist.KaryTreeOrder(2, 30)
+	n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 30, Arity: 2})
 	require.NoError(t, err)
 	require.Equal(t, 1<<31-1, n)
-	_, err = tokendist.KaryTreeOrder(1, 1<<31-2)
+	_, err = tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 1<<31-2, Arity: 1})
 	require.NoError(t, err)
 }

@@ -175,7 +175,7 @@ func sameCube(what string, shape cubeShape, net Network) error {
 	return nil
 }
 
-// CubeOptions configures DimensionOrderBalance and HypercubeBalance. The zero value
+// CubeOptions configures NewDimensionOrderBalance and NewHypercubeBalance. The zero value
 // balances with error at most log p.
 type CubeOptions struct {
 	// MinError appends the post-processing of Plaxton's Theorem 2.4: an all-reduce of
@@ -188,7 +188,7 @@ type CubeOptions struct {
 // CubeTimes splits a cube balancer's model time (State.Time) by activity.
 type CubeTimes struct {
 	// Select is the time spent choosing dimensions: the all-reduces of the signed
-	// subcube sums that give δ_i (HypercubeBalance) or δ^M_i (recursive MultiBalance).
+	// subcube sums that give δ_i (NewHypercubeBalance) or δ^M_i (recursive NewMultiBalance).
 	Select int64 `json:"select"`
 	// Balance is the time spent balancing (or multi-balancing) across dimensions.
 	Balance int64 `json:"balance"`
@@ -207,14 +207,14 @@ type CubeTimes struct {
 func (t CubeTimes) Total() int64 { return t.Select + t.Balance + t.Shuffle + t.Reduce + t.Route }
 
 // CubeBalancer runs one of Plaxton's Balance algorithms through Run; it is built by
-// DimensionOrderBalance, HypercubeBalance or LeightonBalance. Its steps and their model
+// NewDimensionOrderBalance, NewHypercubeBalance or NewLeightonBalance. Its steps and their model
 // costs are described there. A CubeBalancer may be reused for several runs, not
 // concurrently.
 type CubeBalancer struct {
 	core cubeCore
 }
 
-// DimensionOrderBalance returns the balancer that balances across dimensions 0, 1, ...,
+// NewDimensionOrderBalance returns the balancer that balances across dimensions 0, 1, ...,
 // d−1 in turn (Plaxton, section 2.3, after Lemma 2.3): one Step per dimension, costing
 // the largest PairTime of its p/2 pairs. By Lemma 2.3 the error after dimension i is at
 // most i+1, so the final error is at most log p; the model time is at most
@@ -231,11 +231,11 @@ type CubeBalancer struct {
 // With opts.MinError, Theorem 2.4's post-processing follows (see CubeOptions). It
 // returns an error wrapping ErrBadParameter if net is neither Hypercube(d) nor
 // ShuffleExchange(d) for d = log2(order); validation costs O(p·d).
-func DimensionOrderBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) {
-	return newCubeBalancer("DimensionOrderBalance", net, opts, algoAscend)
+func NewDimensionOrderBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) {
+	return newCubeBalancer("NewDimensionOrderBalance", net, opts, algoAscend)
 }
 
-// HypercubeBalance returns Plaxton's recursive algorithm Balance (section 2.3) on
+// NewHypercubeBalance returns Plaxton's recursive algorithm Balance (section 2.3) on
 // Hypercube(d): choose the dimension i* with the least discrepancy δ_i (Definition 2.6;
 // ties go to the lowest dimension), recursively balance the two subcubes across i*, then
 // balance across i*. The two subcubes recurse in parallel, so the recursion runs as an
@@ -252,11 +252,11 @@ func DimensionOrderBalance(net Network, opts *CubeOptions) (*CubeBalancer, error
 // pipeline balances with minimum error in O(m √log p + log² p) time. It returns an error
 // wrapping ErrBadParameter if net is not Hypercube(d) (the recursion chooses a
 // dimension per subcube, which the shuffle-exchange cannot emulate).
-func HypercubeBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) {
-	return newCubeBalancer("HypercubeBalance", net, opts, algoRecursive)
+func NewHypercubeBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) {
+	return newCubeBalancer("NewHypercubeBalance", net, opts, algoRecursive)
 }
 
-// LeightonBalance returns Leighton's minimum-error algorithm (Plaxton, section 2.1) on
+// NewLeightonBalance returns Leighton's minimum-error algorithm (Plaxton, section 2.1) on
 // Hypercube(d) or ShuffleExchange(d). Its first Step all-reduces the largest load m (the
 // number of phases); each of the next m Steps is one phase: every processor that still
 // holds tokens of its original supply designates one, a prefix sum over processor IDs
@@ -268,8 +268,8 @@ func HypercubeBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) {
 // shuffle-exchange (each dimension emulated by an exchange and an unshuffle step): the
 // total is exactly (2m + 1)·log p, respectively twice that. The final error is
 // MinimumError(n, p). The simulation costs O(p) per phase.
-func LeightonBalance(net Network) (*CubeBalancer, error) {
-	return newCubeBalancer("LeightonBalance", net, nil, algoLeighton)
+func NewLeightonBalance(net Network) (*CubeBalancer, error) {
+	return newCubeBalancer("NewLeightonBalance", net, nil, algoLeighton)
 }
 
 func newCubeBalancer(name string, net Network, opts *CubeOptions, algo cubeAlgo) (*CubeBalancer, error) {
@@ -347,7 +347,7 @@ type cubeCore struct {
 
 	phase  cubePhase
 	level  int   // select: next level top-down; tree: next level bottom-up; ascend: next dimension
-	group  int   // the group being post-processed (MultiBalance)
+	group  int   // the group being post-processed (NewMultiBalance)
 	phases int64 // Leighton phases to run for the current group
 	done   int64 // Leighton phases run for the current group
 	start  int   // Leighton: first processor of the next block

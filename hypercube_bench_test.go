@@ -73,7 +73,7 @@ func benchRun(b *testing.B, g *Graph, loads Loads, bal Balancer) {
 
 func BenchmarkHypercubeBalance20(b *testing.B) {
 	g, loads := benchCube20()
-	bal, err := HypercubeBalance(g, nil)
+	bal, err := NewHypercubeBalance(g, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func BenchmarkHypercubeBalance20Reference(b *testing.B) {
 
 func BenchmarkHypercubeBalance20MinError(b *testing.B) {
 	g, loads := benchCube20()
-	bal, err := HypercubeBalance(g, &CubeOptions{MinError: true})
+	bal, err := NewHypercubeBalance(g, &CubeOptions{MinError: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func BenchmarkHypercubeBalance20MinError(b *testing.B) {
 
 func BenchmarkDimensionOrder20(b *testing.B) {
 	g, loads := benchCube20()
-	bal, err := DimensionOrderBalance(g, nil)
+	bal, err := NewDimensionOrderBalance(g, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func BenchmarkDimensionOrder20Reference(b *testing.B) {
 func BenchmarkDimensionOrderSE20(b *testing.B) {
 	_, loads := benchCube20()
 	g := benchSE20()
-	bal, err := DimensionOrderBalance(g, nil)
+	bal, err := NewDimensionOrderBalance(g, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func BenchmarkDimensionOrderSE20(b *testing.B) {
 
 func BenchmarkMultiBalance16x64(b *testing.B) {
 	g, groups := benchMulti16()
-	bal, err := MultiBalance(g, groups, nil)
+	bal, err := NewMultiBalance(g, groups, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func BenchmarkMultiBalance16x64Reference(b *testing.B) {
 
 func BenchmarkMultiBalance16x64Ascending(b *testing.B) {
 	g, groups := benchMulti16()
-	bal, err := MultiBalance(g, groups, &MultiOptions{Ascending: true})
+	bal, err := NewMultiBalance(g, groups, &MultiOptions{Ascending: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -332,7 +332,7 @@ func HammingBallLoads(d int, n, m int64, center int) (Loads, error) {
 }
 
 // DimensionOrderWorstLoads returns loads of at most m tokens per processor on which
-// DimensionOrderBalance takes Θ(m log p) time with m = O(n/p), the case Plaxton's
+// NewDimensionOrderBalance takes Θ(m log p) time with m = O(n/p), the case Plaxton's
 // section 2.3 says exists: the processors whose bits above j are 1…10 (bit j+1 clear,
 // all higher bits set) form a region R_j, j = 0..d−2, and v ∈ R_j holds m tokens if bit j
 // of v is set. Balancing dimensions below j leaves every subcube of R_j constant, so step
@@ -412,7 +412,7 @@ func MaxTotalDiscrepancy(d int, n, m int64) (int64, error) {
 	return a, nil
 }
 
-// DimensionOrderTimeBound returns the most model time DimensionOrderBalance (without
+// DimensionOrderTimeBound returns the most model time NewDimensionOrderBalance (without
 // MinError) can take on net from loads of at most m tokens per processor: loads stay in
 // [0, m], so each of the d steps costs at most ⌈m/2⌉ + PairOverhead, and on the
 // shuffle-exchange each unshuffle at most m + d − 1 (Plaxton's O(m log p), section 2.3).
@@ -432,7 +432,7 @@ func DimensionOrderTimeBound(net Network, m int64) (int64, error) {
 	return t, nil
 }
 
-// LeightonTime returns the exact model time of LeightonBalance on net when the largest
+// LeightonTime returns the exact model time of NewLeightonBalance on net when the largest
 // load is m: one all-reduce of m and m phases of a prefix sum and a route, (2m + 1)·d on
 // Hypercube(d) and twice that on ShuffleExchange(d) (Plaxton's O(m log p), section 2.1).
 // Theorem 2.4's post-processing after an error of xi costs LeightonTime(net, xi) plus one
@@ -452,7 +452,7 @@ func LeightonTime(net Network, m int64) (int64, error) {
 }
 
 // HypercubeBalanceTimeBound returns an explicit upper bound on the model time of
-// HypercubeBalance (without MinError) on Hypercube(d) from loads of at most m tokens per
+// NewHypercubeBalance (without MinError) on Hypercube(d) from loads of at most m tokens per
 // processor, following Plaxton's analysis in section 2.3 in this library's cost model:
 // the selection all-reduces cost Σ_{l=2}^{d} allReduce(l), at most 4l each; when a
 // subcube of dimension l balances across i*, its halves have error at most l−1
@@ -518,7 +518,7 @@ func MultiDiscrepancies(groups []Loads) ([]int64, error) {
 // falls by at most 2p per time step, and the time is at least
 // ⌈(Δ^M − g·d·finalDisc)/(2p)⌉ (0 if that is negative).
 //
-// Any output with error ξ per group has δ^j_i ≤ (p/2)·ξ. MultiBalance and Balance in
+// Any output with error ξ per group has δ^j_i ≤ (p/2)·ξ. NewMultiBalance and Balance in
 // either order end with δ^j_i ≤ p/2 (balancing across one dimension leaves the signed sums
 // across the others unchanged, and right after it every pair differs by at most one), so
 // finalDisc = p/2 bounds them; the paper subtracts d·g·p, which is twice as much. It costs
@@ -543,7 +543,7 @@ func MultiBalanceLowerBound(groups []Loads, finalDisc int64) (int64, error) {
 	return (rest + 2*p - 1) / (2 * p), nil
 }
 
-// CondensedIDGroups returns the worst-case MultiBalance input of Plaxton's Theorem 3.2
+// CondensedIDGroups returns the worst-case NewMultiBalance input of Plaxton's Theorem 3.2
 // on Hypercube(d) with g = 2^r groups: q is ⌊d/r⌋ − 1 or ⌊d/r⌋, whichever is odd; bit i
 // of a processor's r-bit condensed ID is the majority of its ID bits iq..iq+q−1; and
 // every processor holds perNode tokens, all of the group given by its condensed ID.

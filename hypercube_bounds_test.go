@@ -309,8 +309,8 @@ func TestShuffleExchangeBounds(t *testing.T) {
 				loads, err := PackedLoads(int(p), set, n, m)
 				require.NoError(t, err)
 				for _, mk := range []func() (*CubeBalancer, error){
-					func() (*CubeBalancer, error) { return DimensionOrderBalance(g, &CubeOptions{MinError: true}) },
-					func() (*CubeBalancer, error) { return LeightonBalance(g) },
+					func() (*CubeBalancer, error) { return NewDimensionOrderBalance(g, &CubeOptions{MinError: true}) },
+					func() (*CubeBalancer, error) { return NewLeightonBalance(g) },
 				} {
 					b, err := mk()
 					require.NoError(t, err)

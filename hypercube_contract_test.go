@@ -15,20 +15,20 @@ func TestContractCubeBalancers(t *testing.T) {
 		name string
 		new  func(g *tokendist.Graph) (tokendist.Balancer, error)
 	}{
-		{"DimensionOrderBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.DimensionOrderBalance(g, nil)
+		{"NewDimensionOrderBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDimensionOrderBalance(g, nil)
 		}},
-		{"DimensionOrderBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.DimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
+		{"NewDimensionOrderBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
 		}},
-		{"HypercubeBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.HypercubeBalance(g, nil)
+		{"NewHypercubeBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewHypercubeBalance(g, nil)
 		}},
-		{"HypercubeBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.HypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
+		{"NewHypercubeBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewHypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
 		}},
-		{"LeightonBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.LeightonBalance(g)
+		{"NewLeightonBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewLeightonBalance(g)
 		}},
 	}
 	for _, c := range cases {
@@ -56,13 +56,13 @@ func TestContractMultiBalance(t *testing.T) {
 		}
 		return total, nil
 	}
-	names := []string{"MultiBalance", "MultiBalance/Ascending", "MultiBalance/MinError"}
+	names := []string{"NewMultiBalance", "NewMultiBalance/Ascending", "NewMultiBalance/MinError"}
 	for i, o := range []tokendist.MultiOptions{{}, {Ascending: true}, {MinError: true}} {
 		contract.Check(t, contract.Case{
 			Name:  names[i],
 			Loads: sums,
 			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-				return tokendist.MultiBalance(g, multiGroups(g.Order()), &o)
+				return tokendist.NewMultiBalance(g, multiGroups(g.Order()), &o)
 			},
 		})
 	}
@@ -92,16 +92,16 @@ func TestCubeBadInput(t *testing.T) {
 		err  error
 		sent error
 	}{
-		{"nil network", second(tokendist.DimensionOrderBalance(nil, nil)), tokendist.ErrNilNetwork},
-		{"order not a power of two", second(tokendist.DimensionOrderBalance(ring6, nil)), tokendist.ErrBadParameter},
-		{"Ring(8) is not a cube", second(tokendist.HypercubeBalance(ring8, nil)), tokendist.ErrBadParameter},
-		{"relabelled cycle", second(tokendist.LeightonBalance(notCube{})), tokendist.ErrBadParameter},
-		{"recursion on the shuffle-exchange", second(tokendist.HypercubeBalance(se3, nil)), tokendist.ErrBadParameter},
-		{"g < 1", second(tokendist.MultiBalance(h3, nil, nil)), tokendist.ErrBadParameter},
-		{"group of the wrong length", second(tokendist.MultiBalance(h3, []tokendist.Loads{make(tokendist.Loads, 7)}, nil)), tokendist.ErrBadLoads},
-		{"negative group count", second(tokendist.MultiBalance(h3, neg, nil)), tokendist.ErrBadLoads},
-		{"groups overflow", second(tokendist.MultiBalance(h3, huge, nil)), tokendist.ErrBadLoads},
-		{"MultiBalance on a ring", second(tokendist.MultiBalance(ring8, ok3, nil)), tokendist.ErrBadParameter},
+		{"nil network", second(tokendist.NewDimensionOrderBalance(nil, nil)), tokendist.ErrNilNetwork},
+		{"order not a power of two", second(tokendist.NewDimensionOrderBalance(ring6, nil)), tokendist.ErrBadParameter},
+		{"Ring(8) is not a cube", second(tokendist.NewHypercubeBalance(ring8, nil)), tokendist.ErrBadParameter},
+		{"relabelled cycle", second(tokendist.NewLeightonBalance(notCube{})), tokendist.ErrBadParameter},
+		{"recursion on the shuffle-exchange", second(tokendist.NewHypercubeBalance(se3, nil)), tokendist.ErrBadParameter},
+		{"g < 1", second(tokendist.NewMultiBalance(h3, nil, nil)), tokendist.ErrBadParameter},
+		{"group of the wrong length", second(tokendist.NewMultiBalance(h3, []tokendist.Loads{make(tokendist.Loads, 7)}, nil)), tokendist.ErrBadLoads},
+		{"negative group count", second(tokendist.NewMultiBalance(h3, neg, nil)), tokendist.ErrBadLoads},
+		{"groups overflow", second(tokendist.NewMultiBalance(h3, huge, nil)), tokendist.ErrBadLoads},
+		{"NewMultiBalance on a ring", second(tokendist.NewMultiBalance(ring8, ok3, nil)), tokendist.ErrBadParameter},
 		{"Init on another network", runErr(t, h3, h4, make(tokendist.Loads, 16)), tokendist.ErrBadParameter},
 		{"Init with loads not the group sums", runMultiErr(h3, ok3, tokendist.Loads{1, 0, 0, 0, 0, 0, 0, 0}), tokendist.ErrBadLoads},
 		{"HammingBall x too large", second(tokendist.HammingBall(3, 9, 0)), tokendist.ErrBadParameter},
@@ -141,14 +141,14 @@ func TestCubeBadInput(t *testing.T) {
 func third[T, U any](_ T, _ U, err error) error { return err }
 
 func runErr(t *testing.T, built, run *tokendist.Graph, loads tokendist.Loads) error {
-	b, err := tokendist.DimensionOrderBalance(built, nil)
+	b, err := tokendist.NewDimensionOrderBalance(built, nil)
 	require.NoError(t, err)
 	_, err = tokendist.Run(context.Background(), run, loads, b, nil)
 	return err
 }
 
 func runMultiErr(g *tokendist.Graph, groups []tokendist.Loads, loads tokendist.Loads) error {
-	b, err := tokendist.MultiBalance(g, groups, nil)
+	b, err := tokendist.NewMultiBalance(g, groups, nil)
 	if err != nil {
 		return errors.Join(errors.New("constructor failed"), err)
 	}

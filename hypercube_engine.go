@@ -25,7 +25,7 @@ type cubeEngine struct {
 	topo    cubeTopology
 	rows    []int64
 	totals  Loads
-	split   bool // rows are not the totals (MultiBalance): keep both up to date
+	split   bool // rows are not the totals (NewMultiBalance): keep both up to date
 	workers int
 	grp     par.Group
 

@@ -7,16 +7,16 @@ import (
 	"github.com/tokendist/tokendist"
 )
 
-// HypercubeBalance against dimension order on dimension order's worst case on
+// NewHypercubeBalance against dimension order on dimension order's worst case on
 // Hypercube(10), with at most m = 256 tokens per processor.
-func ExampleHypercubeBalance() {
+func ExampleNewHypercubeBalance() {
 	g, _ := tokendist.Hypercube(10)
 	loads, _ := tokendist.DimensionOrderWorstLoads(10, 256)
 	for _, mk := range []func() (*tokendist.CubeBalancer, error){
-		func() (*tokendist.CubeBalancer, error) { return tokendist.DimensionOrderBalance(g, nil) },
-		func() (*tokendist.CubeBalancer, error) { return tokendist.HypercubeBalance(g, nil) },
+		func() (*tokendist.CubeBalancer, error) { return tokendist.NewDimensionOrderBalance(g, nil) },
+		func() (*tokendist.CubeBalancer, error) { return tokendist.NewHypercubeBalance(g, nil) },
 		func() (*tokendist.CubeBalancer, error) {
-			return tokendist.HypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
+			return tokendist.NewHypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
 		},
 	} {
 		b, _ := mk()
@@ -27,19 +27,19 @@ func ExampleHypercubeBalance() {
 	dimUB, _ := tokendist.DimensionOrderTimeBound(g, 256)
 	fmt.Println("upper bounds: recursion", ub, "dimension order", dimUB)
 	// Output:
-	// DimensionOrderBalance(Hypercube(10)): error 1, time 1163 {Select:0 Balance:1163 Shuffle:0 Reduce:0 Route:0 Phases:0}
-	// HypercubeBalance(Hypercube(10)): error 1, time 406 {Select:139 Balance:267 Shuffle:0 Reduce:0 Route:0 Phases:0}
-	// HypercubeBalance(Hypercube(10), min error): error 1, time 446 {Select:139 Balance:267 Shuffle:0 Reduce:20 Route:20 Phases:1}
+	// NewDimensionOrderBalance(Hypercube(10)): error 1, time 1163 {Select:0 Balance:1163 Shuffle:0 Reduce:0 Route:0 Phases:0}
+	// NewHypercubeBalance(Hypercube(10)): error 1, time 406 {Select:139 Balance:267 Shuffle:0 Reduce:0 Route:0 Phases:0}
+	// NewHypercubeBalance(Hypercube(10), min error): error 1, time 446 {Select:139 Balance:267 Shuffle:0 Reduce:20 Route:20 Phases:1}
 	// upper bounds: recursion 728 dimension order 1290
 }
 
 // Leighton's algorithm deals the tokens out in cyclic blocks: the result is the ideal
 // distribution with the extra tokens on the first processors, in exactly (2m+1)·log p
 // time steps.
-func ExampleLeightonBalance() {
+func ExampleNewLeightonBalance() {
 	g, _ := tokendist.Hypercube(3)
 	loads := tokendist.Loads{9, 0, 0, 4, 0, 0, 0, 2}
-	b, _ := tokendist.LeightonBalance(g)
+	b, _ := tokendist.NewLeightonBalance(g)
 	r, _ := tokendist.Run(context.Background(), g, loads, b, nil)
 	want, _ := tokendist.LeightonTime(g, loads.Max())
 	fmt.Println(r.Loads, "time", r.Time, "=", want, "phases", b.Times().Phases)
@@ -47,9 +47,9 @@ func ExampleLeightonBalance() {
 	// [2 2 2 2 2 2 2 1] time 57 = 57 phases 9
 }
 
-// MultiBalance on Theorem 3.2's condensed-ID input: 4 groups on Hypercube(8), each group
+// NewMultiBalance on Theorem 3.2's condensed-ID input: 4 groups on Hypercube(8), each group
 // packed on the processors of one condensed ID.
-func ExampleMultiBalance() {
+func ExampleNewMultiBalance() {
 	g, _ := tokendist.Hypercube(8)
 	groups, _ := tokendist.CondensedIDGroups(8, 2, 16)
 	total := make(tokendist.Loads, g.Order())
@@ -58,7 +58,7 @@ func ExampleMultiBalance() {
 			total[v] += x
 		}
 	}
-	b, _ := tokendist.MultiBalance(g, groups, nil)
+	b, _ := tokendist.NewMultiBalance(g, groups, nil)
 	r, _ := tokendist.Run(context.Background(), g, total, b, nil)
 	for j, grp := range b.Groups() {
 		fmt.Printf("group %d: %d tokens, error %d\n", j, grp.Total(), grp.Discrepancy())

@@ -312,20 +312,24 @@ func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 		leighton bool
 	}
 	vs := []variant{
-		{hc, func(g Network) (*CubeBalancer, error) { return DimensionOrderBalance(g, nil) }, false, false},
-		{hc, func(g Network) (*CubeBalancer, error) { return HypercubeBalance(g, nil) }, false, false},
-		{hc, func(g Network) (*CubeBalancer, error) { return HypercubeBalance(g, &CubeOptions{MinError: true}) }, true, false},
-		{hc, func(g Network) (*CubeBalancer, error) { return DimensionOrderBalance(g, &CubeOptions{MinError: true}) }, true, false},
+		{hc, func(g Network) (*CubeBalancer, error) { return NewDimensionOrderBalance(g, nil) }, false, false},
+		{hc, func(g Network) (*CubeBalancer, error) { return NewHypercubeBalance(g, nil) }, false, false},
+		{hc, func(g Network) (*CubeBalancer, error) { return NewHypercubeBalance(g, &CubeOptions{MinError: true}) }, true, false},
+		{hc, func(g Network) (*CubeBalancer, error) {
+			return NewDimensionOrderBalance(g, &CubeOptions{MinError: true})
+		}, true, false},
 	}
 	if se != nil {
 		vs = append(vs,
-			variant{se, func(g Network) (*CubeBalancer, error) { return DimensionOrderBalance(g, nil) }, false, false},
-			variant{se, func(g Network) (*CubeBalancer, error) { return DimensionOrderBalance(g, &CubeOptions{MinError: true}) }, true, false})
+			variant{se, func(g Network) (*CubeBalancer, error) { return NewDimensionOrderBalance(g, nil) }, false, false},
+			variant{se, func(g Network) (*CubeBalancer, error) {
+				return NewDimensionOrderBalance(g, &CubeOptions{MinError: true})
+			}, true, false})
 	}
 	if m*p <= 1<<16 { // Leighton's O(m·p) simulation, on the smaller inputs
-		vs = append(vs, variant{hc, func(g Network) (*CubeBalancer, error) { return LeightonBalance(g) }, true, true})
+		vs = append(vs, variant{hc, func(g Network) (*CubeBalancer, error) { return NewLeightonBalance(g) }, true, true})
 		if se != nil {
-			vs = append(vs, variant{se, func(g Network) (*CubeBalancer, error) { return LeightonBalance(g) }, true, true})
+			vs = append(vs, variant{se, func(g Network) (*CubeBalancer, error) { return NewLeightonBalance(g) }, true, true})
 		}
 	}
 	for _, v := range vs {
@@ -402,7 +406,7 @@ func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 }
 
 // TestCubeMatchesReference compares the parallel engine with the straightforward
-// recursion and dimension order, for Balance (w = 1) and MultiBalance (w = 3).
+// recursion and dimension order, for Balance (w = 1) and NewMultiBalance (w = 3).
 func TestCubeMatchesReference(t *testing.T) {
 	for d := 0; d <= 10; d++ {
 		g := mustCube(t, d, false)
@@ -434,12 +438,12 @@ func TestCubeMatchesReference(t *testing.T) {
 					var err error
 					if w == 1 {
 						if asc {
-							b, err = DimensionOrderBalance(g, nil)
+							b, err = NewDimensionOrderBalance(g, nil)
 						} else {
-							b, err = HypercubeBalance(g, nil)
+							b, err = NewHypercubeBalance(g, nil)
 						}
 					} else {
-						b, err = MultiBalance(g, groups, &MultiOptions{Ascending: asc})
+						b, err = NewMultiBalance(g, groups, &MultiOptions{Ascending: asc})
 					}
 					require.NoError(t, err)
 					r := drive(t, g, total, b)
@@ -589,10 +593,10 @@ func TestUnshuffleEmulation(t *testing.T) {
 			for j := range groups {
 				groups[j], _ = RandomRange(p, 0, 20, uint64(d*10+j))
 			}
-			b, err := MultiBalance(g, groups, nil)
+			b, err := NewMultiBalance(g, groups, nil)
 			require.NoError(t, err)
 			if w == 1 {
-				cb, err := DimensionOrderBalance(g, nil)
+				cb, err := NewDimensionOrderBalance(g, nil)
 				require.NoError(t, err)
 				s := State{Net: g, Loads: groups[0].Clone(), Workers: 1}
 				require.NoError(t, cb.Init(&s))
@@ -659,10 +663,10 @@ func TestCubeDeterministicAcrossWorkers(t *testing.T) {
 		loads, err := HammingBallLoads(13, 40000, 17, 5)
 		require.NoError(t, err)
 		mk := []func() (Balancer, error){
-			func() (Balancer, error) { return DimensionOrderBalance(g, &CubeOptions{MinError: true}) },
+			func() (Balancer, error) { return NewDimensionOrderBalance(g, &CubeOptions{MinError: true}) },
 		}
 		if !se {
-			mk = append(mk, func() (Balancer, error) { return HypercubeBalance(g, &CubeOptions{MinError: true}) })
+			mk = append(mk, func() (Balancer, error) { return NewHypercubeBalance(g, &CubeOptions{MinError: true}) })
 		}
 		for _, f := range mk {
 			var res []Result
@@ -700,11 +704,11 @@ func TestCubeStepDoesNotAllocate(t *testing.T) {
 			require.NoError(t, err)
 			bs = append(bs, b)
 		}
-		add(DimensionOrderBalance(g, &CubeOptions{MinError: true}))
-		add(LeightonBalance(g))
-		add(MultiBalance(g, groups, &MultiOptions{MinError: true}))
+		add(NewDimensionOrderBalance(g, &CubeOptions{MinError: true}))
+		add(NewLeightonBalance(g))
+		add(NewMultiBalance(g, groups, &MultiOptions{MinError: true}))
 		if !se {
-			add(HypercubeBalance(g, &CubeOptions{MinError: true}))
+			add(NewHypercubeBalance(g, &CubeOptions{MinError: true}))
 		}
 		for _, b := range bs {
 			in := loads
@@ -776,7 +780,7 @@ func TestDimensionOrderWorstLoads(t *testing.T) {
 			if d >= 3 && m > 0 {
 				require.GreaterOrEqual(t, 8*loads.Total(), m*int64(1<<d)*3, "d=%d m=%d: n/p too small", d, m)
 			}
-			b, err := DimensionOrderBalance(g, nil)
+			b, err := NewDimensionOrderBalance(g, nil)
 			require.NoError(t, err)
 			r, err := Run(context.Background(), g, loads, b, &RunOptions{SampleEvery: 1})
 			require.NoError(t, err)
@@ -811,9 +815,9 @@ func TestRecursionNotSlowerThanDimensionOrder(t *testing.T) {
 			for name, mk := range inputs {
 				loads, err := mk()
 				require.NoError(t, err)
-				dim, err := DimensionOrderBalance(g, nil)
+				dim, err := NewDimensionOrderBalance(g, nil)
 				require.NoError(t, err)
-				rec, err := HypercubeBalance(g, nil)
+				rec, err := NewHypercubeBalance(g, nil)
 				require.NoError(t, err)
 				rd, err := Run(context.Background(), g, loads, dim, nil)
 				require.NoError(t, err)

@@ -249,8 +249,9 @@ func newGapBFS(n int, sg1 []int, opts *MSDOptions) (*gapBFS, error) {
 // |T_{h-d,k}| = (k^(h-d+1) - 1)/(k - 1) nodes and the rest, so SG_1(T_{h,k}) =
 // { |T_{j,k}|, n - |T_{j,k}| : 0 ≤ j < h } (section 4.5, proof of Lemma 17). It costs
 // O(h log h); the error wraps ErrBadParameter when k < 1, h < 0 or n ≥ 2^31.
-func KaryTreeStableGaps(k, h int) (n int, sg1 []int, err error) {
-	n, err = KaryTreeOrder(k, h)
+func KaryTreeStableGaps(t KaryShape) (n int, sg1 []int, err error) {
+	k, h := t.Arity, t.Height
+	n, err = KaryTreeOrder(KaryShape{Height: h, Arity: k})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -268,8 +269,9 @@ func KaryTreeStableGaps(k, h int) (n int, sg1 []int, err error) {
 // O(h·min(n, MSD·n/64)) word operations, under a second for a million nodes. Houle,
 // Symvonis and Wood conjecture MSD(T_{h,k}) ∈ {⌊(k-1)h/2⌋, ⌊(k-1)h/2⌋ + 1} (end of
 // section 4.5); examples/msdtable checks it for every tree up to 2^31 nodes.
-func KaryTreeMSD(k, h int, opts *MSDOptions) (int, error) {
-	n, sg1, err := KaryTreeStableGaps(k, h)
+func KaryTreeMSD(t KaryShape, opts *MSDOptions) (int, error) {
+	k, h := t.Arity, t.Height
+	n, sg1, err := KaryTreeStableGaps(KaryShape{Height: h, Arity: k})
 	if err != nil {
 		return 0, err
 	}
@@ -314,7 +316,8 @@ func Threshold1Bound(n, maxDegree int) (MSDBounds, error) {
 // KaryTreeBound returns Lemma 17's upper bound on the maximum stable discrepancy of the
 // complete k-ary tree of height h, min{(k-1)h + 1, ⌊(k+2)(h+1)/2⌋} (section 4.5). It
 // costs O(1); k ≥ 1 and h ≥ 0.
-func KaryTreeBound(k, h int) (int, error) {
+func KaryTreeBound(t KaryShape) (int, error) {
+	k, h := t.Arity, t.Height
 	if k < 1 || h < 0 {
 		return 0, badParam("KaryTreeBound needs k ≥ 1 and h ≥ 0, got k = %d, h = %d", k, h)
 	}

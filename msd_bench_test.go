@@ -10,8 +10,8 @@ import (
 
 // Benchmark inputs, built once and only when a benchmark runs.
 var (
-	msdBenchBinary18   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(2, 18)) })
-	msdBenchBinary12   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(2, 12)) })
+	msdBenchBinary18   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: 18, Arity: 2})) })
+	msdBenchBinary12   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: 12, Arity: 2})) })
 	msdBenchRandom1M   = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.RandomTree(1_000_000, 1)) })
 	msdBenchRandom100K = sync.OnceValue(func() *tokendist.Graph { return msdMust(tokendist.RandomTree(100_000, 1)) })
 	msdBenchColor1M    = sync.OnceValue(func() *tokendist.EdgeColoring {
@@ -46,7 +46,7 @@ func BenchmarkMSDBinary18(b *testing.B) {
 // Target: MSD(T_{24,2}) (33,554,431 nodes) in ≤ 10 s and ≤ 16 bytes per node, from the
 // closed-form SG_1 (the tree itself would take 16 bytes per node to store).
 func BenchmarkMSDBinary24(b *testing.B) {
-	n, sg1, err := tokendist.KaryTreeStableGaps(2, 24)
+	n, sg1, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 24, Arity: 2})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 // SG_1 and MSD of the complete binary tree of height 3 (section 4.3).
 func ExampleStableGaps() {
-	g, _ := tokendist.KaryTree(2, 3)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
 	sg1, _ := tokendist.StableGaps(g)
 	msd, _ := tokendist.MSD(g)
 	fmt.Println("SG_1:", sg1)
@@ -37,7 +37,7 @@ func ExampleMSD() {
 // stability(p) for every gap of T_{2,2}: pairs of nodes whose gap is 2 or 5 may differ
 // by two tokens in a stable distribution.
 func ExampleStabilities() {
-	g, _ := tokendist.KaryTree(2, 2)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 2})
 	stab, _ := tokendist.Stabilities(g)
 	fmt.Println(stab[1:])
 	sg2, _ := tokendist.StableGapsAt(g, 2)
@@ -71,11 +71,11 @@ func ExampleNewObserverTour() {
 // The worst stable distribution of Theorem 12 on T_{3,2} survives a whole phase of
 // THRESHOLD-1 with discrepancy MSD = 2.
 func ExampleWorstStableLoads() {
-	g, _ := tokendist.KaryTree(2, 3)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
 	ec, _ := tokendist.BipartiteColoring(g)
 	loads, _ := tokendist.WorstStableLoads(ec, 0, 0)
 	fmt.Println(loads, "discrepancy", loads.Discrepancy())
-	th, _ := tokendist.Threshold1(g, ec)
+	th, _ := tokendist.NewThreshold1(g, ec)
 	res, _ := tokendist.Run(context.Background(), g, loads, th, nil)
 	fmt.Println(res.Status, "after", res.Steps, "steps, discrepancy", res.Discrepancy())
 	// Output:
@@ -85,7 +85,7 @@ func ExampleWorstStableLoads() {
 
 // CONSTRUCT SUBGRAPH finds a connected 5-node subtree of T_{3,2}.
 func ExampleConstructSubgraph() {
-	g, _ := tokendist.KaryTree(2, 3)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
 	st, _ := tokendist.ConstructSubgraph(g, 5)
 	fmt.Println(st.Nodes, "from leaf", st.Leaf, "in", st.Iterations, "iterations")
 	// Output:
@@ -95,8 +95,8 @@ func ExampleConstructSubgraph() {
 // MSD of a complete 7-ary tree with 137,257 nodes, from the closed form of SG_1: 17,
 // below the paper's conjectured ⌊(k-1)h/2⌋ = 18 (see examples/msdtable).
 func ExampleKaryTreeMSD() {
-	msd, _ := tokendist.KaryTreeMSD(7, 6, nil)
-	bound, _ := tokendist.KaryTreeBound(7, 6)
+	msd, _ := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: 6, Arity: 7}, nil)
+	bound, _ := tokendist.KaryTreeBound(tokendist.KaryShape{Height: 6, Arity: 7})
 	fmt.Println("MSD(T_{6,7}) =", msd, "conjectured ≥", (7-1)*6/2, "Lemma 17 bound", bound)
 	// Output:
 	// MSD(T_{6,7}) = 17 conjectured ≥ 18 Lemma 17 bound 31

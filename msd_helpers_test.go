@@ -324,7 +324,7 @@ func msdBFSColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
 func msdAlgorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
 	k, err := tokendist.BipartiteColoring(g)
 	require.NoError(t, err)
-	mg, err := tokendist.MisraGries(g)
+	mg, err := tokendist.MisraGriesColoring(g)
 	require.NoError(t, err)
 	return msdDistinct([]*tokendist.EdgeColoring{k, mg})
 }
@@ -360,7 +360,7 @@ var msdPhaseRunners = map[*tokendist.EdgeColoring]*msdPhaseRunner{}
 func msdPhase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
 	pr := msdPhaseRunners[ec]
 	if pr == nil {
-		th, err := tokendist.Threshold1(ec.Graph(), ec)
+		th, err := tokendist.NewThreshold1(ec.Graph(), ec)
 		require.NoError(t, err)
 		pr = &msdPhaseRunner{ec: ec, th: th}
 		msdPhaseRunners[ec] = pr

@@ -22,12 +22,12 @@ func TestStableGapsPaperExamples(t *testing.T) {
 		{2, []int{1, 3, 4, 6}},
 		{3, []int{1, 3, 7, 8, 12, 14}},
 	} {
-		g, err := tokendist.KaryTree(2, tc.h)
+		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: tc.h, Arity: 2})
 		require.NoError(t, err)
 		sg, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, sg, "SG_1(T_{%d,2})", tc.h)
-		_, closed, err := tokendist.KaryTreeStableGaps(2, tc.h)
+		_, closed, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: tc.h, Arity: 2})
 		require.NoError(t, err)
 		require.Equal(t, tc.want, closed)
 	}
@@ -160,7 +160,7 @@ func TestGapStabilitiesLarge(t *testing.T) {
 
 // SG_i as returned by StableGapsAt is exactly the set equation (4) builds.
 func TestStableGapsAtMatchesEquation4(t *testing.T) {
-	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(2, 4)), msdMust(tokendist.RandomTree(60, 5))) {
+	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 2})), msdMust(tokendist.RandomTree(60, 5))) {
 		n := g.Order()
 		sg1, err := tokendist.StableGaps(g)
 		require.NoError(t, err)
@@ -221,22 +221,22 @@ func msdMust(g *tokendist.Graph, err error) *tokendist.Graph {
 func TestKaryTreeClosedForm(t *testing.T) {
 	for k := 1; k <= 7; k++ {
 		for h := 0; h <= 7; h++ {
-			n, err := tokendist.KaryTreeOrder(k, h)
+			n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
 			require.NoError(t, err)
 			if n > 200_000 {
 				continue
 			}
-			g, err := tokendist.KaryTree(k, h)
+			g, err := tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k})
 			require.NoError(t, err)
 			want, err := tokendist.StableGaps(g)
 			require.NoError(t, err)
-			gotN, got, err := tokendist.KaryTreeStableGaps(k, h)
+			gotN, got, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: h, Arity: k})
 			require.NoError(t, err)
 			require.Equal(t, n, gotN)
 			require.Equal(t, want, got, "k=%d h=%d", k, h)
 			m1, err := tokendist.MSD(g)
 			require.NoError(t, err)
-			m2, err := tokendist.KaryTreeMSD(k, h, nil)
+			m2, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: h, Arity: k}, nil)
 			require.NoError(t, err)
 			require.Equal(t, m1, m2)
 		}
@@ -441,7 +441,7 @@ func TestConstructSubgraph(t *testing.T) {
 	}
 	for k := 1; k <= 5; k++ {
 		for h := 0; h <= 5; h++ {
-			g := msdMust(tokendist.KaryTree(k, h))
+			g := msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k}))
 			if g.Order() <= 1000 {
 				check(g, min(lg(g.Order()), h+1))
 			}
@@ -499,17 +499,17 @@ func TestMSDBounds(t *testing.T) {
 	}
 	for k := 1; k <= 10; k++ {
 		for h := 0; ; h++ {
-			n, err := tokendist.KaryTreeOrder(k, h)
+			n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
 			if err != nil || n > 1<<16 || h > 40 {
 				break
 			}
-			m, err := tokendist.KaryTreeMSD(k, h, nil)
+			m, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: h, Arity: k}, nil)
 			require.NoError(t, err)
-			bound, err := tokendist.KaryTreeBound(k, h)
+			bound, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: h, Arity: k})
 			require.NoError(t, err)
 			require.LessOrEqual(t, m, bound, "Lemma 17 on T_{%d,%d}", h, k)
 			if n <= 4096 {
-				check(msdMust(tokendist.KaryTree(k, h)))
+				check(msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k})))
 			}
 		}
 	}
@@ -571,13 +571,13 @@ func TestMSDBadInput(t *testing.T) {
 			_, err := tokendist.GapStabilities(5, []int{1, 4}, &tokendist.MSDOptions{Workers: -1})
 			return err
 		}},
-		{"KaryTreeStableGaps k=0", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(0, 3); return err }},
-		{"KaryTreeStableGaps huge", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(2, 31); return err }},
-		{"KaryTreeMSD h<0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeMSD(2, -1, nil); return err }},
+		{"KaryTreeStableGaps k=0", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 3, Arity: 0}); return err }},
+		{"KaryTreeStableGaps huge", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 31, Arity: 2}); return err }},
+		{"KaryTreeMSD h<0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: -1, Arity: 2}, nil); return err }},
 		{"Threshold1Bound n=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(0, 0); return err }},
 		{"Threshold1Bound D=n", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 4); return err }},
 		{"Threshold1Bound D=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 0); return err }},
-		{"KaryTreeBound k=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeBound(0, 2); return err }},
+		{"KaryTreeBound k=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: 2, Arity: 0}); return err }},
 		{"NewObserverTour nil", tokendist.ErrBadParameter, func() error { _, err := tokendist.NewObserverTour(nil); return err }},
 		{"NewObserverTour ring", tokendist.ErrNotTree, func() error { _, err := tokendist.NewObserverTour(ringEC); return err }},
 		{"Gaps colour", tokendist.ErrBadParameter, func() error { _, err := tour.Gaps(2); return err }},

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// MultiOptions configures MultiBalance. The zero value runs the least multi-discrepancy
+// MultiOptions configures NewMultiBalance. The zero value runs the least multi-discrepancy
 // recursion on the hypercube (dimension order on the shuffle-exchange) with error at
 // most log p per group.
 type MultiOptions struct {
@@ -20,18 +20,18 @@ type MultiOptions struct {
 	MinError bool
 }
 
-// MultiBalancer runs Plaxton's MultiBalance (section 3) through Run. The loads Run sees
+// MultiBalancer runs Plaxton's NewMultiBalance (section 3) through Run. The loads Run sees
 // are the total tokens per processor; the tokens of each of the g groups live on the
 // balancer (Groups). Run checks that the totals are conserved; every step also conserves
 // every group. A MultiBalancer may be reused for several runs (each starts from the
-// group loads given to MultiBalance), not concurrently.
+// group loads given to NewMultiBalance), not concurrently.
 type MultiBalancer struct {
 	core  cubeCore
 	start []int64 // node-major initial group loads, p·g
 	rows  []int64 // node-major current group loads, p·g
 }
 
-// MultiBalance returns a balancer for g = len(groups) token types on Hypercube(d) or
+// NewMultiBalance returns a balancer for g = len(groups) token types on Hypercube(d) or
 // ShuffleExchange(d) (Plaxton, section 3): groups[j][v] is the number of tokens of group
 // j on processor v, and the loads given to Run must be their sums per processor. It
 // balances every group with error at most log p (Lemma 2.3 per group), or with minimum
@@ -46,7 +46,7 @@ type MultiBalancer struct {
 // The default order is the recursion of section 3.1: every subcube of dimension l ≥ 2
 // chooses the dimension of least multi-discrepancy δ^M_i (Definition 3.2) by an
 // all-reduce of g·l signed sums (CubeTimes.Select), the subcubes recurse in parallel,
-// and the balancing Steps run bottom-up, as in HypercubeBalance: 2d−1 Steps, O(p·g·d)
+// and the balancing Steps run bottom-up, as in NewHypercubeBalance: 2d−1 Steps, O(p·g·d)
 // work. Plaxton's Theorem 3.1 bounds its time by O((n/p)(log g log p)^{1/2} + g log² p).
 // With opts.Ascending, or on the shuffle-exchange, the d Steps multi-balance dimensions
 // 0..d−1 in order; on the shuffle-exchange each is followed by an unshuffle that moves,
@@ -57,18 +57,18 @@ type MultiBalancer struct {
 // Hypercube(d) nor ShuffleExchange(d) for d = log2(order), and one wrapping ErrBadLoads
 // for a group of the wrong length, a negative count or a total that overflows int64.
 // The group loads are copied.
-func MultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBalancer, error) {
-	shape, err := detectCube("MultiBalance", net)
+func NewMultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBalancer, error) {
+	shape, err := detectCube("NewMultiBalance", net)
 	if err != nil {
 		return nil, err
 	}
 	g := len(groups)
 	if g < 1 {
-		return nil, badParam("MultiBalance needs g ≥ 1 groups, got g = %d", g)
+		return nil, badParam("NewMultiBalance needs g ≥ 1 groups, got g = %d", g)
 	}
 	p := 1 << shape.d
 	if g > math.MaxInt/(2*p) {
-		return nil, badParam("MultiBalance with g = %d groups on %d processors is too large", g, p)
+		return nil, badParam("NewMultiBalance with g = %d groups on %d processors is too large", g, p)
 	}
 	var total int64
 	for j, grp := range groups {
@@ -98,7 +98,7 @@ func MultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBalanc
 			b.start[v*g+j] = x
 		}
 	}
-	name := "MultiBalance"
+	name := "NewMultiBalance"
 	if algo == algoAscend {
 		name = "AscendingMultiBalance"
 	}

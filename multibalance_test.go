@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// multiInputs returns group loads for the MultiBalance sweep: random groups, groups whose
+// multiInputs returns group loads for the NewMultiBalance sweep: random groups, groups whose
 // totals are balanced (Plaxton's assumption in section 3: n tokens evenly distributed),
 // and Theorem 3.2's condensed-ID input.
 func multiInputs(t testing.TB, d int, seed uint64) map[string][]Loads {
@@ -53,7 +53,7 @@ func groupTotals(groups []Loads) Loads {
 	return total
 }
 
-// TestMultiBalanceSweep runs every MultiBalance variant (recursion, ascending,
+// TestMultiBalanceSweep runs every NewMultiBalance variant (recursion, ascending,
 // shuffle-exchange, each with and without MinError) for every d ≤ 10 over seeds and the
 // three inputs, checking on every step Lemma 2.3 per group, every group's conservation,
 // the totals, and the recursion's step bound per group; at the end every group's error
@@ -89,7 +89,7 @@ func multiSweepOne(t *testing.T, d int, hc, se *Graph, groups []Loads) {
 		vs = append(vs, variant{se, MultiOptions{}}, variant{se, MultiOptions{MinError: true}})
 	}
 	for _, v := range vs {
-		b, err := MultiBalance(v.net, groups, &v.opts)
+		b, err := NewMultiBalance(v.net, groups, &v.opts)
 		require.NoError(t, err)
 		r := drive(t, v.net, total, b)
 		final := b.Groups()
@@ -129,7 +129,7 @@ func multiSweepOne(t *testing.T, d int, hc, se *Graph, groups []Loads) {
 	}
 }
 
-// TestMultiBalanceMatchesSingle checks that MultiBalance with one group is Balance: same
+// TestMultiBalanceMatchesSingle checks that NewMultiBalance with one group is Balance: same
 // loads, time and moves, for the recursion and dimension order, on both networks.
 func TestMultiBalanceMatchesSingle(t *testing.T) {
 	for d := 1; d <= 9; d++ {
@@ -142,14 +142,14 @@ func TestMultiBalanceMatchesSingle(t *testing.T) {
 				loads, err := RandomRange(1<<d, 0, 50, seed)
 				require.NoError(t, err)
 				for _, minErr := range []bool{false, true} {
-					single, err := DimensionOrderBalance(g, &CubeOptions{MinError: minErr})
+					single, err := NewDimensionOrderBalance(g, &CubeOptions{MinError: minErr})
 					asc := true
 					if !se {
-						single, err = HypercubeBalance(g, &CubeOptions{MinError: minErr})
+						single, err = NewHypercubeBalance(g, &CubeOptions{MinError: minErr})
 						asc = false
 					}
 					require.NoError(t, err)
-					multi, err := MultiBalance(g, []Loads{loads}, &MultiOptions{Ascending: asc, MinError: minErr})
+					multi, err := NewMultiBalance(g, []Loads{loads}, &MultiOptions{Ascending: asc, MinError: minErr})
 					require.NoError(t, err)
 					r1, err := Run(context.Background(), g, loads, single, nil)
 					require.NoError(t, err)
@@ -167,12 +167,12 @@ func TestMultiBalanceMatchesSingle(t *testing.T) {
 }
 
 // TestMultiBalanceReuse runs one MultiBalancer twice: both runs start from the groups
-// given to MultiBalance and give the same result.
+// given to NewMultiBalance and give the same result.
 func TestMultiBalanceReuse(t *testing.T) {
 	g := mustCube(t, 6, false)
 	groups, err := CondensedIDGroups(6, 2, 7)
 	require.NoError(t, err)
-	b, err := MultiBalance(g, groups, &MultiOptions{MinError: true})
+	b, err := NewMultiBalance(g, groups, &MultiOptions{MinError: true})
 	require.NoError(t, err)
 	require.Equal(t, groups, b.Groups(), "before a run Groups are the initial loads")
 	r1, err := Run(context.Background(), g, groupTotals(groups), b, nil)
@@ -188,7 +188,7 @@ func TestMultiBalanceReuse(t *testing.T) {
 }
 
 // TestErratumDeltaMAfterMultiBalance shows why section 3.2's "Δ^M is certainly less
-// than dgp after MultiBalance" needs the algorithm, not just the error: on Hypercube(9)
+// than dgp after NewMultiBalance" needs the algorithm, not just the error: on Hypercube(9)
 // the loads ξ·[weight(v) > d/2] have error ξ = 9 = log p, yet Δ = Σ δ_i exceeds d·p. The
 // algorithms end with every δ_i ≤ p/2 (checked in the sweeps), hence Δ^M ≤ d·g·p/2.
 func TestErratumDeltaMAfterMultiBalance(t *testing.T) {

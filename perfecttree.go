@@ -35,7 +35,7 @@ var (
 // value (or nil) runs the corrected program with unit delays and ports numbered in
 // ascending neighbour order.
 type PerfectTreeOptions struct {
-	// Delays is the simulated runtime's delay policy (nil: UnitDelays). The concurrent
+	// Delays is the simulated runtime's delay policy (nil: NewUnitDelays). The concurrent
 	// runtime ignores it: its delays are the Go scheduler's.
 	Delays DelayPolicy
 	// ShufflePorts numbers each node's channels 1..deg in a random order fixed by the
@@ -206,7 +206,7 @@ func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
 		pt.opts = *opts
 	}
 	if pt.opts.Delays == nil {
-		pt.opts.Delays = UnitDelays()
+		pt.opts.Delays = NewUnitDelays()
 	}
 	return pt, nil
 }

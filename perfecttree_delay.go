@@ -20,9 +20,9 @@ type DelayPolicy interface {
 	Delay(now int64, from, to int, seq int64) int64
 }
 
-// UnitDelays returns the synchronous policy: every message takes one time unit. It is
+// NewUnitDelays returns the synchronous policy: every message takes one time unit. It is
 // the default, and the one under which the paper's time bounds (section 5) are stated.
-func UnitDelays() DelayPolicy { return ptUnitDelays{} }
+func NewUnitDelays() DelayPolicy { return ptUnitDelays{} }
 
 type ptUnitDelays struct{}
 
@@ -30,12 +30,12 @@ func (ptUnitDelays) Reset(int, uint64)                  {}
 func (ptUnitDelays) Delay(int64, int, int, int64) int64 { return 1 }
 func (ptUnitDelays) String() string                     { return "unit" }
 
-// RandomDelays returns a policy drawing every delay uniformly from 1..max with a
+// NewRandomDelays returns a policy drawing every delay uniformly from 1..max with a
 // generator seeded from the run's seed, so runs are reproducible. It fails unless
 // max ≥ 1.
-func RandomDelays(max int64) (DelayPolicy, error) {
+func NewRandomDelays(max int64) (DelayPolicy, error) {
 	if max < 1 {
-		return nil, badParam("RandomDelays needs max ≥ 1, got %d", max)
+		return nil, badParam("NewRandomDelays needs max ≥ 1, got %d", max)
 	}
 	return &ptRandomDelays{max: max}, nil
 }
@@ -51,10 +51,10 @@ func (d *ptRandomDelays) Reset(_ int, seed uint64) {
 func (d *ptRandomDelays) Delay(int64, int, int, int64) int64 { return 1 + d.r.Int64N(d.max) }
 func (d *ptRandomDelays) String() string                     { return fmt.Sprintf("random(1..%d)", d.max) }
 
-// SerialDelays returns the adversary that always delivers the most recent message last:
+// NewSerialDelays returns the adversary that always delivers the most recent message last:
 // each message arrives one unit after every message already in flight, so the network
 // carries one message at a time and no two events are simultaneous.
-func SerialDelays() DelayPolicy { return &ptSerialDelays{} }
+func NewSerialDelays() DelayPolicy { return &ptSerialDelays{} }
 
 type ptSerialDelays struct{ last int64 }
 
@@ -65,12 +65,12 @@ func (d *ptSerialDelays) Delay(now int64, _, _ int, _ int64) int64 {
 }
 func (d *ptSerialDelays) String() string { return "serial (most recent last)" }
 
-// ReverseDelays returns the adversary that delivers newer messages first: within each
+// NewReverseDelays returns the adversary that delivers newer messages first: within each
 // block of window consecutive messages, message seq takes window − seq mod window units,
 // so later sends overtake earlier ones on other links. It fails unless window ≥ 1.
-func ReverseDelays(window int64) (DelayPolicy, error) {
+func NewReverseDelays(window int64) (DelayPolicy, error) {
 	if window < 1 {
-		return nil, badParam("ReverseDelays needs window ≥ 1, got %d", window)
+		return nil, badParam("NewReverseDelays needs window ≥ 1, got %d", window)
 	}
 	return ptReverseDelays{w: window}, nil
 }
@@ -83,13 +83,13 @@ func (d ptReverseDelays) Delay(_ int64, _, _ int, seq int64) int64 {
 }
 func (d ptReverseDelays) String() string { return fmt.Sprintf("reverse(window %d)", d.w) }
 
-// SlowLinkDelays returns the adversary with fixed, skewed link speeds: each directed link
+// NewSlowLinkDelays returns the adversary with fixed, skewed link speeds: each directed link
 // takes either 1 or slow units, half of them slow, chosen by hashing the link with the
 // run's seed. Whole subtrees then lag behind their neighbours, which is what makes the
 // phases of different nodes overlap. It fails unless slow ≥ 1.
-func SlowLinkDelays(slow int64) (DelayPolicy, error) {
+func NewSlowLinkDelays(slow int64) (DelayPolicy, error) {
 	if slow < 1 {
-		return nil, badParam("SlowLinkDelays needs slow ≥ 1, got %d", slow)
+		return nil, badParam("NewSlowLinkDelays needs slow ≥ 1, got %d", slow)
 	}
 	return &ptSlowLinkDelays{slow: slow}, nil
 }

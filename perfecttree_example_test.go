@@ -29,9 +29,9 @@ func ExampleRunPerfectTree() {
 // PerfectTree plugs into Run like any balancer; one step is one time unit. Here the
 // links take random delays, fixed by the run's seed.
 func ExamplePerfectTree() {
-	g, _ := tokendist.KaryTree(2, 3)
+	g, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
 	loads, _ := tokendist.PointMass(g.Order(), 40, 14)
-	delays, _ := tokendist.RandomDelays(3)
+	delays, _ := tokendist.NewRandomDelays(3)
 	b, _ := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: delays})
 	res, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 10_000, Seed: 7})
 	if err != nil {

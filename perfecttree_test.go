@@ -31,11 +31,11 @@ func ptMust[T any](x T, err error) T {
 // ptPolicies returns one instance of every delay policy.
 func ptPolicies() []tokendist.DelayPolicy {
 	return []tokendist.DelayPolicy{
-		tokendist.UnitDelays(),
-		ptMust(tokendist.RandomDelays(5)),
-		tokendist.SerialDelays(),
-		ptMust(tokendist.ReverseDelays(7)),
-		ptMust(tokendist.SlowLinkDelays(6)),
+		tokendist.NewUnitDelays(),
+		ptMust(tokendist.NewRandomDelays(5)),
+		tokendist.NewSerialDelays(),
+		ptMust(tokendist.NewReverseDelays(7)),
+		ptMust(tokendist.NewSlowLinkDelays(6)),
 	}
 }
 
@@ -119,7 +119,7 @@ func ptFamilies(randomCount int) []ptTree {
 	}
 	out = append(out, ptTree{"Caterpillar(10,3)", ptCaterpillar(10, 3)}, ptTree{"Caterpillar(25,6)", ptCaterpillar(25, 6)})
 	for _, kh := range [][2]int{{2, 6}, {3, 4}, {4, 3}, {7, 2}} {
-		out = append(out, ptTree{fmt.Sprintf("KaryTree(%d,%d)", kh[0], kh[1]), ptMust(tokendist.KaryTree(kh[0], kh[1]))})
+		out = append(out, ptTree{fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: %d})", kh[0], kh[1]), ptMust(tokendist.KaryTree(tokendist.KaryShape{Height: kh[1], Arity: kh[0]}))})
 	}
 	return out
 }
@@ -224,7 +224,7 @@ func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.Per
 }
 
 func TestPerfectTreeContract(t *testing.T) {
-	for _, p := range []tokendist.DelayPolicy{tokendist.UnitDelays(), ptMust(tokendist.RandomDelays(4))} {
+	for _, p := range []tokendist.DelayPolicy{tokendist.NewUnitDelays(), ptMust(tokendist.NewRandomDelays(4))} {
 		contract.Check(t, contract.Case{
 			Name: "PerfectTree-" + fmt.Sprint(p),
 			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
@@ -498,9 +498,9 @@ func TestPerfectTreeBadInput(t *testing.T) {
 	for name, f := range map[string]func() error{
 		"NewPerfectTree(ring)": func() error { _, err := tokendist.NewPerfectTree(ring, nil); return err },
 		"NewPerfectTree(nil)":  func() error { _, err := tokendist.NewPerfectTree(nil, nil); return err },
-		"RandomDelays(0)":      func() error { _, err := tokendist.RandomDelays(0); return err },
-		"ReverseDelays(-1)":    func() error { _, err := tokendist.ReverseDelays(-1); return err },
-		"SlowLinkDelays(0)":    func() error { _, err := tokendist.SlowLinkDelays(0); return err },
+		"NewRandomDelays(0)":   func() error { _, err := tokendist.NewRandomDelays(0); return err },
+		"NewReverseDelays(-1)": func() error { _, err := tokendist.NewReverseDelays(-1); return err },
+		"NewSlowLinkDelays(0)": func() error { _, err := tokendist.NewSlowLinkDelays(0); return err },
 		"CheckTheorems(mismatch)": func() error {
 			return tokendist.PerfectTreeResult{N: 3}.CheckTheorems(tree)
 		},
@@ -674,8 +674,8 @@ func TestPerfectTreeDelayPolicies(t *testing.T) {
 		}
 	}
 	// Seeds matter for the random policies and port shuffling, and nothing else.
-	a := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.RandomDelays(9)), Seed: 1}, "seed 1")
-	b := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.RandomDelays(9)), Seed: 2}, "seed 2")
+	a := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 1}, "seed 1")
+	b := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 2}, "seed 2")
 	require.NotEqual(t, a.Time, b.Time)
 }
 

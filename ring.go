@@ -50,7 +50,7 @@ const DefaultRingMaxTasks = 1 << 25
 // ringMaxTasks bounds any budget so that steps and schedule indices fit an int32.
 const ringMaxTasks = 1<<31 - 1
 
-// RingOptions configures a RingKSBF; the zero value is KS-BF with the default budget,
+// RingOptions configures a RingScheduler; the zero value is KS-BF with the default budget,
 // recording the schedule.
 type RingOptions struct {
 	// Policy chooses where right children go (default KS-BF).
@@ -102,7 +102,7 @@ type RingStats struct {
 	Spills int64 `json:"spills"`
 }
 
-// RingKSBF executes a dynamically growing binary tree-dag or grid-dag on the ring R_p
+// RingScheduler executes a dynamically growing binary tree-dag or grid-dag on the ring R_p
 // under a balancing-plus-scheduling policy, by default Gao and Rosenberg's KS-BF (section
 // 1.3): at every step each PE with a nonempty queue executes the first task in
 // breadth-first order; a spawning task's left child stays and its right child goes to the
@@ -119,7 +119,7 @@ type RingStats struct {
 // it lives on the PE its first arriving arc chose (under KS-BF both arcs go to PE k mod p,
 // Lemma 1.1(b)). A step costs O(p + tasks executed) and does not allocate once its
 // buffers have grown (they are kept across runs).
-type RingKSBF struct {
+type RingScheduler struct {
 	p    int
 	tree TreeDag
 	grid GridDag
@@ -177,29 +177,29 @@ func (l *idLog) add(x uint64) {
 
 // NewRingTree returns the policy of opts (default KS-BF) on the ring R_p for the tree-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag.
-func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingKSBF, error) {
+func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) {
 	if dag == nil {
-		return nil, badParam("RingKSBF needs a tree growth rule, got nil")
+		return nil, badParam("RingScheduler needs a tree growth rule, got nil")
 	}
 	return newRing(p, dag, nil, opts)
 }
 
 // NewRingGrid returns the policy of opts (default KS-BF) on the ring R_p for the grid-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag.
-func NewRingGrid(p int, dag GridDag, opts *RingOptions) (*RingKSBF, error) {
+func NewRingGrid(p int, dag GridDag, opts *RingOptions) (*RingScheduler, error) {
 	if dag == nil {
-		return nil, badParam("RingKSBF needs a grid growth rule, got nil")
+		return nil, badParam("RingScheduler needs a grid growth rule, got nil")
 	}
 	return newRing(p, nil, dag, opts)
 }
 
-func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingKSBF, error) {
-	b := &RingKSBF{p: p, tree: tree, grid: grid}
+func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingScheduler, error) {
+	b := &RingScheduler{p: p, tree: tree, grid: grid}
 	if opts != nil {
 		b.opts = *opts
 	}
 	if p < 1 || p >= maxNodes {
-		return nil, badParam("RingKSBF needs p ≥ 1 PEs, got p = %d", p)
+		return nil, badParam("RingScheduler needs p ≥ 1 PEs, got p = %d", p)
 	}
 	if b.opts.Policy < 0 || int(b.opts.Policy) >= len(ringPolicyNames) {
 		return nil, badParam("unknown ring policy %d", int(b.opts.Policy))
@@ -214,18 +214,22 @@ func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingKSBF, e
 }
 
 // P returns the number of PEs.
-func (b *RingKSBF) P() int { return b.p }
+func (b *RingScheduler) P() int { return b.p }
 
 // Policy returns the policy.
-func (b *RingKSBF) Policy() RingPolicy { return b.opts.Policy }
+func (b *RingScheduler) Policy() RingPolicy { return b.opts.Policy }
 
 // String names the policy and the ring, e.g. "KS-BF on R_8".
-func (b *RingKSBF) String() string { return fmt.Sprintf("%v on R_%d", b.opts.Policy, b.p) }
+func (b *RingScheduler) String() string { return fmt.Sprintf("%v on R_%d", b.opts.Policy, b.p) }
 
-// Simulate runs the balancer through Run on Ring(p) from the root task on PE 0. With
-// opts nil or opts.MaxSteps 0 the step budget is MaxTasks+1, enough for any dag within
-// the task budget.
-func (b *RingKSBF) Simulate(ctx context.Context, opts *RunOptions) (Result, error) {
+// RunRing runs b through Run on Ring(p) from the root task on PE 0 and returns Run's
+// Result (Time is the number of steps, Total the tasks still queued). With opts nil or
+// opts.MaxSteps 0 the step budget is MaxTasks+1, enough for any dag within the task
+// budget. Cost: O(T·p) for T steps, plus the dag's task count.
+func RunRing(ctx context.Context, b *RingScheduler, opts *RunOptions) (Result, error) {
+	if b == nil {
+		return Result{Status: StatusFailed}, fmt.Errorf("%w: RunRing of a nil *RingScheduler", ErrNilBalancer)
+	}
 	if b.ring == nil {
 		g, err := Ring(b.p)
 		if err != nil {
@@ -249,7 +253,7 @@ func (b *RingKSBF) Simulate(ctx context.Context, opts *RunOptions) (Result, erro
 // not allocate unless it fails.
 func checkRing(net Network, p int) error {
 	if net.Order() != p {
-		return badParam("RingKSBF for p = %d PEs needs the ring R_%d, got a network of %d nodes", p, p, net.Order())
+		return badParam("RingScheduler for p = %d PEs needs the ring R_%d, got a network of %d nodes", p, p, net.Order())
 	}
 	for i := 0; i < p; i++ {
 		want := ringNeighbours(i, p)
@@ -259,7 +263,7 @@ func checkRing(net Network, p int) error {
 			ok = got[j] == want.v[j]
 		}
 		if !ok {
-			return badParam("RingKSBF needs the ring R_%d (node i adjacent to i±1 mod %d): node %d has neighbours %v, want %v", p, p, i, got, want)
+			return badParam("RingScheduler needs the ring R_%d (node i adjacent to i±1 mod %d): node %d has neighbours %v, want %v", p, p, i, got, want)
 		}
 	}
 	return nil
@@ -293,13 +297,13 @@ func (r ringNb) String() string { return fmt.Sprint(r.v[:r.n]) }
 
 // Init validates the network (R_p) and the loads (the root on PE 0), resets the run state
 // and the rule (Resetter), and queues the root.
-func (b *RingKSBF) Init(s *State) error {
+func (b *RingScheduler) Init(s *State) error {
 	if err := checkRing(s.Net, b.p); err != nil {
 		return err
 	}
 	for i, x := range s.Loads {
 		if (i == 0 && x != 1) || (i > 0 && x != 0) {
-			return fmt.Errorf("%w: RingKSBF starts with the root task on PE 0 (loads [1 0 ... 0]), got load %d on PE %d", ErrBadLoads, x, i)
+			return fmt.Errorf("%w: RingScheduler starts with the root task on PE 0 (loads [1 0 ... 0]), got load %d on PE %d", ErrBadLoads, x, i)
 		}
 	}
 	if b.q == nil {
@@ -337,20 +341,20 @@ func (b *RingKSBF) Init(s *State) error {
 }
 
 // Invariants declares that queue lengths stay non-negative; the total changes by design.
-func (b *RingKSBF) Invariants() Invariant { return NonNegative }
+func (b *RingScheduler) Invariants() Invariant { return NonNegative }
 
 // ExpectedTotal is the number of tasks activated minus the number executed, from the
 // balancer's own counters.
-func (b *RingKSBF) ExpectedTotal(*State) int64 { return b.spawned - b.executed }
+func (b *RingScheduler) ExpectedTotal(*State) int64 { return b.spawned - b.executed }
 
 // Done reports whether every task has executed (no active and no waiting task).
-func (b *RingKSBF) Done(*State) bool {
+func (b *RingScheduler) Done(*State) bool {
 	return b.executed == b.spawned && len(b.waiting) == 0
 }
 
 // Step executes one time unit: every PE with work executes its first task in
 // breadth-first order, then the spawned children are delivered (available next step).
-func (b *RingKSBF) Step(s *State) error {
+func (b *RingScheduler) Step(s *State) error {
 	b.execPE, b.execKey = b.execPE[:0], b.execKey[:0]
 	for i, x := range s.Loads {
 		if x > 0 {
@@ -400,7 +404,7 @@ func (b *RingKSBF) Step(s *State) error {
 }
 
 // dest returns the PE that receives the right child of a task executed on PE i.
-func (b *RingKSBF) dest(s *State, i int) int {
+func (b *RingScheduler) dest(s *State, i int) int {
 	cw, ccw := (i+1)%b.p, (i+b.p-1)%b.p
 	switch b.opts.Policy {
 	case RingPolicyKeepAll:
@@ -418,7 +422,7 @@ func (b *RingKSBF) dest(s *State, i int) int {
 }
 
 // send queues key on PE d, coming from PE i, and counts the link crossings.
-func (b *RingKSBF) send(s *State, i, d int, key uint64) {
+func (b *RingScheduler) send(s *State, i, d int, key uint64) {
 	stream := 2
 	switch d {
 	case i:
@@ -438,7 +442,7 @@ func ringDistance(i, d, p int) int {
 }
 
 // create counts n new tasks against the budget.
-func (b *RingKSBF) create(s *State, n int64) error {
+func (b *RingScheduler) create(s *State, n int64) error {
 	if b.created+n > b.opts.MaxTasks {
 		return fmt.Errorf("%w: MaxTasks = %d tasks created by step %d and the growth rule is still spawning (raise RingOptions.MaxTasks if the dag is finite)", ErrTaskBudget, b.opts.MaxTasks, s.Steps)
 	}
@@ -446,13 +450,13 @@ func (b *RingKSBF) create(s *State, n int64) error {
 	return nil
 }
 
-func (b *RingKSBF) record(i int, id uint64) {
+func (b *RingScheduler) record(i int, id uint64) {
 	if !b.opts.NoSchedule {
 		b.log[i].add(id)
 	}
 }
 
-func (b *RingKSBF) execTree(s *State, i int, key uint64) error {
+func (b *RingScheduler) execTree(s *State, i int, key uint64) error {
 	x := TreeNode(key)
 	b.record(i, key)
 	if l := int64(x.Level()) + 1; l > b.depth {
@@ -480,7 +484,7 @@ func gridNodeOfKey(key uint64) GridNode {
 	return GridNode{K: k, L: int(key>>32) - k}
 }
 
-func (b *RingKSBF) execGrid(s *State, i int, key uint64) error {
+func (b *RingScheduler) execGrid(s *State, i int, key uint64) error {
 	x := gridNodeOfKey(key)
 	b.record(i, x.ID())
 	if l := int64(x.Level()) + 1; l > b.depth {
@@ -504,7 +508,7 @@ func (b *RingKSBF) execGrid(s *State, i int, key uint64) error {
 // arc delivers a task-arc from a task on PE i to child c, sent to PE d: a unary arc
 // creates an active task on d; a binary arc creates an inactive task on d, or activates
 // the waiting one wherever it lives.
-func (b *RingKSBF) arc(s *State, i, d int, c GridNode, binary bool) error {
+func (b *RingScheduler) arc(s *State, i, d int, c GridNode, binary bool) error {
 	key := gridKey(c)
 	if !binary {
 		if err := b.create(s, 1); err != nil {
@@ -527,7 +531,7 @@ func (b *RingKSBF) arc(s *State, i, d int, c GridNode, binary bool) error {
 }
 
 // stuck reports the first waiting grid node when no task is active.
-func (b *RingKSBF) stuck() error {
+func (b *RingScheduler) stuck() error {
 	if len(b.waiting) == 0 {
 		return nil
 	}
@@ -541,12 +545,12 @@ func (b *RingKSBF) stuck() error {
 }
 
 // Work returns the number of tasks each PE executed in the last run.
-func (b *RingKSBF) Work() []int64 { return slices.Clone(b.work) }
+func (b *RingScheduler) Work() []int64 { return slices.Clone(b.work) }
 
 // Schedule returns every executed task of the last run with its PE and step, in
 // execution order (by step, then PE). It is empty with RingOptions.NoSchedule. It costs
 // O(tasks + steps) and allocates 24 bytes per task (the run itself stores 8).
-func (b *RingKSBF) Schedule() []RingTask {
+func (b *RingScheduler) Schedule() []RingTask {
 	if b.opts.NoSchedule || b.q == nil {
 		return nil
 	}
@@ -585,7 +589,7 @@ func (b *RingKSBF) Schedule() []RingTask {
 }
 
 // Stats summarises the last run: completion time, work, idle time, speedup, efficiency.
-func (b *RingKSBF) Stats() RingStats {
+func (b *RingScheduler) Stats() RingStats {
 	st := RingStats{
 		Policy: b.opts.Policy, P: b.p, Tasks: b.executed, Depth: b.depth,
 		Work: slices.Clone(b.work), Start: slices.Clone(b.start), Finish: slices.Clone(b.finish),

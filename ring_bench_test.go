@@ -16,7 +16,7 @@ var (
 )
 
 func benchRing(b *testing.B, p int, tree TreeDag, grid GridDag, opts *RingOptions) {
-	var r *RingKSBF
+	var r *RingScheduler
 	var err error
 	if tree != nil {
 		r, err = NewRingTree(p, tree, opts)
@@ -28,7 +28,7 @@ func benchRing(b *testing.B, p int, tree TreeDag, grid GridDag, opts *RingOption
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Simulate(context.Background(), nil); err != nil {
+		if _, err := RunRing(context.Background(), r, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

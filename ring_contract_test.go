@@ -14,7 +14,7 @@ func ringCase(name string, policy tokendist.RingPolicy, grid bool) contract.Case
 	return contract.Case{
 		Name: name,
 		New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			var b *tokendist.RingKSBF
+			var b *tokendist.RingScheduler
 			var err error
 			if grid {
 				dag, _ := tokendist.PyramidGrid(9)

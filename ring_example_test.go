@@ -13,7 +13,7 @@ import (
 func ExampleNewRingTree() {
 	dag, _ := tokendist.CompleteTree(6)
 	b, _ := tokendist.NewRingTree(4, dag, nil)
-	res, err := b.Simulate(context.Background(), nil)
+	res, err := tokendist.RunRing(context.Background(), b, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -75,7 +75,7 @@ func ExampleRingTreeBounds() {
 func ExampleNewRingGrid() {
 	dag, _ := tokendist.PyramidGrid(12)
 	b, _ := tokendist.NewRingGrid(4, dag, nil)
-	if _, err := b.Simulate(context.Background(), nil); err != nil {
+	if _, err := tokendist.RunRing(context.Background(), b, nil); err != nil {
 		panic(err)
 	}
 	w, _ := tokendist.RingGridWork(12, 4)
@@ -94,7 +94,7 @@ func ExampleNewQuadrature() {
 	q, _ := tokendist.NewQuadrature(math.Sqrt, 0, 1, 1e-9, 1e-6)
 	for _, policy := range tokendist.RingPolicies() {
 		b, _ := tokendist.NewRingTree(8, q, &tokendist.RingOptions{Policy: policy})
-		if _, err := b.Simulate(context.Background(), &tokendist.RunOptions{Seed: 1}); err != nil {
+		if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: 1}); err != nil {
 			panic(err)
 		}
 		integral, _ := q.Integral()
@@ -110,8 +110,8 @@ func ExampleNewQuadrature() {
 
 // One call answers "does KS-BF balance randomly growing grids?" for a family: here
 // 5 random grids on rings of 4 and 16 PEs, against the lower bound max(⌈N/p⌉, depth).
-func ExampleRingCompare() {
-	rows, err := tokendist.RingCompare(context.Background(), tokendist.RingExperiment{
+func ExampleRunRingComparison() {
+	rows, err := tokendist.RunRingComparison(context.Background(), tokendist.RingExperiment{
 		Name:  "random grid",
 		Grid:  func(seed uint64) (tokendist.GridDag, error) { return tokendist.RandomGridDag(0.9, 60, seed) },
 		P:     []int{4, 16},

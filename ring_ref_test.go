@@ -35,7 +35,7 @@ func (q *refQueue) Pop() any {
 // refSchedule maps a node ID to its PE and step.
 type refSchedule map[uint64]RingTask
 
-// refSimulate is the straightforward reference for RingKSBF: one heap-allocated task
+// refSimulate is the straightforward reference for RingScheduler: one heap-allocated task
 // per node, container/heap queues, a map for waiting grid nodes. It follows section
 // 1.3 literally: in each step every PE with work executes its first task, then all
 // children are delivered. The random policy draws from the same stream as Run.

@@ -19,15 +19,15 @@ import (
 func ringLong() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
 
 // simulate runs b to completion and fails the test on error.
-func simulate(t testing.TB, b *RingKSBF, seed uint64) Result {
+func simulate(t testing.TB, b *RingScheduler, seed uint64) Result {
 	t.Helper()
-	res, err := b.Simulate(context.Background(), &RunOptions{Seed: seed})
+	res, err := RunRing(context.Background(), b, &RunOptions{Seed: seed})
 	require.NoError(t, err)
 	require.Equal(t, StatusDone, res.Status)
 	return res
 }
 
-func mustTree(t testing.TB, p int, dag TreeDag, err error, opts *RingOptions) *RingKSBF {
+func mustTree(t testing.TB, p int, dag TreeDag, err error, opts *RingOptions) *RingScheduler {
 	t.Helper()
 	require.NoError(t, err)
 	b, err := NewRingTree(p, dag, opts)
@@ -35,7 +35,7 @@ func mustTree(t testing.TB, p int, dag TreeDag, err error, opts *RingOptions) *R
 	return b
 }
 
-func mustGrid(t testing.TB, p int, dag GridDag, err error, opts *RingOptions) *RingKSBF {
+func mustGrid(t testing.TB, p int, dag GridDag, err error, opts *RingOptions) *RingScheduler {
 	t.Helper()
 	require.NoError(t, err)
 	b, err := NewRingGrid(p, dag, opts)
@@ -583,7 +583,7 @@ func TestErratumRingAdversarialGrid(t *testing.T) {
 	require.InDelta(t, 1+2.0/p, float64(st.Time)/float64(st.LowerBound), 0.01)
 }
 
-// TestRingAgainstReference compares RingKSBF with the straightforward reference simulator
+// TestRingAgainstReference compares RingScheduler with the straightforward reference simulator
 // (ring_ref_test.go) for every policy on random trees and grids, complete dags and
 // quadrature, p in 1..6 and 9: the same PE and step for every task.
 func TestRingAgainstReference(t *testing.T) {
@@ -607,7 +607,7 @@ func TestRingAgainstReference(t *testing.T) {
 			for _, pol := range RingPolicies() {
 				for seed := uint64(1); seed <= 3; seed++ {
 					what := fmt.Sprintf("%s p %d %v seed %d", c.name, p, pol, seed)
-					var b *RingKSBF
+					var b *RingScheduler
 					var tree TreeDag
 					var grid GridDag
 					var err error
@@ -706,11 +706,11 @@ func TestRingBadInput(t *testing.T) {
 		_, err = Run(ctx, net, loads, b, nil)
 		return err
 	}
-	simErr := func(b *RingKSBF, err error) error {
+	simErr := func(b *RingScheduler, err error) error {
 		if err != nil {
 			return err
 		}
-		_, err = b.Simulate(ctx, nil)
+		_, err = RunRing(ctx, b, nil)
 		return err
 	}
 	cases := []struct {
@@ -768,9 +768,9 @@ func TestRingBadInput(t *testing.T) {
 		{"never stops, deep first", func() error { return simErr(NewRingTree(64, always, nil)) }, ErrBadDag, "level 62"},
 		{"too deep", func() error { return simErr(NewRingTree(3, leftPath, nil)) }, ErrBadDag, "level 62"},
 		{"grid waits forever", func() error { return simErr(NewRingGrid(3, stuck, nil)) }, ErrBadDag, "⟨2,1⟩"},
-		{"compare no family", func() error { _, err := RingCompare(ctx, RingExperiment{P: []int{2}}); return err }, ErrBadParameter, "exactly one"},
+		{"compare no family", func() error { _, err := RunRingComparison(ctx, RingExperiment{P: []int{2}}); return err }, ErrBadParameter, "exactly one"},
 		{"compare no P", func() error {
-			_, err := RingCompare(ctx, RingExperiment{Tree: func(uint64) (TreeDag, error) { return t4, nil }})
+			_, err := RunRingComparison(ctx, RingExperiment{Tree: func(uint64) (TreeDag, error) { return t4, nil }})
 			return err
 		}, ErrBadParameter, "P"},
 	}
@@ -818,11 +818,13 @@ func TestRingStepNoAlloc(t *testing.T) {
 	ring, _ := Ring(8)
 	tree, _ := CompleteTree(12)
 	grid, _ := PyramidGrid(60)
-	for _, mk := range []func() (*RingKSBF, error){
-		func() (*RingKSBF, error) { return NewRingTree(8, tree, nil) },
-		func() (*RingKSBF, error) { return NewRingGrid(8, grid, nil) },
-		func() (*RingKSBF, error) { return NewRingTree(8, tree, &RingOptions{Policy: RingPolicyRandom}) },
-		func() (*RingKSBF, error) { return NewRingGrid(8, grid, &RingOptions{Policy: RingPolicyLessLoaded}) },
+	for _, mk := range []func() (*RingScheduler, error){
+		func() (*RingScheduler, error) { return NewRingTree(8, tree, nil) },
+		func() (*RingScheduler, error) { return NewRingGrid(8, grid, nil) },
+		func() (*RingScheduler, error) { return NewRingTree(8, tree, &RingOptions{Policy: RingPolicyRandom}) },
+		func() (*RingScheduler, error) {
+			return NewRingGrid(8, grid, &RingOptions{Policy: RingPolicyLessLoaded})
+		},
 	} {
 		b, err := mk()
 		require.NoError(t, err)
@@ -862,14 +864,14 @@ func TestRingReuse(t *testing.T) {
 	require.NotEqual(t, s1, b.Schedule(), "another seed, other random choices")
 }
 
-// TestRingCompare checks RingCompare's rows against direct runs.
+// TestRingCompare checks RunRingComparison's rows against direct runs.
 func TestRingCompare(t *testing.T) {
 	e := RingExperiment{
 		Name: "random trees", P: []int{2, 6},
 		Tree:  func(s uint64) (TreeDag, error) { return RandomTreeDag(0.8, 12, s) },
 		Seeds: []uint64{1, 2, 3}, MinTasks: 50,
 	}
-	rows, err := RingCompare(context.Background(), e)
+	rows, err := RunRingComparison(context.Background(), e)
 	require.NoError(t, err)
 	require.Len(t, rows, 8)
 	for _, row := range rows {
@@ -895,7 +897,7 @@ func TestRingCompare(t *testing.T) {
 		require.GreaterOrEqual(t, row.WorstOverLowerBound, row.OverLowerBound)
 	}
 	e.Workers = 1
-	sequential, err := RingCompare(context.Background(), e)
+	sequential, err := RunRingComparison(context.Background(), e)
 	require.NoError(t, err)
 	require.Equal(t, sequential, rows, "results must not depend on Workers")
 	// Keep-all on p PEs is p times slower than ideal.

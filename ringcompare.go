@@ -59,12 +59,12 @@ type RingComparison struct {
 	Excess float64 `json:"excess"`
 }
 
-// RingCompare runs every policy on every ring size for every instance of the family and
+// RunRingComparison runs every policy on every ring size for every instance of the family and
 // returns one row per (ring size, policy), in the order of e.P and e.Policies. It costs
 // one simulation per (seed, p, policy), without recording schedules; instances run in
 // parallel (e.Workers), the rows of one instance one after the other, so a stateful rule
 // (Quadrature) is reset between them.
-func RingCompare(ctx context.Context, e RingExperiment) ([]RingComparison, error) {
+func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison, error) {
 	if (e.Tree == nil) == (e.Grid == nil) {
 		return nil, badParam("RingExperiment %q needs exactly one of Tree and Grid", e.Name)
 	}
@@ -135,7 +135,7 @@ func compareInstance(ctx context.Context, e RingExperiment, rows []RingCompariso
 	stats := make([]RingStats, len(rows))
 	for r, row := range rows {
 		opts := &RingOptions{Policy: row.Policy, MaxTasks: e.MaxTasks, NoSchedule: true}
-		var b *RingKSBF
+		var b *RingScheduler
 		var err error
 		if tree != nil {
 			b, err = NewRingTree(row.P, tree, opts)
@@ -145,7 +145,7 @@ func compareInstance(ctx context.Context, e RingExperiment, rows []RingCompariso
 		if err != nil {
 			return nil, err
 		}
-		if _, err := b.Simulate(ctx, &RunOptions{Seed: seed}); err != nil {
+		if _, err := RunRing(ctx, b, &RunOptions{Seed: seed}); err != nil {
 			return nil, err
 		}
 		stats[r] = b.Stats()

@@ -11,7 +11,7 @@ import (
 
 // Growing tree-dags and grid-dags of Gao and Rosenberg, "On balancing computational load on
 // rings of processors", section 1.3. A growth rule (TreeDag, GridDag) decides, for each
-// executed task, whether it halts or spawns two children; RingKSBF executes the growing dag
+// executed task, whether it halts or spawns two children; RingScheduler executes the growing dag
 // on a ring of processors.
 
 // ErrBadDag reports a growth rule that contradicts the dag model of section 1.3: a grid node
@@ -131,7 +131,7 @@ func (x GridNode) String() string { return fmt.Sprintf("⟨%d,%d⟩", x.K, x.L) 
 // TreeDag is a growth rule for binary tree-dags (section 1.3): when node x is executed,
 // Spawns reports whether it spawns its two children x0 and x1 (true) or halts (false).
 //
-// RingKSBF calls Spawns exactly once per executed node, in execution order, from one
+// RingScheduler calls Spawns exactly once per executed node, in execution order, from one
 // goroutine, so a rule may keep state (Quadrature records its leaves); a rule with
 // per-run state also implements Resetter. A node at level TreeMaxLevel must not spawn.
 type TreeDag interface {
@@ -150,7 +150,7 @@ type GridDag interface {
 	Spawns(x GridNode) bool
 }
 
-// Resetter is implemented by growth rules with per-run state; RingKSBF.Init calls Reset
+// Resetter is implemented by growth rules with per-run state; RingScheduler.Init calls Reset
 // before every run.
 type Resetter interface {
 	Reset()
@@ -423,7 +423,7 @@ func (q *Quadrature) Spawns(x TreeNode) bool {
 	return true
 }
 
-// Reset forgets the leaves of the previous run (RingKSBF.Init calls it).
+// Reset forgets the leaves of the previous run (RingScheduler.Init calls it).
 func (q *Quadrature) Reset() {
 	q.leaves = q.leaves[:0]
 	q.err = nil

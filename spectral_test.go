@@ -97,7 +97,7 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 		"RandomRegular(300,8)":   must(tokendist.RandomRegular(300, 8, 2)),
 		"Ring(301)":              must(tokendist.Ring(301)),
 		"Star(200)":              must(tokendist.Star(200)),
-		"KaryTree(3,5)":          must(tokendist.KaryTree(3, 5)),
+		"KaryTree(KaryShape{Height: 5, Arity: 3})":          must(tokendist.KaryTree(tokendist.KaryShape{Height: 5, Arity: 3})),
 		"Mesh(15,20)":            must(tokendist.Mesh(15, 20)),
 		"ShuffleExchange(8)":     must(tokendist.ShuffleExchange(8)),
 		"RandomTree(300)":        must(tokendist.RandomTree(300, 5)),
@@ -110,7 +110,7 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 		nets["Torus(24,40)"] = must(tokendist.Torus(24, 40))
 		nets["Hypercube(10)"] = must(tokendist.Hypercube(10))
 		nets["RandomRegular(1000,4)"] = must(tokendist.RandomRegular(1000, 4, 3))
-		nets["KaryTree(3,6)"] = must(tokendist.KaryTree(3, 6))
+		nets["KaryTree(KaryShape{Height: 6, Arity: 3})"] = must(tokendist.KaryTree(tokendist.KaryShape{Height: 6, Arity: 3}))
 		nets["Mesh(40,50)"] = must(tokendist.Mesh(40, 50))
 	}
 	for name, g := range nets {

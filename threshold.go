@@ -1,25 +1,25 @@
 package tokendist
 
-// Threshold2 returns the dimension-exchange algorithm with the THRESHOLD-2 protocol
+// NewThreshold2 returns the dimension-exchange algorithm with the THRESHOLD-2 protocol
 // (Houle, Symvonis and Wood, section 2): across an active edge one token moves from the
 // heavier to the lighter end when their loads differ by at least two. On any connected
 // graph it reaches a stable distribution with discrepancy at most the diameter
 // (Theorem 5), and the bound is tight (DistanceLoads). ec nil means DefaultColoring(g);
 // otherwise ec must colour exactly g (else ErrInvalidColoring). The stability period is
 // one round, χ steps.
-func Threshold2(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
+func NewThreshold2(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 	return newDimensionExchange(g, ec, threshold2, "THRESHOLD-2")
 }
 
-// Threshold1 returns the dimension-exchange algorithm with the THRESHOLD-1 protocol
+// NewThreshold1 returns the dimension-exchange algorithm with the THRESHOLD-1 protocol
 // (Houle, Symvonis and Wood, sections 2 and 4): across an active edge one token moves
 // from the heavier to the lighter end whenever their loads differ, so an edge with
 // discrepancy one swaps its loads. On a tree it always reaches a stable distribution
 // (Lemma 8) with discrepancy at most the maximum stable discrepancy MSD(T) (Theorem
 // 12), which is at most ⌊n/2⌋ (Lemma 13). g must be a tree (else ErrNotTree; use
-// SpanningTree for other graphs). ec nil means BipartiteColoring(g), χ = Δ. The
+// NewSpanningTree for other graphs). ec nil means BipartiteColoring(g), χ = Δ. The
 // stability period is one phase, χ·n steps.
-func Threshold1(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
+func NewThreshold1(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
 	}

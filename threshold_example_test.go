@@ -9,9 +9,9 @@ import (
 
 // THRESHOLD-2 stops once every edge has discrepancy ≤ 1 (Lemma 4), so on a path it can
 // stop with discrepancy n − 1 = the diameter (Theorem 5).
-func ExampleThreshold2() {
+func ExampleNewThreshold2() {
 	g, _ := tokendist.Path(6)
-	b, err := tokendist.Threshold2(g, nil)
+	b, err := tokendist.NewThreshold2(g, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -23,9 +23,9 @@ func ExampleThreshold2() {
 
 // THRESHOLD-1 also swaps across edges of discrepancy one; on a path that is enough to
 // reach discrepancy ≤ 1 (section 4.5).
-func ExampleThreshold1() {
+func ExampleNewThreshold1() {
 	g, _ := tokendist.Path(6)
-	b, err := tokendist.Threshold1(g, nil)
+	b, err := tokendist.NewThreshold1(g, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -86,8 +86,8 @@ func dxSweepGraphs(t *testing.T) []dxNamedGraph {
 		}
 	}
 	for k := 2; k <= 4; k++ {
-		g, err := tokendist.KaryTree(k, 3)
-		add(fmt.Sprintf("KaryTree(%d, 3)", k), g, err)
+		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: k})
+		add(fmt.Sprintf("KaryTree(KaryShape{Height: 3, Arity: %d})", k), g, err)
 	}
 	return out
 }
@@ -107,7 +107,7 @@ func TestTheorem5Threshold2(t *testing.T) {
 				loads, err = tokendist.PointMass(ng.g.Order(), 1000, int(seed)%ng.g.Order())
 				require.NoError(t, err)
 			}
-			b, err := tokendist.Threshold2(ng.g, nil)
+			b, err := tokendist.NewThreshold2(ng.g, nil)
 			require.NoError(t, err)
 			r := dxRunChecked(t, ng.g, loads, b, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r.Status, ng.name)
@@ -132,7 +132,7 @@ func TestTheorem5Tightness(t *testing.T) {
 		for v := 0; v < ng.g.Order(); v++ {
 			loads, err := tokendist.DistanceLoads(ng.g, v)
 			require.NoError(t, err)
-			b, err := tokendist.Threshold2(ng.g, nil)
+			b, err := tokendist.NewThreshold2(ng.g, nil)
 			require.NoError(t, err)
 			r, err := tokendist.Run(context.Background(), ng.g, loads, b, nil)
 			require.NoError(t, err)
@@ -155,7 +155,7 @@ func TestTheorem5Tightness(t *testing.T) {
 // added when that file is merged.
 func TestThreshold1OnTrees(t *testing.T) {
 	check := func(g *tokendist.Graph, loads tokendist.Loads) {
-		b, err := tokendist.Threshold1(g, nil)
+		b, err := tokendist.NewThreshold1(g, nil)
 		require.NoError(t, err)
 		r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{})
 		require.Equal(t, tokendist.StatusStable, r.Status, "Lemma 8 on %v", g.EdgeList())
@@ -207,7 +207,7 @@ func TestThreshold1Paths(t *testing.T) {
 				loads, err = tokendist.DistanceLoads(g, 0) // stable for THRESHOLD-2
 				require.NoError(t, err)
 			}
-			b, err := tokendist.Threshold1(g, nil)
+			b, err := tokendist.NewThreshold1(g, nil)
 			require.NoError(t, err)
 			r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r.Status)
@@ -232,13 +232,13 @@ func TestStarsThreshold2BeatsThreshold1(t *testing.T) {
 			for i, v := range dxCOrdering(ec, start) {
 				mountain[v] = int64(min(i, n-i))
 			}
-			t1, err := tokendist.Threshold1(g, ec)
+			t1, err := tokendist.NewThreshold1(g, ec)
 			require.NoError(t, err)
 			r1 := dxRunChecked(t, g, mountain, t1, tokendist.RunOptions{})
 			require.Equal(t, tokendist.StatusStable, r1.Status)
 			require.Equal(t, int64(n/2), r1.Discrepancy(), "Star(%d) from %v", n, mountain)
 			require.Equal(t, mountain, r1.Loads) // stable from the start
-			t2, err := tokendist.Threshold2(g, ec)
+			t2, err := tokendist.NewThreshold2(g, ec)
 			require.NoError(t, err)
 			r2 := dxRunChecked(t, g, mountain, t2, tokendist.RunOptions{})
 			require.LessOrEqual(t, r2.Discrepancy(), int64(2))
@@ -257,11 +257,11 @@ func TestThreshold2PathsWorstCase(t *testing.T) {
 		require.NoError(t, err)
 		loads, err := tokendist.DistanceLoads(g, 0)
 		require.NoError(t, err)
-		t2, err := tokendist.Threshold2(g, nil)
+		t2, err := tokendist.NewThreshold2(g, nil)
 		require.NoError(t, err)
 		r2 := dxRunChecked(t, g, loads, t2, tokendist.RunOptions{})
 		require.Equal(t, int64(n-1), r2.Discrepancy())
-		t1, err := tokendist.Threshold1(g, nil)
+		t1, err := tokendist.NewThreshold1(g, nil)
 		require.NoError(t, err)
 		r1 := dxRunChecked(t, g, loads, t1, tokendist.RunOptions{})
 		require.LessOrEqual(t, r1.Discrepancy(), int64(1))
@@ -271,11 +271,11 @@ func TestThreshold2PathsWorstCase(t *testing.T) {
 // TestThreshold1Periods: THRESHOLD-1's stability period is a phase and THRESHOLD-2's a
 // round, and a stable THRESHOLD-1 distribution comes back after exactly one phase.
 func TestThreshold1Periods(t *testing.T) {
-	g, err := tokendist.KaryTree(2, 3)
+	g, err := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
 	require.NoError(t, err)
-	t1, err := tokendist.Threshold1(g, nil)
+	t1, err := tokendist.NewThreshold1(g, nil)
 	require.NoError(t, err)
-	t2, err := tokendist.Threshold2(g, nil)
+	t2, err := tokendist.NewThreshold2(g, nil)
 	require.NoError(t, err)
 	require.Equal(t, 3, t1.Colors())
 	require.Equal(t, int64(3*15), t1.Period(nil))

@@ -541,7 +541,7 @@ func TestFoundationBadInput(t *testing.T) {
 		{"negative size", func() error { _, err := tokendist.Ring(-4); return err }, tokendist.ErrBadParameter, []string{"-4"}},
 		{"negative dimension", func() error { _, err := tokendist.Hypercube(-2); return err }, tokendist.ErrBadParameter, []string{"-2"}},
 		{"negative side", func() error { _, err := tokendist.Torus(3, -3); return err }, tokendist.ErrBadParameter, []string{"-3"}},
-		{"k < 1", func() error { _, err := tokendist.KaryTree(0, 2); return err }, tokendist.ErrBadParameter, []string{"k = 0"}},
+		{"k < 1", func() error { _, err := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 0}); return err }, tokendist.ErrBadParameter, []string{"k = 0"}},
 		{"degree ≥ n", func() error { _, err := tokendist.RandomRegular(6, 6, 1); return err }, tokendist.ErrBadParameter, []string{"d = 6"}},
 		{"n·d odd", func() error { _, err := tokendist.RandomRegular(7, 3, 1); return err }, tokendist.ErrBadParameter, []string{"n = 7", "d = 3"}},
 		{"loads too short", func() error { return run(ring, tokendist.Loads{1, 2, 3}) }, tokendist.ErrBadLoads, []string{"3 loads", "4 nodes"}},

@@ -560,7 +560,7 @@ func traces(c config) error {
 			if err != nil {
 				return err
 			}
-			_, samples, err := tokendist.Compare(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: tau, SampleEvery: every, Seed: c.seed})
+			_, samples, err := tokendist.RunDeviation(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: tau, SampleEvery: every, Seed: c.seed})
 			if err != nil {
 				return err
 			}

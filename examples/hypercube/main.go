@@ -1,9 +1,9 @@
-// Command hypercube measures Plaxton's Balance and MultiBalance algorithms on the
+// Command hypercube measures Plaxton's Balance and NewMultiBalance algorithms on the
 // hypercube and the shuffle-exchange ("Load balancing on the hypercube and
 // shuffle-exchange", STAN-CS-89-1281) against the paper's lower and upper bounds.
 //
 // For every dimension d and largest load m it runs dimension order, the recursive
-// HypercubeBalance (with and without Theorem 2.4's minimum-error post-processing),
+// NewHypercubeBalance (with and without Theorem 2.4's minimum-error post-processing),
 // Leighton's algorithm and the shuffle-exchange versions on three inputs: Lemma 2.4's
 // Hamming-ball packing, the dimension-order worst case and random loads. It prints a
 // table, writes balance.csv / balance.json, multibalance.csv, a trace of one run
@@ -153,22 +153,22 @@ type algorithm struct {
 
 var algorithms = []algorithm{
 	{"DimensionOrder", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.DimensionOrderBalance(n, nil)
+		return tokendist.NewDimensionOrderBalance(n, nil)
 	}},
-	{"HypercubeBalance", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.HypercubeBalance(n, nil)
+	{"NewHypercubeBalance", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
+		return tokendist.NewHypercubeBalance(n, nil)
 	}},
-	{"HypercubeBalance+MinError", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.HypercubeBalance(n, &tokendist.CubeOptions{MinError: true})
+	{"NewHypercubeBalance+MinError", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
+		return tokendist.NewHypercubeBalance(n, &tokendist.CubeOptions{MinError: true})
 	}},
-	{"Leighton", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.LeightonBalance(n) }},
+	{"Leighton", false, func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.NewLeightonBalance(n) }},
 	{"SE DimensionOrder", true, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.DimensionOrderBalance(n, nil)
+		return tokendist.NewDimensionOrderBalance(n, nil)
 	}},
 	{"SE DimensionOrder+MinError", true, func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.DimensionOrderBalance(n, &tokendist.CubeOptions{MinError: true})
+		return tokendist.NewDimensionOrderBalance(n, &tokendist.CubeOptions{MinError: true})
 	}},
-	{"SE Leighton", true, func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.LeightonBalance(n) }},
+	{"SE Leighton", true, func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.NewLeightonBalance(n) }},
 }
 
 // balanceSweep runs every algorithm on every input and checks the bounds.
@@ -243,7 +243,7 @@ func measure(a algorithm, b *tokendist.CubeBalancer, net *tokendist.Graph, res t
 	case strings.Contains(a.name, "Leighton"):
 		r.Upper, err = tokendist.LeightonTime(net, m)
 		r.Held = r.Held && r.Time == r.Upper
-	case strings.Contains(a.name, "HypercubeBalance"):
+	case strings.Contains(a.name, "NewHypercubeBalance"):
 		r.Upper, err = tokendist.HypercubeBalanceTimeBound(d, m)
 		r.Held = r.Held && t.Select+t.Balance <= r.Upper
 	default:
@@ -334,18 +334,18 @@ func balancePlots(c config, rows []row) error {
 	mMax := c.ms[len(c.ms)-1]
 	for _, input := range []string{"ball", "worst"} {
 		var lines []tokendist.Line
-		for _, a := range []string{"DimensionOrder", "HypercubeBalance", "HypercubeBalance+MinError", "Leighton", "SE DimensionOrder"} {
+		for _, a := range []string{"DimensionOrder", "NewHypercubeBalance", "NewHypercubeBalance+MinError", "Leighton", "SE DimensionOrder"} {
 			l := pick(rows, func(r row) bool { return r.Input == input && r.D == c.dmax && r.Algorithm == a }, mOf, time)
 			l.Name = a
 			lines = append(lines, l)
 		}
-		upper := pick(rows, func(r row) bool { return r.Input == input && r.D == c.dmax && r.Algorithm == "HypercubeBalance" },
+		upper := pick(rows, func(r row) bool { return r.Input == input && r.D == c.dmax && r.Algorithm == "NewHypercubeBalance" },
 			mOf, func(r row) float64 { return float64(r.Upper) })
-		upper.Name = "HypercubeBalance upper bound"
+		upper.Name = "NewHypercubeBalance upper bound"
 		lines = append(lines, upper)
 		if input == "ball" {
 			lower := pick(rows, func(r row) bool {
-				return r.Input == input && r.D == c.dmax && r.Algorithm == "HypercubeBalance+MinError"
+				return r.Input == input && r.D == c.dmax && r.Algorithm == "NewHypercubeBalance+MinError"
 			},
 				mOf, func(r row) float64 { return float64(r.Lower) })
 			lower.Name = "Lemma 2.1 lower bound (min error)"
@@ -358,12 +358,12 @@ func balancePlots(c config, rows []row) error {
 			return err
 		}
 		lines = nil
-		for _, a := range []string{"DimensionOrder", "HypercubeBalance", "SE DimensionOrder"} {
+		for _, a := range []string{"DimensionOrder", "NewHypercubeBalance", "SE DimensionOrder"} {
 			l := pick(rows, func(r row) bool { return r.Input == input && r.M == mMax && r.Algorithm == a }, dOf, time)
 			l.Name = a
 			lines = append(lines, l)
 		}
-		shape := pick(rows, func(r row) bool { return r.Input == input && r.M == mMax && r.Algorithm == "HypercubeBalance" },
+		shape := pick(rows, func(r row) bool { return r.Input == input && r.M == mMax && r.Algorithm == "NewHypercubeBalance" },
 			dOf, func(r row) float64 { d := float64(r.D); return float64(r.M)*math.Sqrt(d) + d*d })
 		shape.Name = "m·√d + d² (Theorem 2.4's shape)"
 		lines = append(lines, shape)
@@ -376,18 +376,18 @@ func balancePlots(c config, rows []row) error {
 	}
 	var lines []tokendist.Line
 	for _, m := range c.ms {
-		l := pick(rows, func(r row) bool { return r.Input == "worst" && r.M == m && r.Algorithm == "HypercubeBalance" },
+		l := pick(rows, func(r row) bool { return r.Input == "worst" && r.M == m && r.Algorithm == "NewHypercubeBalance" },
 			dOf, func(r row) float64 { d := float64(r.D); return float64(r.Time) / (float64(r.M)*math.Sqrt(d) + d*d) })
 		l.Name = fmt.Sprintf("m = %d", m)
 		lines = append(lines, l)
 	}
 	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
-		Title:  "HypercubeBalance time / (m·√log p + log² p), dimension-order worst case",
+		Title:  "NewHypercubeBalance time / (m·√log p + log² p), dimension-order worst case",
 		XLabel: "dimension d", YLabel: "ratio", Points: true})
 	return savePlot(c.out, "recursion-ratio.svg", svg, err)
 }
 
-// multiSweep runs MultiBalance on Theorem 3.2's condensed-ID input for g = 2^r groups.
+// multiSweep runs NewMultiBalance on Theorem 3.2's condensed-ID input for g = 2^r groups.
 func multiSweep(c config) error {
 	f, err := os.Create(filepath.Join(c.out, "multibalance.csv"))
 	if err != nil {
@@ -436,7 +436,7 @@ func multiSweep(c config) error {
 			if err != nil {
 				return err
 			}
-			b, err := tokendist.MultiBalance(net, groups, &v.opts)
+			b, err := tokendist.NewMultiBalance(net, groups, &v.opts)
 			if err != nil {
 				return err
 			}
@@ -481,12 +481,12 @@ func multiSweep(c config) error {
 		ls = append(ls, *lines[name])
 	}
 	svg, err := tokendist.PlotLines(ls, &tokendist.PlotOptions{
-		Title:  fmt.Sprintf("MultiBalance on Hypercube(%d), condensed-ID input, n/p = 64", d),
+		Title:  fmt.Sprintf("NewMultiBalance on Hypercube(%d), condensed-ID input, n/p = 64", d),
 		XLabel: "groups g", YLabel: "model time", LogX: true, LogY: true, Points: true})
 	return savePlot(c.out, "multibalance.svg", svg, err)
 }
 
-// traceRun records one run of HypercubeBalance with minimum error step by step and
+// traceRun records one run of NewHypercubeBalance with minimum error step by step and
 // plots its discrepancy against model time.
 func traceRun(c config) error {
 	d, m := c.dmax, c.ms[len(c.ms)-1]
@@ -501,10 +501,10 @@ func traceRun(c config) error {
 	var lines []tokendist.Line
 	for _, mk := range []func() (*tokendist.CubeBalancer, error){
 		func() (*tokendist.CubeBalancer, error) {
-			return tokendist.DimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
+			return tokendist.NewDimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
 		},
 		func() (*tokendist.CubeBalancer, error) {
-			return tokendist.HypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
+			return tokendist.NewHypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
 		},
 	} {
 		b, err := mk()
@@ -521,7 +521,7 @@ func traceRun(c config) error {
 			l.Y = append(l.Y, float64(s.Discrepancy))
 		}
 		lines = append(lines, l)
-		if strings.HasPrefix(b.String(), "HypercubeBalance") {
+		if strings.HasPrefix(b.String(), "NewHypercubeBalance") {
 			if err := writeTrace(c.out, res.Trace); err != nil {
 				return err
 			}

@@ -125,7 +125,7 @@ func run(cfg config, stdout, stderr io.Writer) error {
 func plan(cfg config) ([]row, error) {
 	var cases []row
 	add := func(k, h int) error {
-		n, sg1, err := tokendist.KaryTreeStableGaps(k, h)
+		n, sg1, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: h, Arity: k})
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func plan(cfg config) ([]row, error) {
 	}
 	for k := 3; k <= cfg.maxK; k++ {
 		for h := 1; ; h++ {
-			n, err := tokendist.KaryTreeOrder(k, h)
+			n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
 			if err != nil || n > cfg.maxNodes {
 				break
 			}
@@ -166,7 +166,7 @@ func checkClosedForm(cases []row, maxN int, w io.Writer) error {
 		if c.N > maxN {
 			continue
 		}
-		g, err := tokendist.KaryTree(c.K, c.H)
+		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: c.H, Arity: c.K})
 		if err != nil {
 			return err
 		}
@@ -174,7 +174,7 @@ func checkClosedForm(cases []row, maxN int, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, closed, err := tokendist.KaryTreeStableGaps(c.K, c.H)
+		_, closed, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: c.H, Arity: c.K})
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func compute(cases []row, cfg config, pr *progress) ([]row, error) {
 	pr.start(total)
 	rows := make([]row, 0, len(cases))
 	for i, c := range cases {
-		_, sg1, err := tokendist.KaryTreeStableGaps(c.K, c.H)
+		_, sg1, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: c.H, Arity: c.K})
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func compute(cases []row, cfg config, pr *progress) ([]row, error) {
 		c.Seconds = time.Since(t0).Seconds()
 		c.MSD = msd
 		c.Holds = msd == c.Lo || msd == c.Lo+1
-		if c.Lemma17, err = tokendist.KaryTreeBound(c.K, c.H); err != nil {
+		if c.Lemma17, err = tokendist.KaryTreeBound(tokendist.KaryShape{Height: c.H, Arity: c.K}); err != nil {
 			return nil, err
 		}
 		D := c.K + 1 // the maximum degree of T_{h,k}: the root has k children, inner nodes k+1 neighbours
@@ -391,7 +391,7 @@ func compareBaseline(w io.Writer, cfg config) error {
 	}
 	var trees []tc
 	for _, h := range cfg.baseline {
-		g, err := tokendist.KaryTree(2, h)
+		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: 2})
 		if err != nil {
 			return err
 		}

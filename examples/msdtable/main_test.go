@@ -47,7 +47,7 @@ func TestCheapTable(t *testing.T) {
 // The counterexample holds on the built tree, with a plain queue BFS over Z_n as the
 // independent check of the bitset search.
 func TestConjectureCounterexampleT67(t *testing.T) {
-	g, err := tokendist.KaryTree(7, 6)
+	g, err := tokendist.KaryTree(tokendist.KaryShape{Height: 6, Arity: 7})
 	require.NoError(t, err)
 	require.Equal(t, 137_257, g.Order())
 	sg1, err := tokendist.StableGaps(g)

@@ -150,11 +150,11 @@ func families(c config) []tree {
 			tree{fmt.Sprintf("Caterpillar(%d,3)", n/4), caterpillar(n/4, 3)})
 	}
 	for h := 2; ; h++ {
-		n, err := tokendist.KaryTreeOrder(2, h)
+		n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: 2})
 		if err != nil || n > c.maxN {
 			break
 		}
-		out = append(out, tree{fmt.Sprintf("KaryTree(2,%d)", h), must(tokendist.KaryTree(2, h))})
+		out = append(out, tree{fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", h), must(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: 2}))})
 	}
 	return out
 }
@@ -191,10 +191,10 @@ func loadSets(n int, seed uint64) []loadSet {
 }
 
 func policies() []tokendist.DelayPolicy {
-	r, _ := tokendist.RandomDelays(5)
-	rv, _ := tokendist.ReverseDelays(7)
-	sl, _ := tokendist.SlowLinkDelays(6)
-	return []tokendist.DelayPolicy{tokendist.UnitDelays(), r, tokendist.SerialDelays(), rv, sl}
+	r, _ := tokendist.NewRandomDelays(5)
+	rv, _ := tokendist.NewReverseDelays(7)
+	sl, _ := tokendist.NewSlowLinkDelays(6)
+	return []tokendist.DelayPolicy{tokendist.NewUnitDelays(), r, tokendist.NewSerialDelays(), rv, sl}
 }
 
 // sweep runs every tree, load set and delay policy on the simulated runtime and a
@@ -400,9 +400,9 @@ func runDimex(ctx context.Context, alg string, g *tokendist.Graph, loads tokendi
 	var d *tokendist.DimensionExchange
 	var err error
 	if alg == "THRESHOLD-1" {
-		d, err = tokendist.Threshold1(g, nil)
+		d, err = tokendist.NewThreshold1(g, nil)
 	} else {
-		d, err = tokendist.Discrepancy1(g, nil, 0)
+		d, err = tokendist.NewDiscrepancy1(g, nil, 0)
 	}
 	if err != nil {
 		return outcome{}, err

@@ -2,7 +2,7 @@
 // processors": growing binary trees and grids executed on the ring R_p under KS-BF and
 // three other policies. It prints and plots the speedup against p for complete, random
 // and adversarial trees and grids, answers the paper's open question (does KS-BF work
-// well on randomly growing trees and grids?) with RingCompare, and runs the adaptive
+// well on randomly growing trees and grids?) with RunRingComparison, and runs the adaptive
 // trapezoid-rule integration of section 1.3 as a growing tree.
 //
 //	go run ./examples/ring                 # about a minute on two cores
@@ -239,7 +239,7 @@ func grownSeeds(c *config, f family, p int) ([]uint64, error) {
 
 func runOne(f family, p int, pol tokendist.RingPolicy, seed uint64) (tokendist.RingStats, error) {
 	opts := &tokendist.RingOptions{Policy: pol, NoSchedule: true}
-	var b *tokendist.RingKSBF
+	var b *tokendist.RingScheduler
 	if f.tree != nil {
 		dag, err := f.tree(p, seed)
 		if err != nil {
@@ -257,7 +257,7 @@ func runOne(f family, p int, pol tokendist.RingPolicy, seed uint64) (tokendist.R
 			return tokendist.RingStats{}, err
 		}
 	}
-	if _, err := b.Simulate(context.Background(), &tokendist.RunOptions{Seed: seed}); err != nil {
+	if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: seed}); err != nil {
 		return tokendist.RingStats{}, err
 	}
 	return b.Stats(), nil
@@ -297,7 +297,7 @@ func writeRecords(c *config, all []record) error {
 	return save(c, "speedups.json", data, err)
 }
 
-// belief answers the paper's open question with RingCompare: on random trees and grids
+// belief answers the paper's open question with RunRingComparison: on random trees and grids
 // of growing size, how close does KS-BF come to the lower bound max(⌈N/p⌉, depth), and
 // how does it compare with the other policies?
 func belief(c *config) error {
@@ -336,8 +336,8 @@ func belief(c *config) error {
 	cases, near, best := 0, 0, 0
 	var verdict []string
 	for _, f := range fams {
-		c.progress("RingCompare: %s", f.name)
-		res, err := tokendist.RingCompare(context.Background(), tokendist.RingExperiment{
+		c.progress("RunRingComparison: %s", f.name)
+		res, err := tokendist.RunRingComparison(context.Background(), tokendist.RingExperiment{
 			Name: f.name, Tree: f.tree, Grid: f.grid, P: ps, Seeds: seeds, MinTasks: 64,
 		})
 		if err != nil {
@@ -402,7 +402,7 @@ func quadrature(c *config) error {
 		if err != nil {
 			return err
 		}
-		if _, err := r.Simulate(context.Background(), &tokendist.RunOptions{Seed: c.seed}); err != nil {
+		if _, err := tokendist.RunRing(context.Background(), r, &tokendist.RunOptions{Seed: c.seed}); err != nil {
 			return err
 		}
 		val, err := q.Integral()

@@ -117,7 +117,7 @@ func families(c config) []family {
 		{"ring", func(i int) (*tokendist.Graph, error) { return tokendist.Ring(n/4 + i) }},
 		{"torus", func(i int) (*tokendist.Graph, error) { return tokendist.Torus(side-i%3, side) }},
 		{"hypercube", func(i int) (*tokendist.Graph, error) { return tokendist.Hypercube(dim - i%3) }},
-		{"binary tree", func(i int) (*tokendist.Graph, error) { return tokendist.KaryTree(2, dim-1-i%3) }},
+		{"binary tree", func(i int) (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: dim-1-i%3, Arity: 2}) }},
 	}
 }
 
@@ -143,7 +143,7 @@ func theorem5(c config) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			b, err := tokendist.Threshold2(g, nil)
+			b, err := tokendist.NewThreshold2(g, nil)
 			if err != nil {
 				return false, err
 			}
@@ -206,7 +206,7 @@ func threshold1Trees(c config) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			b, err := tokendist.Threshold1(g, nil)
+			b, err := tokendist.NewThreshold1(g, nil)
 			if err != nil {
 				return false, err
 			}
@@ -250,7 +250,7 @@ func theorem18(c config) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		b, err := tokendist.Discrepancy1(g, nil, 0)
+		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
 		if err != nil {
 			return false, err
 		}
@@ -266,7 +266,7 @@ func theorem18(c config) (bool, error) {
 		ratio.Y = append(ratio.Y, float64(r.Steps)/float64(bound))
 		if i == 0 {
 			example = append(example, tokendist.Series{Name: "DISCREPANCY-1", Trace: r.Trace})
-			for _, mk := range []func(*tokendist.Graph, *tokendist.EdgeColoring) (*tokendist.DimensionExchange, error){tokendist.Threshold1, tokendist.Threshold2} {
+			for _, mk := range []func(*tokendist.Graph, *tokendist.EdgeColoring) (*tokendist.DimensionExchange, error){tokendist.NewThreshold1, tokendist.NewThreshold2} {
 				t, err := mk(g, b.Coloring())
 				if err != nil {
 					return false, err
@@ -311,7 +311,7 @@ func terminationErratum(c config) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		b, err := tokendist.Discrepancy1(g, nil, 0)
+		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
 		if err != nil {
 			return false, err
 		}

@@ -27,7 +27,7 @@ func dimexSection(t *tour) error {
 	if err != nil {
 		return err
 	}
-	tree, err := tokendist.KaryTree(2, height)
+	tree, err := tokendist.KaryTree(tokendist.KaryShape{Height: height, Arity: 2})
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func dimexSection(t *tour) error {
 		{fmt.Sprintf("Path(%d)", pathN), "distance loads", path, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return tokendist.DistanceLoads(path, 0)
 		}},
-		{fmt.Sprintf("KaryTree(2, %d)", height), "uniform 0..200", tree, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
+		{fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", height), "uniform 0..200", tree, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return tokendist.RandomRange(tree.Order(), 0, 200, t.seed)
 		}},
 	}
@@ -72,16 +72,16 @@ func dimexSection(t *tour) error {
 			var limit int64
 			switch proto {
 			case "THRESHOLD-2":
-				b, err = tokendist.Threshold2(w.g, ec)
+				b, err = tokendist.NewThreshold2(w.g, ec)
 				bound, limit = fmt.Sprintf("≤ diameter %d (Thm 5)", diam), int64(diam)
 			case "THRESHOLD-1":
-				b, err = tokendist.Threshold1(w.g, ec)
+				b, err = tokendist.NewThreshold1(w.g, ec)
 				bound, limit = fmt.Sprintf("≤ ⌊n/2⌋ = %d (Lem 13)", n/2), n/2
 				if w.g.MaxDegree() <= 2 {
 					bound, limit = "≤ 1 on a path (§4.5)", 1
 				}
 			case "DISCREPANCY-1":
-				b, err = tokendist.Discrepancy1(w.g, ec, 0)
+				b, err = tokendist.NewDiscrepancy1(w.g, ec, 0)
 				bound, limit = fmt.Sprintf("≤ 1 within 2(Δ0−1)χn = %d steps (Thm 18)", max(0, 2*(d0-1)*chi*n)), 1
 			}
 			if err != nil {
@@ -98,7 +98,7 @@ func dimexSection(t *tour) error {
 			ok := r.Discrepancy() <= limit
 			if proto == "DISCREPANCY-1" {
 				// Steps until discrepancy ≤ 1, by a second run that stops there.
-				b2, _ := tokendist.Discrepancy1(w.g, ec, 0)
+				b2, _ := tokendist.NewDiscrepancy1(w.g, ec, 0)
 				r2, err := tokendist.Run(context.Background(), w.g, loads, b2, &tokendist.RunOptions{UseTarget: true, TargetDiscrepancy: 1})
 				if err != nil {
 					return err

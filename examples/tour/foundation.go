@@ -17,7 +17,7 @@ func networksSection(t *tour) error {
 		make func() (*tokendist.Graph, error)
 	}
 	nets := []nw{
-		{"KaryTree(2, 10)", func() (*tokendist.Graph, error) { return tokendist.KaryTree(2, 10) }},
+		{"KaryTree(KaryShape{Height: 10, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 10, Arity: 2}) }},
 		{"RandomTree(1000)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(1000, t.seed) }},
 		{"Hypercube(10)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(10) }},
 		{"Torus(32, 32)", func() (*tokendist.Graph, error) { return tokendist.Torus(32, 32) }},

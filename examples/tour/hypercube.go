@@ -9,11 +9,11 @@ import (
 )
 
 func init() {
-	register(section{order: 40, title: "Hypercube and shuffle-exchange: Balance and MultiBalance (Plaxton)", run: hypercubeSection})
+	register(section{order: 40, title: "Hypercube and shuffle-exchange: Balance and NewMultiBalance (Plaxton)", run: hypercubeSection})
 }
 
 // hypercubeSection runs Plaxton's Balance algorithms on dimension order's worst case and
-// on Lemma 2.4's Hamming-ball packing, MultiBalance on Theorem 3.2's condensed-ID input,
+// on Lemma 2.4's Hamming-ball packing, NewMultiBalance on Theorem 3.2's condensed-ID input,
 // and plots model time against the largest load m.
 func hypercubeSection(t *tour) error {
 	d, m := 12, int64(256)
@@ -45,21 +45,23 @@ func hypercubeSection(t *tour) error {
 		make  func(tokendist.Network) (*tokendist.CubeBalancer, error)
 	}
 	dimOrder := func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.DimensionOrderBalance(n, nil)
+		return tokendist.NewDimensionOrderBalance(n, nil)
 	}
-	recursion := func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.HypercubeBalance(n, nil) }
+	recursion := func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
+		return tokendist.NewHypercubeBalance(n, nil)
+	}
 	minError := func(n tokendist.Network) (*tokendist.CubeBalancer, error) {
-		return tokendist.HypercubeBalance(n, &tokendist.CubeOptions{MinError: true})
+		return tokendist.NewHypercubeBalance(n, &tokendist.CubeOptions{MinError: true})
 	}
-	leighton := func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.LeightonBalance(n) }
+	leighton := func(n tokendist.Network) (*tokendist.CubeBalancer, error) { return tokendist.NewLeightonBalance(n) }
 	runs := []run{
-		{"DimensionOrderBalance", hc, "dim-order worst", worst, dimOrder},
-		{"HypercubeBalance", hc, "dim-order worst", worst, recursion},
-		{"HypercubeBalance + Thm 2.4", hc, "dim-order worst", worst, minError},
-		{"LeightonBalance", hc, "dim-order worst", worst, leighton},
-		{"DimensionOrderBalance", se, "dim-order worst", worst, dimOrder},
-		{"HypercubeBalance + Thm 2.4", hc, "Hamming ball", ball, minError},
-		{"LeightonBalance", se, "Hamming ball", ball, leighton},
+		{"NewDimensionOrderBalance", hc, "dim-order worst", worst, dimOrder},
+		{"NewHypercubeBalance", hc, "dim-order worst", worst, recursion},
+		{"NewHypercubeBalance + Thm 2.4", hc, "dim-order worst", worst, minError},
+		{"NewLeightonBalance", hc, "dim-order worst", worst, leighton},
+		{"NewDimensionOrderBalance", se, "dim-order worst", worst, dimOrder},
+		{"NewHypercubeBalance + Thm 2.4", hc, "Hamming ball", ball, minError},
+		{"NewLeightonBalance", se, "Hamming ball", ball, leighton},
 	}
 	header := []string{"algorithm", "network", "input", "final disc.", "steps", "model time", "moved", "paper's bound", "held"}
 	var rows [][]string
@@ -80,7 +82,7 @@ func hypercubeSection(t *tour) error {
 		rows = append(rows, []string{r.name, netName(r.net, d), r.input, fmt.Sprint(res.Discrepancy()), fmt.Sprint(res.Steps),
 			fmt.Sprint(res.Time), fmt.Sprint(res.Moved), bound, t.held(r.name+" on "+r.input, ok)})
 	}
-	// MultiBalance on the condensed-ID input: 8 groups.
+	// NewMultiBalance on the condensed-ID input: 8 groups.
 	groups, err := tokendist.CondensedIDGroups(d, 3, 16)
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func hypercubeSection(t *tour) error {
 			total[v] += x
 		}
 	}
-	mb, err := tokendist.MultiBalance(hc, groups, nil)
+	mb, err := tokendist.NewMultiBalance(hc, groups, nil)
 	if err != nil {
 		return err
 	}
@@ -108,9 +110,9 @@ func hypercubeSection(t *tour) error {
 		return err
 	}
 	ok := worstGroup <= int64(d) && res.Time >= lb
-	rows = append(rows, []string{"MultiBalance (g = 8)", netName(hc, d), "condensed IDs", fmt.Sprintf("%d/group", worstGroup),
+	rows = append(rows, []string{"NewMultiBalance (g = 8)", netName(hc, d), "condensed IDs", fmt.Sprintf("%d/group", worstGroup),
 		fmt.Sprint(res.Steps), fmt.Sprint(res.Time), fmt.Sprint(res.Moved),
-		fmt.Sprintf("group error ≤ %d, time ≥ %d (§3.2)", d, lb), t.held("MultiBalance", ok)})
+		fmt.Sprintf("group error ≤ %d, time ≥ %d (§3.2)", d, lb), t.held("NewMultiBalance", ok)})
 	t.table(header, rows)
 	return hypercubePlot(t, hc, d)
 }
@@ -125,7 +127,7 @@ func cubeBound(b *tokendist.CubeBalancer, net *tokendist.Graph, d int, onBall bo
 	xi, minErr := res.Discrepancy(), tokendist.MinimumError(n, p)
 	times := b.Times()
 	switch {
-	case strings.HasPrefix(b.String(), "LeightonBalance"):
+	case strings.HasPrefix(b.String(), "NewLeightonBalance"):
 		want, err := tokendist.LeightonTime(net, m)
 		return fmt.Sprintf("error %d, time = (2m+1)·log p = %d", minErr, want), xi == minErr && res.Time == want, err
 	case times.Reduce > 0 && onBall:
@@ -157,14 +159,14 @@ func hypercubePlot(t *tour, g *tokendist.Graph, d int) error {
 	if t.quick {
 		ms = []int64{4, 16, 64}
 	}
-	lines := []tokendist.Line{{Name: "DimensionOrderBalance"}, {Name: "HypercubeBalance"}, {Name: "HypercubeBalance upper bound"}}
+	lines := []tokendist.Line{{Name: "NewDimensionOrderBalance"}, {Name: "NewHypercubeBalance"}, {Name: "NewHypercubeBalance upper bound"}}
 	for _, m := range ms {
 		loads, err := tokendist.DimensionOrderWorstLoads(d, m)
 		if err != nil {
 			return err
 		}
 		for i, mk := range []func(tokendist.Network, *tokendist.CubeOptions) (*tokendist.CubeBalancer, error){
-			tokendist.DimensionOrderBalance, tokendist.HypercubeBalance,
+			tokendist.NewDimensionOrderBalance, tokendist.NewHypercubeBalance,
 		} {
 			b, err := mk(g, nil)
 			if err != nil {

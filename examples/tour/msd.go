@@ -30,10 +30,10 @@ func msdSection(t *tour) error {
 	add(fmt.Sprintf("Star(%d)", starN), g, err)
 	g, err = tokendist.Path(pathN)
 	add(fmt.Sprintf("Path(%d)", pathN), g, err)
-	g, err = tokendist.KaryTree(2, bh)
-	add(fmt.Sprintf("KaryTree(2, %d)", bh), g, err)
-	g, err = tokendist.KaryTree(3, th)
-	add(fmt.Sprintf("KaryTree(3, %d)", th), g, err)
+	g, err = tokendist.KaryTree(tokendist.KaryShape{Height: bh, Arity: 2})
+	add(fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", bh), g, err)
+	g, err = tokendist.KaryTree(tokendist.KaryShape{Height: th, Arity: 3})
+	add(fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 3})", th), g, err)
 	g, err = tokendist.RandomTree(randN, t.seed)
 	add(fmt.Sprintf("RandomTree(%d)", randN), g, err)
 
@@ -69,7 +69,7 @@ func msdSection(t *tour) error {
 			loads tokendist.Loads
 			worst bool
 		}{{"worst stable (Thm 12)", worst, true}, {"uniform 0..200", random, false}} {
-			th1, err := tokendist.Threshold1(tr.g, ec)
+			th1, err := tokendist.NewThreshold1(tr.g, ec)
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ func msdSection(t *tour) error {
 	t.table([]string{"network", "start", "status", "final disc.", "steps", "time", "moved", "bound (Thm 12 / 16)", "held"}, rows)
 
 	// Beyond the paper: its conjecture MSD(T_{h,k}) ≥ ⌊(k-1)h/2⌋ fails first at T_{6,7}.
-	msd67, err := tokendist.KaryTreeMSD(7, 6, nil)
+	msd67, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: 6, Arity: 7}, nil)
 	if err != nil {
 		return err
 	}

@@ -31,13 +31,13 @@ func perfectTreeSection(t *tour) error {
 	}
 	diam, _ := g.Diameter()
 	d := int64(g.MaxDegree())
-	random, _ := tokendist.RandomDelays(5)
+	random, _ := tokendist.NewRandomDelays(5)
 	type run struct {
 		name   string
 		policy tokendist.DelayPolicy
 	}
-	runs := []run{{"simulated, unit delays", tokendist.UnitDelays()}, {"simulated, random delays 1..5", random},
-		{"simulated, serial (most recent last)", tokendist.SerialDelays()}, {"concurrent (goroutines)", nil}}
+	runs := []run{{"simulated, unit delays", tokendist.NewUnitDelays()}, {"simulated, random delays 1..5", random},
+		{"simulated, serial (most recent last)", tokendist.NewSerialDelays()}, {"concurrent (goroutines)", nil}}
 	var rows [][]string
 	var lines []tokendist.Line
 	ctx := context.Background()

@@ -23,15 +23,15 @@ func ringSection(t *tour) error {
 	}
 	ctx := context.Background()
 	var res tokendist.Result
-	sim := func(b *tokendist.RingKSBF, err error) (*tokendist.RingKSBF, error) {
+	sim := func(b *tokendist.RingScheduler, err error) (*tokendist.RingScheduler, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err = b.Simulate(ctx, &tokendist.RunOptions{Seed: t.seed})
+		res, err = tokendist.RunRing(ctx, b, &tokendist.RunOptions{Seed: t.seed})
 		return b, err
 	}
 	var rows [][]string
-	add := func(what string, b *tokendist.RingKSBF, bound, held string) {
+	add := func(what string, b *tokendist.RingScheduler, bound, held string) {
 		st := b.Stats()
 		rows = append(rows, []string{what, fmt.Sprint(st.Time), fmt.Sprint(res.Steps), fmt.Sprint(res.Time),
 			fmt.Sprint(res.Moved), fmt.Sprintf("%.2f", st.Speedup), bound, held})
@@ -108,7 +108,7 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 			for p := 1; p <= pmax; p *= 2 {
 				t.progress("ring: %v on %s, p = %d", pol, dag, p)
 				opts := &tokendist.RingOptions{Policy: pol, NoSchedule: true}
-				var b *tokendist.RingKSBF
+				var b *tokendist.RingScheduler
 				var err error
 				if dag == "tree" {
 					b, err = tokendist.NewRingTree(p, tree, opts)
@@ -118,7 +118,7 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 				if err != nil {
 					return err
 				}
-				if _, err := b.Simulate(context.Background(), &tokendist.RunOptions{Seed: t.seed}); err != nil {
+				if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: t.seed}); err != nil {
 					return err
 				}
 				line.X = append(line.X, float64(p))
