@@ -47,12 +47,12 @@ func must[T any](v T, err error) T {
 // diffusionNets is a sweep of small networks of every family, regular or not.
 func diffusionNets() map[string]*tokendist.Graph {
 	return map[string]*tokendist.Graph{
-		"Path(7)":             must(tokendist.Path(7)),
-		"Ring(9)":             must(tokendist.Ring(9)),
-		"Star(9)":             must(tokendist.Star(9)),
-		"Star(80)":            must(tokendist.Star(80)), // d+1 > 64: multi-word masks
-		"Complete(7)":         must(tokendist.Complete(7)),
-		"KaryTree(KaryShape{Height: 3, Arity: 3})":       must(tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})),
+		"Path(7)":     must(tokendist.Path(7)),
+		"Ring(9)":     must(tokendist.Ring(9)),
+		"Star(9)":     must(tokendist.Star(9)),
+		"Star(80)":    must(tokendist.Star(80)), // d+1 > 64: multi-word masks
+		"Complete(7)": must(tokendist.Complete(7)),
+		"KaryTree(KaryShape{Height: 3, Arity: 3})": must(tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})),
 		"Hypercube(5)":        must(tokendist.Hypercube(5)),
 		"Torus(5,6)":          must(tokendist.Torus(5, 6)),
 		"Mesh(4,5)":           must(tokendist.Mesh(4, 5)),

@@ -195,8 +195,8 @@ func TestRandomizedMatchesReference(t *testing.T) {
 		"RandomRegular(9000,4)": func() (*Graph, error) { return RandomRegular(9000, 4, 3) },
 		"Torus(70,70)":          func() (*Graph, error) { return Torus(70, 70) },
 		"Star(40)":              func() (*Graph, error) { return Star(40) },
-		"KaryTree(KaryShape{Height: 5, Arity: 3})":         func() (*Graph, error) { return KaryTree(KaryShape{Height: 5, Arity: 3}) },
-		"Complete(5)":           func() (*Graph, error) { return Complete(5) },
+		"KaryTree(KaryShape{Height: 5, Arity: 3})": func() (*Graph, error) { return KaryTree(KaryShape{Height: 5, Arity: 3}) },
+		"Complete(5)": func() (*Graph, error) { return Complete(5) },
 	}
 	seen := map[rdFormat]bool{}
 	for name, mk := range nets {

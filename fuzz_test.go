@@ -72,7 +72,9 @@ func fndGenFor(kind uint8, a, b, c int64, dims uint8, seed uint64) fndGenCase {
 			domain: a >= 1, order: fa, ends: fa * (fa - 1), exactEnds: true, regular: int(a - 1)}
 	case 4:
 		order := fndKaryOrder(a, b)
-		return fndGenCase{name: "KaryTree", build: func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: int(b), Arity: int(a)}) },
+		return fndGenCase{name: "KaryTree", build: func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: int(b), Arity: int(a)})
+		},
 			domain: a >= 1 && b >= 0, order: order, ends: 2 * (order - 1), exactEnds: true, regular: -1, tree: true}
 	case 5:
 		return fndGenCase{name: "RandomTree", build: func() (*tokendist.Graph, error) { return tokendist.RandomTree(int(a), seed) },

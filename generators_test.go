@@ -404,10 +404,18 @@ func TestGenBadParameters(t *testing.T) {
 		{"KaryTree(KaryShape{Height: -1, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: -1, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = -1"}},
 		{"KaryTree(KaryShape{Height: 31, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 31, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = 31"}},
 		{"KaryTree(KaryShape{Height: 30, Arity: 2})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 30, Arity: 2}) }, tokendist.ErrBadParameter, []string{"h = 30"}},
-		{"KaryTree(KaryShape{Height: 4, Arity: 1000})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 1000}) }, tokendist.ErrBadParameter, []string{"k = 1000"}},
-		{"KaryTree(KaryShape{Height: 2^31, Arity: 1})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 1<<31, Arity: 1}) }, tokendist.ErrBadParameter, []string{"h = 2147483648"}},
-		{"KaryTree(KaryShape{Height: 2^40, Arity: 1})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 1<<40, Arity: 1}) }, tokendist.ErrBadParameter, []string{"h = 1099511627776"}},
-		{"KaryTree(KaryShape{Height: 2, Arity: 2^62})", func() (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 1<<62}) }, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
+		{"KaryTree(KaryShape{Height: 4, Arity: 1000})", func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 1000})
+		}, tokendist.ErrBadParameter, []string{"k = 1000"}},
+		{"KaryTree(KaryShape{Height: 2^31, Arity: 1})", func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: 1 << 31, Arity: 1})
+		}, tokendist.ErrBadParameter, []string{"h = 2147483648"}},
+		{"KaryTree(KaryShape{Height: 2^40, Arity: 1})", func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: 1 << 40, Arity: 1})
+		}, tokendist.ErrBadParameter, []string{"h = 1099511627776"}},
+		{"KaryTree(KaryShape{Height: 2, Arity: 2^62})", func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 1 << 62})
+		}, tokendist.ErrBadParameter, []string{"4611686018427387904"}},
 		{"RandomTree(0)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(0, 1) }, tokendist.ErrBadParameter, []string{"n = 0"}},
 		{"RandomTree(2^30+2)", func() (*tokendist.Graph, error) { return tokendist.RandomTree(1<<30+2, 1) }, tokendist.ErrBadParameter, []string{"1073741826"}},
 		{"Hypercube(-1)", func() (*tokendist.Graph, error) { return tokendist.Hypercube(-1) }, tokendist.ErrBadParameter, []string{"d = -1"}},
@@ -459,13 +467,13 @@ func TestGenLargestAccepted(t *testing.T) {
 	require.Equal(t, 300*299/2, g.Size())
 	g = fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 1000, Arity: 1}))
 	require.Equal(t, 1001, g.Order())
-	g = fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 1, Arity: 1<<20}))
+	g = fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 1, Arity: 1 << 20}))
 	require.Equal(t, 1<<20+1, g.Order())
 	g = fndMust(tokendist.Torus(slices.Repeat([]int{2}, 12)...))
 	require.Equal(t, 12, g.MaxDegree())
 	n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 30, Arity: 2})
 	require.NoError(t, err)
 	require.Equal(t, 1<<31-1, n)
-	_, err = tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 1<<31-2, Arity: 1})
+	_, err = tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 1<<31 - 2, Arity: 1})
 	require.NoError(t, err)
 }

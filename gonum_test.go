@@ -81,11 +81,11 @@ func TestGonumTestgraph(t *testing.T) {
 // fndGenerated returns small instances of every generator.
 func fndGenerated() map[string]*tokendist.Graph {
 	return map[string]*tokendist.Graph{
-		"Path(7)":               fndMust(tokendist.Path(7)),
-		"Ring(9)":               fndMust(tokendist.Ring(9)),
-		"Star(5)":               fndMust(tokendist.Star(5)),
-		"Complete(6)":           fndMust(tokendist.Complete(6)),
-		"KaryTree(KaryShape{Height: 2, Arity: 3})":        fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 3})),
+		"Path(7)":     fndMust(tokendist.Path(7)),
+		"Ring(9)":     fndMust(tokendist.Ring(9)),
+		"Star(5)":     fndMust(tokendist.Star(5)),
+		"Complete(6)": fndMust(tokendist.Complete(6)),
+		"KaryTree(KaryShape{Height: 2, Arity: 3})": fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 3})),
 		"RandomTree(30)":        fndMust(tokendist.RandomTree(30, 4)),
 		"Hypercube(4)":          fndMust(tokendist.Hypercube(4)),
 		"ShuffleExchange(5)":    fndMust(tokendist.ShuffleExchange(5)),

@@ -571,9 +571,18 @@ func TestMSDBadInput(t *testing.T) {
 			_, err := tokendist.GapStabilities(5, []int{1, 4}, &tokendist.MSDOptions{Workers: -1})
 			return err
 		}},
-		{"KaryTreeStableGaps k=0", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 3, Arity: 0}); return err }},
-		{"KaryTreeStableGaps huge", tokendist.ErrBadParameter, func() error { _, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 31, Arity: 2}); return err }},
-		{"KaryTreeMSD h<0", tokendist.ErrBadParameter, func() error { _, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: -1, Arity: 2}, nil); return err }},
+		{"KaryTreeStableGaps k=0", tokendist.ErrBadParameter, func() error {
+			_, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 3, Arity: 0})
+			return err
+		}},
+		{"KaryTreeStableGaps huge", tokendist.ErrBadParameter, func() error {
+			_, _, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: 31, Arity: 2})
+			return err
+		}},
+		{"KaryTreeMSD h<0", tokendist.ErrBadParameter, func() error {
+			_, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: -1, Arity: 2}, nil)
+			return err
+		}},
 		{"Threshold1Bound n=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(0, 0); return err }},
 		{"Threshold1Bound D=n", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 4); return err }},
 		{"Threshold1Bound D=0", tokendist.ErrBadParameter, func() error { _, err := tokendist.Threshold1Bound(4, 0); return err }},

@@ -90,14 +90,14 @@ func TestSpectrumClosedForms(t *testing.T) {
 // 1e-9 on mid-size networks of every family, and that its error bounds are honest.
 func TestLanczosAgreesWithDense(t *testing.T) {
 	nets := map[string]*tokendist.Graph{
-		"Torus(15,20)":           must(tokendist.Torus(15, 20)),
-		"Torus(6,7,8)":           must(tokendist.Torus(6, 7, 8)),
-		"Hypercube(8)":           must(tokendist.Hypercube(8)),
-		"RandomRegular(400,3)":   must(tokendist.RandomRegular(400, 3, 1)),
-		"RandomRegular(300,8)":   must(tokendist.RandomRegular(300, 8, 2)),
-		"Ring(301)":              must(tokendist.Ring(301)),
-		"Star(200)":              must(tokendist.Star(200)),
-		"KaryTree(KaryShape{Height: 5, Arity: 3})":          must(tokendist.KaryTree(tokendist.KaryShape{Height: 5, Arity: 3})),
+		"Torus(15,20)":         must(tokendist.Torus(15, 20)),
+		"Torus(6,7,8)":         must(tokendist.Torus(6, 7, 8)),
+		"Hypercube(8)":         must(tokendist.Hypercube(8)),
+		"RandomRegular(400,3)": must(tokendist.RandomRegular(400, 3, 1)),
+		"RandomRegular(300,8)": must(tokendist.RandomRegular(300, 8, 2)),
+		"Ring(301)":            must(tokendist.Ring(301)),
+		"Star(200)":            must(tokendist.Star(200)),
+		"KaryTree(KaryShape{Height: 5, Arity: 3})": must(tokendist.KaryTree(tokendist.KaryShape{Height: 5, Arity: 3})),
 		"Mesh(15,20)":            must(tokendist.Mesh(15, 20)),
 		"ShuffleExchange(8)":     must(tokendist.ShuffleExchange(8)),
 		"RandomTree(300)":        must(tokendist.RandomTree(300, 5)),

@@ -117,7 +117,9 @@ func families(c config) []family {
 		{"ring", func(i int) (*tokendist.Graph, error) { return tokendist.Ring(n/4 + i) }},
 		{"torus", func(i int) (*tokendist.Graph, error) { return tokendist.Torus(side-i%3, side) }},
 		{"hypercube", func(i int) (*tokendist.Graph, error) { return tokendist.Hypercube(dim - i%3) }},
-		{"binary tree", func(i int) (*tokendist.Graph, error) { return tokendist.KaryTree(tokendist.KaryShape{Height: dim-1-i%3, Arity: 2}) }},
+		{"binary tree", func(i int) (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: dim - 1 - i%3, Arity: 2})
+		}},
 	}
 }
 
