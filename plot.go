@@ -21,10 +21,13 @@ type Line struct {
 type LegendPlace int
 
 const (
-	// LegendAuto, the zero value, puts the legend in the corner of the data area that
-	// covers the fewest data (top right, top left, bottom right, bottom left on ties);
-	// when every corner covers data it raises the top of the y axis to make an empty
-	// band for the legend.
+	// LegendAuto, the zero value, keeps the legend off the data: it takes the first
+	// corner of the data area (top right, top left, bottom right, bottom left) whose
+	// box no line or point crosses. When every corner is crossed it tries, in turn:
+	// raising the top of the y axis to free a band as tall as the legend (legend at
+	// most 45% of the data height), a strip right of the plot (legend at most 40% of
+	// the width), a strip below it (at most 25% of the height), and else a strip
+	// below on an image made taller by the legend's height.
 	LegendAuto LegendPlace = iota
 	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
 	// legend in that corner of the data area, whatever it covers.
@@ -91,25 +94,50 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	if opts != nil {
 		o = *opts
 	}
-	p, leg, c, err := layoutPlot(lines, o)
+	p, leg, c, area, err := layoutPlot(lines, o)
 	if err != nil {
 		return nil, err
 	}
-	if leg != nil {
+	if leg != nil && leg.strip == nil {
 		p.Add(leg)
 	}
-	p.Draw(draw.New(c))
+	p.Draw(area)
+	if leg != nil && leg.strip != nil {
+		leg.Plot(*leg.strip, p)
+	}
 	return c.finishSVG(o.Title)
 }
 
-// layoutPlot builds PlotLines' plot, its legend with the place chosen (nil: no legend)
-// and the canvas to draw them on.
-func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanvas, error) {
+// plotArea returns the part of the canvas gonum/plot may draw in: gonum/plot centres the
+// last x tick label on the right end of the axis and the top y tick label on its top,
+// where half of each would be cut off by the image's border. The area leaves half the
+// widest x label's width on the right and, without a title, half a label's height on
+// top, and 2 points of white on every side.
+func plotArea(p *plot.Plot, c *outlineCanvas) draw.Canvas {
+	dc := draw.New(c)
+	var right, top vg.Length
+	if p.X.Min < p.X.Max {
+		for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			if t.Label != "" {
+				right = max(right, p.X.Tick.Label.Width(t.Label)/2)
+			}
+		}
+	}
+	if p.Title.Text == "" {
+		top = p.Y.Tick.Label.Height("0") / 2
+	}
+	const edge = 2 // points of white around everything
+	return draw.Crop(dc, edge, -right-edge, edge, -top-edge)
+}
+
+// layoutPlot builds PlotLines' plot, its legend with the place chosen (nil: no legend),
+// the canvas and the area of it to draw the plot in.
+func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanvas, draw.Canvas, error) {
 	if o.Legend < LegendAuto || o.Legend > LegendHidden {
-		return nil, nil, nil, badParam("PlotOptions.Legend = %d is not a LegendPlace", int(o.Legend))
+		return nil, nil, nil, draw.Canvas{}, badParam("PlotOptions.Legend = %d is not a LegendPlace", int(o.Legend))
 	}
 	if err := checkPlotValues(lines); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, draw.Canvas{}, err
 	}
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
@@ -142,7 +170,7 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
@@ -151,7 +179,7 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
 			}
 			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 			p.Add(s)
@@ -172,11 +200,18 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 		w, h = 16, 10
 	}
 	c := newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter)
+	area := plotArea(p, c)
 	if len(leg.entries) == 0 || o.Legend == LegendHidden {
-		return p, nil, c, nil
+		return p, nil, c, area, nil
 	}
-	leg.place = leg.choose(p, draw.New(c), o.LogY)
-	return p, leg, c, nil
+	area, grow := leg.choose(p, area, o.LogY)
+	if grow > 0 {
+		c = newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter+grow)
+		full := plotArea(p, c)
+		area = draw.Crop(full, 0, 0, grow, 0)
+		leg.below(p, full, area)
+	}
+	return p, leg, c, area, nil
 }
 
 // logPlan returns the tick plan of a logarithmic axis over the given coordinates of the

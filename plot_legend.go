@@ -17,7 +17,8 @@ type legend struct {
 	data    []plotter.XYs // the drawn points of each line, for choosing the corner
 	place   LegendPlace
 	style   text.Style
-	thumb   vg.Length // width of a line sample
+	thumb   vg.Length    // width of a line sample
+	strip   *draw.Canvas // where to draw the legend outside the plot (nil: inside)
 }
 
 type legendEntry struct {
@@ -116,16 +117,21 @@ func clipLength(ax, ay, bx, by, x0, y0, x1, y1 float64) float64 {
 	return (t1 - t0) * math.Hypot(dx, dy)
 }
 
-// choose returns the place to draw the legend in. An explicit place is kept. For
-// LegendAuto it returns the corner covering the least data; when every corner covers
-// some and the legend is at most 45% of the data area's height, it first raises the top
-// of the y axis (p.Y.Max) so that a band as tall as the legend is free of data.
-func (l *legend) choose(p *plot.Plot, dc draw.Canvas, logY bool) LegendPlace {
+// choose sets the place to draw the legend in and returns the area left for the plot,
+// and how much taller the image must grow for the legend to fit below it (0: none).
+// An explicit place is kept. For LegendAuto it takes the corner of the data area
+// covering the least data (cover). When every corner covers some, it tries in turn:
+//   - raising the top of the y axis (p.Y.Max) so that a band as tall as the legend is
+//     free of data, if the legend is at most 45% of the data area's height;
+//   - a strip to the right of the plot, if the legend is at most 40% of the width;
+//   - a strip below the plot, if it is at most 25% of the height;
+//   - a strip below the plot on an image grown by the legend's height.
+func (l *legend) choose(p *plot.Plot, area draw.Canvas, logY bool) (draw.Canvas, vg.Length) {
 	if l.place != LegendAuto {
-		return l.place
+		return area, 0
 	}
 	best := func() (LegendPlace, float64) {
-		c := p.DataCanvas(dc)
+		c := p.DataCanvas(area)
 		place, least := LegendTopRight, math.Inf(1)
 		for _, pl := range []LegendPlace{LegendTopRight, LegendTopLeft, LegendBottomRight, LegendBottomLeft} {
 			if s := l.cover(p, c, l.box(c, pl)); s < least {
@@ -135,9 +141,14 @@ func (l *legend) choose(p *plot.Plot, dc draw.Canvas, logY bool) LegendPlace {
 		return place, least
 	}
 	place, least := best()
-	_, h := l.size()
+	l.place = place
+	if least == 0 {
+		return area, 0
+	}
+	w, h := l.size()
+	yMax := p.Y.Max
 	for try := 0; try < 3 && least > 0; try++ {
-		c := p.DataCanvas(dc)
+		c := p.DataCanvas(area)
 		height := c.Max.Y - c.Min.Y
 		band := h + 2*legendInset + 2
 		if band > 0.45*height {
@@ -151,8 +162,41 @@ func (l *legend) choose(p *plot.Plot, dc draw.Canvas, logY bool) LegendPlace {
 			p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)/f
 		}
 		place, least = best()
+		l.place = place
 	}
-	return place
+	if least == 0 {
+		return area, 0
+	}
+	p.Y.Max = yMax
+	aw, ah := area.Max.X-area.Min.X, area.Max.Y-area.Min.Y
+	switch {
+	case w+legendInset <= 0.4*aw:
+		plotArea := draw.Crop(area, 0, -(w + legendInset), 0, 0)
+		dc := p.DataCanvas(plotArea)
+		strip := area
+		strip.Min.X = plotArea.Max.X
+		strip.Min.Y, strip.Max.Y = dc.Min.Y, dc.Max.Y+legendInset
+		l.strip, l.place = &strip, LegendTopLeft
+		return plotArea, 0
+	case h+legendInset <= 0.25*ah:
+		plotArea := draw.Crop(area, 0, 0, h+legendInset, 0)
+		l.below(p, area, plotArea)
+		return plotArea, 0
+	}
+	return area, h + legendInset
+}
+
+// below puts the legend under the plot drawn in plotArea, the top of area, centred on
+// the data area.
+func (l *legend) below(p *plot.Plot, area, plotArea draw.Canvas) {
+	w, _ := l.size()
+	strip := area
+	strip.Max.Y = plotArea.Min.Y
+	dc := p.DataCanvas(plotArea)
+	mid := (dc.Min.X + dc.Max.X) / 2
+	strip.Min.X, strip.Max.X = mid-w/2-legendInset, mid+w/2+legendInset
+	strip.Min.Y -= legendInset
+	l.strip, l.place = &strip, LegendBottomLeft
 }
 
 // Plot implements plot.Plotter: it draws the legend box's rows in the data canvas c.

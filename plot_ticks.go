@@ -135,8 +135,12 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 	if decades > 8 {
 		every = (decades + 7) / 8
 	}
+	minors := 9.0 // 1·10^e … 9·10^e; decades only when there are many
+	if decades > 6 {
+		minors = 1
+	}
 	for e := e0; e <= e1; e++ {
-		for m := 1.0; m <= 9; m++ {
+		for m := 1.0; m <= minors; m++ {
 			v := m * math.Pow(10, e)
 			if v < lo*(1-1e-9) || v > max*(1+1e-9) {
 				continue
