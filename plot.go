@@ -26,8 +26,8 @@ const (
 	// box no line or point crosses. When every corner is crossed it tries, in turn:
 	// raising the top of the y axis to free a band as tall as the legend (legend at
 	// most 45% of the data height), a strip right of the plot (legend at most 40% of
-	// the width), a strip below it (at most 25% of the height), and else a strip
-	// below on an image made taller by the legend's height.
+	// the width), and else a strip below the plot on an image made taller by the
+	// legend's height.
 	LegendAuto LegendPlace = iota
 	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
 	// legend in that corner of the data area, whatever it covers.

@@ -124,7 +124,6 @@ func clipLength(ax, ay, bx, by, x0, y0, x1, y1 float64) float64 {
 //   - raising the top of the y axis (p.Y.Max) so that a band as tall as the legend is
 //     free of data, if the legend is at most 45% of the data area's height;
 //   - a strip to the right of the plot, if the legend is at most 40% of the width;
-//   - a strip below the plot, if it is at most 25% of the height;
 //   - a strip below the plot on an image grown by the legend's height.
 func (l *legend) choose(p *plot.Plot, area draw.Canvas, logY bool) (draw.Canvas, vg.Length) {
 	if l.place != LegendAuto {
@@ -168,19 +167,13 @@ func (l *legend) choose(p *plot.Plot, area draw.Canvas, logY bool) (draw.Canvas,
 		return area, 0
 	}
 	p.Y.Max = yMax
-	aw, ah := area.Max.X-area.Min.X, area.Max.Y-area.Min.Y
-	switch {
-	case w+legendInset <= 0.4*aw:
+	if w+legendInset <= 0.4*(area.Max.X-area.Min.X) {
 		plotArea := draw.Crop(area, 0, -(w + legendInset), 0, 0)
 		dc := p.DataCanvas(plotArea)
 		strip := area
 		strip.Min.X = plotArea.Max.X
 		strip.Min.Y, strip.Max.Y = dc.Min.Y, dc.Max.Y+legendInset
 		l.strip, l.place = &strip, LegendTopLeft
-		return plotArea, 0
-	case h+legendInset <= 0.25*ah:
-		plotArea := draw.Crop(area, 0, 0, h+legendInset, 0)
-		l.below(p, area, plotArea)
 		return plotArea, 0
 	}
 	return area, h + legendInset

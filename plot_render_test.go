@@ -162,6 +162,18 @@ func renderCases(t *testing.T) map[string][]byte {
 	add("rising, linear, small", svg, err)
 	svg, err = tokendist.PlotLines([]tokendist.Line{saw}, &tokendist.PlotOptions{Title: "no free corner", XLabel: "x", YLabel: "y"})
 	add("no free corner", svg, err)
+	// Nine lines over the whole area: the legend goes right of the plot (short names)
+	// or below it on a taller image (long names).
+	var short, long []tokendist.Line
+	for k := 0; k < 9; k++ {
+		short = append(short, tokendist.Line{Name: fmt.Sprintf("run %d", k), X: saw.X, Y: saw.Y[k:]})
+		short[k].X = short[k].X[:len(short[k].Y)]
+		long = append(long, tokendist.Line{Name: fmt.Sprintf("a rather long legend entry, number %d", k), X: short[k].X, Y: short[k].Y})
+	}
+	svg, err = tokendist.PlotLines(short, &tokendist.PlotOptions{Title: "legend right of the plot", XLabel: "x", YLabel: "y"})
+	add("legend right", svg, err)
+	svg, err = tokendist.PlotLines(long, &tokendist.PlotOptions{Title: "legend below the plot", XLabel: "x", YLabel: "y", Points: true})
+	add("legend below", svg, err)
 	svg, err = tokendist.PlotLines([]tokendist.Line{{Name: "big", X: []float64{1e-6, 1, 1e9}, Y: []float64{2e7, 5, 1e-5}}}, &tokendist.PlotOptions{Title: "wide log ranges", LogX: true, LogY: true})
 	add("wide log ranges", svg, err)
 	svg, err = tokendist.PlotTrace(run, nil)

@@ -56,7 +56,7 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 }
 
 // logTicks labels a logarithmic axis with powers of 2 (1, 2, 4, … 64) when the range
-// spans at most 2^7 from at least 1/8, with powers of 10 (10, 100, 1000) otherwise,
+// spans at most 2^6 from at least 1/8, with powers of 10 (10, 100, 1000) otherwise,
 // adding 2·10^k and 5·10^k labels when fewer than three decades show, and with plain
 // linear ticks on a range too narrow for either. zero, if positive, is the position of
 // the row that stands for the value 0 (drawn one tick step below floor); no other tick
@@ -73,7 +73,7 @@ func planLogTicks(lo, hi float64, zeros bool) logTicks {
 	t := logTicks{floor: lo}
 	ratio := hi / lo
 	switch {
-	case lo >= 0.125 && ratio <= 128 && countPowers(lo, hi, 2) >= 2:
+	case lo >= 0.125 && ratio <= 64 && countPowers(lo, hi, 2) >= 2:
 		t.base = 2
 	case countPowers(lo, hi, 10) >= 1 && ratio >= 10:
 		t.base = 10
