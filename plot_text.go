@@ -132,8 +132,9 @@ func (c *outlineCanvas) outline(f font.Face, str string) (vg.Path, error) {
 }
 
 // finishSVG writes the canvas as an SVG document: it marks the text paths with
-// class="tdtext" and adds a <title> and a <desc> listing every label, so the plot's
-// words stay searchable and readable by screen readers although no <text> is drawn.
+// class="tdtext" and adds a <title> and a <desc> listing every label in drawing order
+// (title, x axis, y axis, legend), so the plot's words stay searchable and readable by
+// screen readers although no <text> is drawn.
 func (c *outlineCanvas) finishSVG(title string) ([]byte, error) {
 	if c.err != nil {
 		return nil, c.err
@@ -156,14 +157,6 @@ func (c *outlineCanvas) finishSVG(title string) ([]byte, error) {
 	if title != "" {
 		fmt.Fprintf(&meta, "\n<title>%s</title>", html.EscapeString(title))
 	}
-	words := make([]string, 0, len(c.texts))
-	seen := make(map[string]bool, len(c.texts))
-	for _, w := range c.texts {
-		if !seen[w] {
-			seen[w] = true
-			words = append(words, w)
-		}
-	}
-	fmt.Fprintf(&meta, "\n<desc>%s</desc>", html.EscapeString(strings.Join(words, " | ")))
+	fmt.Fprintf(&meta, "\n<desc>%s</desc>", html.EscapeString(strings.Join(c.texts, " | ")))
 	return []byte(s[:j] + meta.String() + s[j:]), nil
 }
