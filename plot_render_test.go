@@ -21,7 +21,7 @@ import (
 
 // The tests in this file rasterise plots with rsvg-convert (Debian: librsvg2-bin; .ci/run
 // installs it) and check the pixels: they render each SVG twice, as written and with
-// its text paths (class="tdtext") removed, and take the pixels that differ as the
+// its glyphs (class="tdtext") removed, and take the pixels that differ as the
 // text's. Text must not
 //   - touch the image's border (a clipped label), nor
 //   - land on a pixel the text-free image draws with data or axis ink: a saturated
@@ -34,7 +34,8 @@ import (
 // renderScale is the zoom given to rsvg-convert: 2 px per point.
 const renderScale = "2"
 
-var textPath = regexp.MustCompile(`<path d="[^"]*" class="tdtext" ?/>`)
+// textPath matches one drawn glyph.
+var textPath = regexp.MustCompile(`<use [^>]*class="tdtext" ?/>`)
 
 // rsvgConvert returns the path of rsvg-convert, or skips the test.
 func rsvgConvert(t *testing.T) string {
@@ -80,6 +81,11 @@ func checkRenderedText(t *testing.T, bin string, svg []byte) textReport {
 	full := rasterise(t, bin, svg)
 	bare := rasterise(t, bin, textPath.ReplaceAll(svg, nil))
 	require.Equal(t, full.Rect, bare.Rect)
+	return compare(full, bare)
+}
+
+// compare counts the pixels where full (with text) differs from bare (without).
+func compare(full, bare *image.RGBA) textReport {
 	w, h := full.Rect.Dx(), full.Rect.Dy()
 	var r textReport
 	for y := 0; y < h; y++ {

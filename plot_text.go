@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -22,8 +25,9 @@ import (
 // samples, tick labels clipped). Outlines taken from the very font the layout was
 // measured with render the same in every viewer, with no font installed.
 //
-// Each string becomes one <path> filled with textMarker, which finishSVG turns into
-// class="tdtext" (and the default black fill), so tests and style sheets can find text.
+// Each glyph is filled with textMarker; finishSVG turns it into a <use> of the glyph's
+// outline, defined once, with class="tdtext" (and the default black fill), so tests and
+// style sheets can find text.
 type outlineCanvas struct {
 	*vgsvg.Canvas
 	buf   sfnt.Buffer
@@ -59,12 +63,24 @@ func (c *outlineCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	c.Push()
 	c.Translate(pt)
 	c.SetColor(textMarker)
-	c.Fill(path)
+	for _, g := range path {
+		c.Push()
+		c.Translate(vg.Point{X: g.x})
+		c.Fill(g.path)
+		c.Pop()
+	}
 	c.Pop()
 }
 
-// outline returns the glyph outlines of str in points, baseline at the origin, y up.
-func (c *outlineCanvas) outline(f font.Face, str string) (vg.Path, error) {
+// glyphOutline is one glyph's outline at the origin and its x offset in the string.
+type glyphOutline struct {
+	x    vg.Length
+	path vg.Path
+}
+
+// outline returns the outlines of str's glyphs in points, each with its origin at the
+// baseline, y up, and its offset along the baseline; blank glyphs are left out.
+func (c *outlineCanvas) outline(f font.Face, str string) ([]glyphOutline, error) {
 	fnt := f.Face
 	if fnt == nil {
 		return nil, fmt.Errorf("tokendist: plot: no font face for %q", str)
@@ -72,15 +88,14 @@ func (c *outlineCanvas) outline(f font.Face, str string) (vg.Path, error) {
 	upem := fixed.Int26_6(fnt.UnitsPerEm())
 	// With ppem equal to the units per em, sfnt returns coordinates in font units.
 	scale := f.Font.Size.Points() / float64(upem)
-	pts := func(p fixed.Point26_6, x0 float64) vg.Point {
-		return vg.Point{X: vg.Length(x0 + float64(p.X)*scale), Y: vg.Length(-float64(p.Y) * scale)}
+	pts := func(p fixed.Point26_6) vg.Point {
+		return vg.Point{X: vg.Length(float64(p.X) * scale), Y: vg.Length(-float64(p.Y) * scale)}
 	}
 	var (
-		path    vg.Path
+		out     []glyphOutline
 		x       float64
 		prev    sfnt.GlyphIndex
 		hasPrev bool
-		open    bool
 	)
 	for _, r := range str {
 		idx, err := fnt.GlyphIndex(&c.buf, r)
@@ -101,25 +116,25 @@ func (c *outlineCanvas) outline(f font.Face, str string) (vg.Path, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tokendist: plot: outline of %q: %w", r, err)
 		}
-		for _, s := range segs {
+		var path vg.Path
+		for i, s := range segs {
 			switch s.Op {
 			case sfnt.SegmentOpMoveTo:
-				if open {
+				if i > 0 {
 					path.Close()
 				}
-				path.Move(pts(s.Args[0], x))
-				open = true
+				path.Move(pts(s.Args[0]))
 			case sfnt.SegmentOpLineTo:
-				path.Line(pts(s.Args[0], x))
+				path.Line(pts(s.Args[0]))
 			case sfnt.SegmentOpQuadTo:
-				path.QuadTo(pts(s.Args[0], x), pts(s.Args[1], x))
+				path.QuadTo(pts(s.Args[0]), pts(s.Args[1]))
 			case sfnt.SegmentOpCubeTo:
-				path.CubeTo(pts(s.Args[0], x), pts(s.Args[1], x), pts(s.Args[2], x))
+				path.CubeTo(pts(s.Args[0]), pts(s.Args[1]), pts(s.Args[2]))
 			}
 		}
-		if open {
+		if len(path) > 0 {
 			path.Close()
-			open = false
+			out = append(out, glyphOutline{x: vg.Length(x), path: path})
 		}
 		adv, err := fnt.GlyphAdvance(&c.buf, idx, upem, 0)
 		if err != nil {
@@ -128,11 +143,18 @@ func (c *outlineCanvas) outline(f font.Face, str string) (vg.Path, error) {
 		x += float64(adv) * scale
 		prev, hasPrev = idx, true
 	}
-	return path, nil
+	return out, nil
 }
 
-// finishSVG writes the canvas as an SVG document: it marks the text paths with
-// class="tdtext" and adds a <title> and a <desc> listing every label in drawing order
+// glyphUse matches one glyph as the outline canvas makes vgsvg write it: its offset
+// and its path data.
+var glyphUse = regexp.MustCompile(`<g transform="translate\(([^,]+), 0\)">\s*<path d="([^"]*)" ` + textMarkerStyle + ` />\s*</g>`)
+
+// svgNumber matches a decimal number in path data.
+var svgNumber = regexp.MustCompile(`-?[0-9]+\.[0-9]+`)
+
+// finishSVG writes the canvas as an SVG document: it draws each glyph as a <use> of
+// its outline, defined once in <defs>, marked class="tdtext", and adds a <title> and a <desc> listing every label in drawing order
 // (title, x axis, y axis, legend), so the plot's words stay searchable and readable by
 // screen readers although no <text> is drawn.
 func (c *outlineCanvas) finishSVG(title string) ([]byte, error) {
@@ -143,7 +165,25 @@ func (c *outlineCanvas) finishSVG(title string) ([]byte, error) {
 	if _, err := c.WriteTo(&raw); err != nil {
 		return nil, fmt.Errorf("tokendist: plot: %w", err)
 	}
-	s := strings.ReplaceAll(raw.String(), textMarkerStyle, `class="tdtext"`)
+	// Each distinct glyph outline is defined once (coordinates rounded to 0.01 pt) and
+	// drawn with <use>.
+	ids := map[string]string{}
+	var defs strings.Builder
+	s := glyphUse.ReplaceAllStringFunc(raw.String(), func(m string) string {
+		sub := glyphUse.FindStringSubmatch(m)
+		id, ok := ids[sub[2]]
+		if !ok {
+			id = "g" + strconv.Itoa(len(ids))
+			ids[sub[2]] = id
+			d := svgNumber.ReplaceAllStringFunc(sub[2], func(n string) string {
+				v, _ := strconv.ParseFloat(n, 64)
+				return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+			})
+			fmt.Fprintf(&defs, "<path id=\"%s\" d=\"%s\"/>\n", id, d)
+		}
+		return `<use xlink:href="#` + id + `" x="` + sub[1] + `" class="tdtext"/>`
+	})
+	s = strings.ReplaceAll(s, textMarkerStyle, `class="tdtext"`) // none expected
 	i := strings.Index(s, "<svg")
 	j := -1
 	if i >= 0 {
@@ -158,5 +198,8 @@ func (c *outlineCanvas) finishSVG(title string) ([]byte, error) {
 		fmt.Fprintf(&meta, "\n<title>%s</title>", html.EscapeString(title))
 	}
 	fmt.Fprintf(&meta, "\n<desc>%s</desc>", html.EscapeString(strings.Join(c.texts, " | ")))
+	if defs.Len() > 0 {
+		fmt.Fprintf(&meta, "\n<defs>\n%s</defs>", defs.String())
+	}
 	return []byte(s[:j] + meta.String() + s[j:]), nil
 }
