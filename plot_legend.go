@@ -27,9 +27,9 @@ type legendEntry struct {
 }
 
 const (
-	legendInset = 4 * vg.Millimeter / 2 // between the data area's border and the box
-	legendPad   = vg.Length(3)          // inside the box, in points
-	legendGap   = vg.Length(2)          // between rows, in points
+	legendInset = 2 * vg.Millimeter // between the data area's border and the box
+	legendPad   = vg.Length(3)      // inside the box, in points
+	legendGap   = vg.Length(2)      // between rows, in points
 )
 
 // size returns the legend box's width and height.

@@ -39,6 +39,14 @@ func TestPlotLines(t *testing.T) {
 	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: "Title here", XLabel: "steps", YLabel: "disc", Points: true})
 	require.NoError(t, err)
 	fndCheckSVG(t, svg, "alpha", "beta", "Title here", "steps", "disc")
+	// Text is drawn as outlines: no <text>, no font named, every glyph a <use> of a
+	// defined outline, the words in <title> and <desc>.
+	require.NotContains(t, string(svg), "<text")
+	require.NotContains(t, string(svg), "font-family")
+	require.NotContains(t, string(svg), "#010203", "a text glyph was not turned into a <use>")
+	require.Contains(t, string(svg), "<title>Title here</title>")
+	require.Regexp(t, `<desc>Title here \| steps \| .* \| disc \| .* \| alpha \| beta</desc>`, string(svg))
+	require.Regexp(t, `<use xlink:href="#g[0-9]+" x="[-0-9.e]+" class="tdtext"/>`, string(svg))
 
 	// Zero options: 16 × 10 cm; explicit size is honoured.
 	svg, err = tokendist.PlotLines(lines, nil)
