@@ -33,17 +33,40 @@ type Initializer interface {
 
 // Terminator is implemented by balancers with their own termination rule (for example
 // DISCREPANCY-1's local rule). Run stops with StatusDone when Done returns true; it is
-// asked before every step.
+// asked before every step. A balancer with its own rule stops by that rule: Run's
+// stability check (Periodic) does not stop it unless RunOptions.StopWhenStable is set.
+// A type that implements Done for some configurations only (a type shared by several
+// protocols, a wrapper) also implements OptionalTerminator to say when it has a rule.
 type Terminator interface {
 	Done(s *State) bool
 }
 
+// OptionalTerminator is implemented by Terminators whose rule exists in some runs only:
+// HasRule reports, once per run after Init, whether Done can return true in this run.
+// When it reports false, Run treats the balancer as having no rule of its own, so the
+// stability check (Periodic) applies by default.
+type OptionalTerminator interface {
+	HasRule(s *State) bool
+}
+
 // Periodic is implemented by balancers whose steps cycle with a period (χ steps for a
 // dimension-exchange round, χ·n for a THRESHOLD-1 phase). Run stops with StatusStable
-// when the loads are equal at two snapshots one period apart. A period ≤ 0 disables the
-// check.
+// when the loads are equal at two snapshots one period apart, checked at every multiple
+// of the period (O(n) per check). A period ≤ 0 disables the check. The check is a
+// default for balancers without a termination rule of their own: for a Terminator
+// (with HasRule true if it is an OptionalTerminator), Run checks stability only when
+// RunOptions.StopWhenStable is set. RunOptions.NoStability disables it always.
 type Periodic interface {
 	Period(s *State) int64
+}
+
+// StepBudgeter is implemented by balancers with a default step budget, typically the
+// number of rounds after which their paper bounds the discrepancy (the diffusion
+// schemes budget τ(G, K), BalancingTime). Run asks StepBudget once per run, after Init,
+// when RunOptions.MaxSteps is 0 and UseTarget is false, and stops with StatusMaxSteps
+// after that many steps. An error stops the run before its first step.
+type StepBudgeter interface {
+	StepBudget(s *State) (int64, error)
 }
 
 // Invariant is a property of loads that Run verifies.
@@ -155,13 +178,19 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("tokendist: unknown status %q", b)
 }
 
-// DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0.
+// DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0 and the balancer has
+// no default budget of its own (StepBudgeter), or UseTarget is set.
 const DefaultMaxSteps = 1 << 20
 
-// RunOptions configures Run. The zero value runs until the balancer is done, the loads
-// are stable, or DefaultMaxSteps steps, recording the first and last sample.
+// RunOptions configures Run. The zero value runs until the first of: the balancer's own
+// termination rule fires (Terminator, StatusDone); for a Periodic balancer without such
+// a rule, the loads are stable (StatusStable); the balancer's default step budget runs
+// out (StepBudgeter, StatusMaxSteps: τ(G, K) rounds for the diffusion schemes); or, for
+// balancers without a default budget, DefaultMaxSteps steps (StatusMaxSteps). It records
+// the first and last sample.
 type RunOptions struct {
-	// MaxSteps bounds the number of steps; 0 means DefaultMaxSteps; negative is an error.
+	// MaxSteps bounds the number of steps; negative is an error. 0 means the balancer's
+	// default budget (StepBudgeter) when UseTarget is false, else DefaultMaxSteps.
 	MaxSteps int64
 	// UseTarget enables stopping once the discrepancy is ≤ TargetDiscrepancy, checked
 	// before every step (an O(n) scan per step).
@@ -170,6 +199,10 @@ type RunOptions struct {
 	TargetDiscrepancy int64
 	// NoStability disables the stability stop of Periodic balancers.
 	NoStability bool
+	// StopWhenStable enables the stability stop also for Periodic balancers with their
+	// own termination rule (Terminator), which by default stop by that rule only.
+	// NoStability takes precedence.
+	StopWhenStable bool
 	// SampleEvery records a Sample every that many steps (0: only the first and last).
 	SampleEvery int64
 	// Recorder, if not nil, receives every Sample as it is taken; an error stops the run.
@@ -316,9 +349,6 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	if r.opts.SampleEvery < 0 {
 		return r, badParam("SampleEvery %d is negative", r.opts.SampleEvery)
 	}
-	if r.opts.MaxSteps == 0 {
-		r.opts.MaxSteps = DefaultMaxSteps
-	}
 	if len(loads) != net.Order() {
 		return r, fmt.Errorf("%w: %d loads for a network of %d nodes", ErrBadLoads, len(loads), net.Order())
 	}
@@ -344,11 +374,27 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	}
 	if in, ok := b.(Initializer); ok {
 		if err := in.Init(&r.s); err != nil {
-			return r, fmt.Errorf("tokendist: %s: %w", r.res.Balancer, err)
+			return r, wrapf(err, "%s", r.res.Balancer)
+		}
+	}
+	if r.opts.MaxSteps == 0 {
+		r.opts.MaxSteps = DefaultMaxSteps
+		if sb, ok := b.(StepBudgeter); ok && !r.opts.UseTarget {
+			budget, err := sb.StepBudget(&r.s)
+			if err != nil {
+				return r, wrapf(err, "%s has no default step budget (set RunOptions.MaxSteps or UseTarget)", r.res.Balancer)
+			}
+			if budget < 0 {
+				return r, badParam("%s returned a negative default step budget %d", r.res.Balancer, budget)
+			}
+			r.opts.MaxSteps = budget
 		}
 	}
 	r.done, _ = b.(Terminator)
-	if p, ok := b.(Periodic); ok && !r.opts.NoStability {
+	if o, ok := b.(OptionalTerminator); ok && r.done != nil && !o.HasRule(&r.s) {
+		r.done = nil
+	}
+	if p, ok := b.(Periodic); ok && !r.opts.NoStability && (r.done == nil || r.opts.StopWhenStable) {
 		r.period = p.Period(&r.s)
 		if r.period > 0 {
 			r.snapshot = r.s.Loads.Clone()
@@ -387,7 +433,7 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 	checkNeg := r.keeps&NonNegative == 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return StatusCanceled, fmt.Errorf("tokendist: %s stopped at step %d: %w", r.res.Balancer, s.Steps, err)
+			return StatusCanceled, wrapf(err, "%s stopped at step %d", r.res.Balancer, s.Steps)
 		}
 		if r.done != nil && r.done.Done(s) {
 			return StatusDone, nil
@@ -399,7 +445,7 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 			return StatusMaxSteps, nil
 		}
 		if err := r.b.Step(s); err != nil {
-			return StatusFailed, fmt.Errorf("tokendist: %s failed at step %d: %w", r.res.Balancer, s.Steps, err)
+			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
 		s.Steps++
 		if checkNeg {
@@ -488,7 +534,7 @@ func (r *runner) sample() error {
 	r.res.Trace = append(r.res.Trace, smp)
 	if r.opts.Recorder != nil {
 		if err := r.opts.Recorder.Record(s, smp); err != nil {
-			return fmt.Errorf("tokendist: recorder stopped %s at step %d: %w", r.res.Balancer, s.Steps, err)
+			return wrapf(err, "recorder stopped %s at step %d", r.res.Balancer, s.Steps)
 		}
 	}
 	return nil

@@ -59,6 +59,14 @@ func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
 	return nil
 }
 
+// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
+// after which Table 1 of Berenbrink et al. bounds the scheme's discrepancy, with K the
+// discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by Lanczos
+// (LambdaMax) plus its error bound. It costs O((n + m)·i) the first time, with i ≤ 3000
+// Lanczos iterations, and O(n) after; it fails (ErrNotConverged) on a network whose
+// spectral gap is too small for that, where τ would be impractically long.
+func (b *edgeDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
 // Init checks that the run's network is the one the balancer was built for, prepares
 // buffers and clears the accumulated rounding errors.
 func (b *edgeDiffusion) Init(s *State) error {

@@ -51,6 +51,14 @@ func NewRandomMatching(net Network) (*RandomMatching, error) {
 // String names the scheme.
 func (*RandomMatching) String() string { return "RandomMatching" }
 
+// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
+// the horizon of Table 1 of Berenbrink et al., with K the discrepancy of s.Loads (at
+// least 1) and λ_max (of the diffusion matrix) computed once per balancer by Lanczos
+// plus its error bound. It costs O((n + m)·i) the first time, with i ≤ 3000 Lanczos
+// iterations, and O(n) after; it fails (ErrNotConverged) on a network whose spectral gap
+// is too small for that.
+func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
 // Init checks that the run's network is the one b was built for and prepares buffers.
 func (b *RandomMatching) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {

@@ -120,6 +120,16 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 // String names the scheme.
 func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 
+// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer
+// by Lanczos (LambdaMax) plus its error bound, so that the budget is not short; after
+// τ(G, K) rounds Theorem 1.1 of Berenbrink et al. bounds the discrepancy. It costs
+// O((n + m)·i) the first time, with i ≤ 3000 Lanczos iterations, and O(n) after; it
+// fails (ErrNotConverged) when λ_max cannot be bounded to a tenth of the spectral gap
+// within 3000 iterations, a network on which τ would be impractically long: set
+// RunOptions.MaxSteps or UseTarget there.
+func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
 // Init checks that the run's network is the one b was built for and prepares buffers.
 func (b *RandomizedDiffusion) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {

@@ -371,6 +371,24 @@ func (b *SpanningTreeBalancer) Done(s *State) bool {
 	return done
 }
 
+// HasRule reports whether the tree algorithm has a termination rule of its own
+// (OptionalTerminator): it implements Terminator and, if it is an OptionalTerminator,
+// its HasRule reports true.
+func (b *SpanningTreeBalancer) HasRule(s *State) bool {
+	if _, ok := b.inner.(Terminator); !ok {
+		return false
+	}
+	o, ok := b.inner.(OptionalTerminator)
+	if !ok {
+		return true
+	}
+	net := s.Net
+	s.Net = b.tree
+	has := o.HasRule(s)
+	s.Net = net
+	return has
+}
+
 // Period forwards to the tree algorithm's stability period (0, no check, if it has none).
 func (b *SpanningTreeBalancer) Period(s *State) int64 {
 	p, ok := b.inner.(Periodic)

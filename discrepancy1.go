@@ -105,6 +105,11 @@ func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
 }
 
+// HasRule reports whether d has a termination rule of its own (OptionalTerminator):
+// true for DISCREPANCY-1, false for THRESHOLD-1, THRESHOLD-2 and user protocols, which
+// Run therefore stops by the stability check (Periodic). O(1).
+func (d *DimensionExchange) HasRule(*State) bool { return d.kind == discrepancy1 }
+
 // Cycles returns the number of DISCREPANCY-1 cycles (an A-phase and a B-phase, Houle et
 // al., section 5) completed in the last run, in O(1).
 func (d *DimensionExchange) Cycles() int64 { return d.cycles }

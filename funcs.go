@@ -55,6 +55,10 @@ func (f *Funcs) Init(s *State) error {
 // Done calls DoneFunc if set.
 func (f *Funcs) Done(s *State) bool { return f.DoneFunc != nil && f.DoneFunc(s) }
 
+// HasRule reports whether DoneFunc is set (OptionalTerminator): without it, f has no
+// termination rule and Run applies the stability check to a PeriodFunc.
+func (f *Funcs) HasRule(*State) bool { return f.DoneFunc != nil }
+
 // Period calls PeriodFunc if set, else returns 0 (no stability check).
 func (f *Funcs) Period(s *State) int64 {
 	if f.PeriodFunc == nil {
