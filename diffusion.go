@@ -42,7 +42,8 @@ const (
 
 // stepBudget returns τ(G, K) (BalancingTime) for the network and K, the discrepancy of
 // s.Loads (at least 1): the rounds after which Table 1 of Berenbrink et al. bounds
-// every scheme's discrepancy. λ_max comes from LambdaMax with Lanczos (at most
+// every scheme's discrepancy. It fails with ErrBadParameter when τ exceeds
+// DefaultMaxSteps, so that a run without an explicit budget is never long. λ_max comes from LambdaMax with Lanczos (at most
 // budgetMaxIter iterations of O(n + m)), computed once per balancer; the value used is
 // λ_max plus its error bound, so τ is not underestimated. It fails when Lanczos cannot
 // bound λ_max to a tenth of the spectral gap within the iteration limit (a gap so small
@@ -55,7 +56,15 @@ func (ln *lazyNet) stepBudget(s *State) (int64, error) {
 	if ln.budgetErr != nil {
 		return 0, ln.budgetErr
 	}
-	return BalancingTime(ln.budgetLambda, ln.g.Order(), max(s.Loads.Discrepancy(), 1))
+	K := max(s.Loads.Discrepancy(), 1)
+	tau, err := BalancingTime(ln.budgetLambda, ln.g.Order(), K)
+	if err != nil {
+		return 0, err
+	}
+	if tau > DefaultMaxSteps {
+		return 0, badParam("τ(G, K) = %d rounds (λ_max = %.9g, K = %d) exceeds DefaultMaxSteps = %d", tau, ln.budgetLambda, K, DefaultMaxSteps)
+	}
+	return tau, nil
 }
 
 func (ln *lazyNet) lambdaForBudget() (float64, error) {

@@ -59,12 +59,14 @@ func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
 	return nil
 }
 
-// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
-// after which Table 1 of Berenbrink et al. bounds the scheme's discrepancy, with K the
-// discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by Lanczos
-// (LambdaMax) plus its error bound. It costs O((n + m)·i) the first time, with i ≤ 3000
-// Lanczos iterations, and O(n) after; it fails (ErrNotConverged) on a network whose
-// spectral gap is too small for that, where τ would be impractically long.
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Table 1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *edgeDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
 // Init checks that the run's network is the one the balancer was built for, prepares
@@ -206,6 +208,9 @@ type RSWDiffusion struct{ edgeDiffusion }
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
 // disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRSWDiffusion(net Network) (*RSWDiffusion, error) {
 	b := &RSWDiffusion{}
 	if err := b.build(net, ruleRSW); err != nil {
@@ -231,6 +236,9 @@ type FGSDeterministic struct{ edgeDiffusion }
 
 // NewFGSDeterministic returns the deterministic FGS balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewFGSDeterministic(net Network) (*FGSDeterministic, error) {
 	b := &FGSDeterministic{}
 	if err := b.build(net, ruleFGSDet); err != nil {
@@ -256,6 +264,9 @@ type FGSRandomized struct{ edgeDiffusion }
 
 // NewFGSRandomized returns the randomized FGS balancer for net. It rejects a nil, empty
 // or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewFGSRandomized(net Network) (*FGSRandomized, error) {
 	b := &FGSRandomized{}
 	if err := b.build(net, ruleFGSRand); err != nil {

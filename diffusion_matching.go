@@ -38,6 +38,9 @@ type RandomMatching struct {
 
 // NewRandomMatching returns the FS random-matching balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRandomMatching(net Network) (*RandomMatching, error) {
 	ln, err := newLazyNet(net)
 	if err != nil {
@@ -51,12 +54,14 @@ func NewRandomMatching(net Network) (*RandomMatching, error) {
 // String names the scheme.
 func (*RandomMatching) String() string { return "RandomMatching" }
 
-// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
-// the horizon of Table 1 of Berenbrink et al., with K the discrepancy of s.Loads (at
-// least 1) and λ_max (of the diffusion matrix) computed once per balancer by Lanczos
-// plus its error bound. It costs O((n + m)·i) the first time, with i ≤ 3000 Lanczos
-// iterations, and O(n) after; it fails (ErrNotConverged) on a network whose spectral gap
-// is too small for that.
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Table 1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
 // Init checks that the run's network is the one b was built for and prepares buffers.

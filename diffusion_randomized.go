@@ -93,6 +93,9 @@ type packedWord interface{ ~uint16 | ~uint32 | ~uint64 }
 // NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
 // a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
 // O(n + m) time and memory; the balancer can be reused for many runs on net.
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	ln, err := newLazyNet(net)
 	if err != nil {
@@ -120,14 +123,14 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 // String names the scheme.
 func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 
-// StepBudget returns the default step budget of Run: τ(G, K) rounds (BalancingTime),
-// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer
-// by Lanczos (LambdaMax) plus its error bound, so that the budget is not short; after
-// τ(G, K) rounds Theorem 1.1 of Berenbrink et al. bounds the discrepancy. It costs
-// O((n + m)·i) the first time, with i ≤ 3000 Lanczos iterations, and O(n) after; it
-// fails (ErrNotConverged) when λ_max cannot be bounded to a tenth of the spectral gap
-// within 3000 iterations, a network on which τ would be impractically long: set
-// RunOptions.MaxSteps or UseTarget there.
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Theorem 1.1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
 // Init checks that the run's network is the one b was built for and prepares buffers.
