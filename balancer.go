@@ -273,17 +273,41 @@ func (r Result) String() string {
 	return s
 }
 
-// InvariantError reports a balancer that broke an invariant it declared.
+// InvariantError reports a balancer that broke an invariant it declared. Run checks the
+// invariants at every sample (every RunOptions.SampleEvery steps) and at the end of the
+// run, so the break happened in one of the steps LastChecked+1 .. Step.
 type InvariantError struct {
-	Balancer  string
-	Step      int64
+	// Balancer names the balancer.
+	Balancer string
+	// Step is the number of steps completed when the break was detected.
+	Step int64
+	// LastChecked is the step count at the previous check, where the invariants held
+	// (0: the validated initial loads). The break happened after it.
+	LastChecked int64
+	// CheckEvery is the checking interval in steps (RunOptions.SampleEvery), or 0 when
+	// Run checked only at the end of the run.
+	CheckEvery int64
+	// Invariant is the invariant broken.
 	Invariant Invariant
-	Detail    string
+	// Detail names the offending value (the total, or the node and its load).
+	Detail string
 }
 
-// Error describes the violation.
+// Error describes the violation and the steps in which it happened.
 func (e *InvariantError) Error() string {
-	return fmt.Sprintf("tokendist: balancer %s broke %s at step %d: %s", e.Balancer, e.Invariant, e.Step, e.Detail)
+	where := fmt.Sprintf("in step %d", e.Step)
+	if e.Step > e.LastChecked+1 {
+		where = fmt.Sprintf("in one of steps %d..%d", e.LastChecked+1, e.Step)
+	}
+	every := "only at the end of the run (set RunOptions.SampleEvery to check more often)"
+	switch {
+	case e.CheckEvery == 1:
+		every = "after every step"
+	case e.CheckEvery > 1:
+		every = fmt.Sprintf("every %d steps", e.CheckEvery)
+	}
+	return fmt.Sprintf("tokendist: balancer %s broke %s %s, detected after step %d (invariants checked %s): %s",
+		e.Balancer, e.Invariant, where, e.Step, every, e.Detail)
 }
 
 // ErrNilBalancer reports a nil balancer.
@@ -325,6 +349,7 @@ type runner struct {
 	done     Terminator
 	period   int64
 	snapshot Loads
+	checked  int64 // the step count at the last successful invariant check
 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
@@ -496,12 +521,12 @@ func (r *runner) countNegative() {
 func (r *runner) check() error {
 	s := &r.s
 	if len(s.Loads) != s.Net.Order() {
-		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads))}
+		return r.broke(Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads)))
 	}
 	if r.keeps&NonNegative != 0 {
 		for v, x := range s.Loads {
 			if x < 0 {
-				return &InvariantError{r.res.Balancer, s.Steps, NonNegative, fmt.Sprintf("load %d at node %d", x, v)}
+				return r.broke(NonNegative, fmt.Sprintf("load %d at node %d", x, v))
 			}
 		}
 	}
@@ -509,12 +534,22 @@ func (r *runner) check() error {
 	if a, ok := r.b.(Accountant); ok && r.keeps&Conserves == 0 {
 		want = a.ExpectedTotal(s)
 	} else if r.keeps&Conserves == 0 {
+		r.checked = s.Steps
 		return nil
 	}
 	if got := s.Loads.Total(); got != want {
-		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("total %d, want %d", got, want)}
+		return r.broke(Conserves, fmt.Sprintf("total %d, want %d", got, want))
 	}
+	r.checked = s.Steps
 	return nil
+}
+
+// broke returns the InvariantError for a check failing now.
+func (r *runner) broke(inv Invariant, detail string) error {
+	return &InvariantError{
+		Balancer: r.res.Balancer, Step: r.s.Steps, LastChecked: r.checked,
+		CheckEvery: r.opts.SampleEvery, Invariant: inv, Detail: detail,
+	}
 }
 
 func (r *runner) sample() error {

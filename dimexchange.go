@@ -292,7 +292,7 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 	}
 	inner, err := build(tree)
 	if err != nil {
-		return nil, err
+		return nil, wrapf(err, "NewSpanningTree: the tree algorithm's constructor failed")
 	}
 	if inner == nil {
 		return nil, ErrNilBalancer

@@ -2,7 +2,6 @@ package tokendist
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 
@@ -93,7 +92,7 @@ func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison,
 			grids[k], err = e.Grid(seed)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seed, err)
+			return nil, wrapf(err, "RingExperiment %q, seed %d", e.Name, seed)
 		}
 	}
 	// Instances run in parallel, each writing only its own slots; the aggregation below
@@ -112,7 +111,7 @@ func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison,
 	})
 	for k, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seeds[k], err)
+			return nil, wrapf(err, "RingExperiment %q, seed %d", e.Name, seeds[k])
 		}
 	}
 	for _, st := range stats {

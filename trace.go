@@ -17,25 +17,25 @@ var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potenti
 func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(traceHeader); err != nil {
-		return err
+		return wrapf(err, "WriteCSV")
 	}
 	i := strconv.FormatInt
 	for _, s := range t {
 		row := []string{i(s.Step, 10), i(s.Time, 10), i(s.Discrepancy, 10), i(s.Max, 10), i(s.Min, 10),
 			s.Potential.String(), i(s.Moved, 10), i(s.Messages, 10), strconv.Itoa(s.Negative)}
 		if err := cw.Write(row); err != nil {
-			return err
+			return wrapf(err, "WriteCSV")
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	return wrapf(cw.Error(), "WriteCSV")
 }
 
 // WriteJSON writes the trace as a JSON array of samples.
 func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(t)
+	return wrapf(enc.Encode(t), "WriteJSON")
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
