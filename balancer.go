@@ -103,6 +103,16 @@ type InvariantKeeper interface {
 	Invariants() Invariant
 }
 
+// ResultDescriber is implemented by balancers for which only some of a Result's figures
+// are meaningful (the ring's queues have no useful discrepancy; a diffusion round's
+// model time is its step count). Run calls DescribeResult once, at the end of every run
+// that got past its set-up, and stores the text in Result.Summary, which Result.String
+// prints after the status and step count. The text lists comma-separated figures, such
+// as "discrepancy 1, moved 12, messages 40".
+type ResultDescriber interface {
+	DescribeResult(s *State) string
+}
+
 // Accountant is implemented by balancers whose total changes by design (tasks spawn
 // and finish); Run checks the loads' total against ExpectedTotal instead.
 type Accountant interface {
@@ -258,15 +268,25 @@ type Result struct {
 	// the lowest load seen; both stay 0 for balancers that keep NonNegative.
 	NegativeSteps int64 `json:"negative_steps"`
 	MostNegative  int64 `json:"most_negative"`
+	// Summary lists the figures meaningful for the balancer (ResultDescriber); empty for
+	// a balancer that does not describe its results, for which String prints the time,
+	// discrepancy, moves and messages.
+	Summary string `json:"summary,omitempty"`
 }
 
 // Discrepancy returns the final discrepancy.
 func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
 
-// String returns a one-line summary.
+// String returns a one-line summary: the balancer, the status, the steps, and either
+// Summary or, if it is empty, the time, discrepancy, moves and messages. It costs O(n).
 func (r Result) String() string {
-	s := fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
-		r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	var s string
+	if r.Summary != "" {
+		s = fmt.Sprintf("%s: %s after %d steps, %s", r.Balancer, r.Status, r.Steps, r.Summary)
+	} else {
+		s = fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
+			r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	}
 	if r.NegativeSteps > 0 {
 		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
 	}
@@ -446,6 +466,9 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Status = status
 	r.res.Loads = s.Loads
 	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	if d, ok := r.b.(ResultDescriber); ok && len(s.Loads) == s.Net.Order() {
+		r.res.Summary = d.DescribeResult(s)
+	}
 	return r.res, err
 }
 
@@ -573,4 +596,16 @@ func (r *runner) sample() error {
 		}
 	}
 	return nil
+}
+
+// describeBalance is the summary of a balancer whose model time is its step count:
+// the final discrepancy, moves and messages.
+func describeBalance(s *State) string {
+	return fmt.Sprintf("discrepancy %d, moved %d, messages %d", s.Loads.Discrepancy(), s.Moved, s.Messages)
+}
+
+// describeTimedBalance adds the model time to describeBalance, for balancers whose steps
+// take varying time.
+func describeTimedBalance(s *State) string {
+	return fmt.Sprintf("time %d, %s", s.Time, describeBalance(s))
 }

@@ -69,6 +69,10 @@ func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
 // first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *edgeDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages; a round is one unit of time, so the time is the step count. O(n).
+func (b *edgeDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
+
 // Init checks that the run's network is the one the balancer was built for, prepares
 // buffers and clears the accumulated rounding errors.
 func (b *edgeDiffusion) Init(s *State) error {

@@ -133,6 +133,10 @@ func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 // first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages; a round is one unit of time, so the time is the step count. O(n).
+func (b *RandomizedDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
+
 // Init checks that the run's network is the one b was built for and prepares buffers.
 func (b *RandomizedDiffusion) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {

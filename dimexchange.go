@@ -389,6 +389,20 @@ func (b *SpanningTreeBalancer) HasRule(s *State) bool {
 	return has
 }
 
+// DescribeResult forwards to the tree algorithm's summary (ResultDescriber), or returns
+// the discrepancy, moves and messages if it has none. O(n).
+func (b *SpanningTreeBalancer) DescribeResult(s *State) string {
+	d, ok := b.inner.(ResultDescriber)
+	if !ok {
+		return describeTimedBalance(s)
+	}
+	net := s.Net
+	s.Net = b.tree
+	text := d.DescribeResult(s)
+	s.Net = net
+	return text
+}
+
 // Period forwards to the tree algorithm's stability period (0, no check, if it has none).
 func (b *SpanningTreeBalancer) Period(s *State) int64 {
 	p, ok := b.inner.(Periodic)

@@ -1,6 +1,9 @@
 package tokendist
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // NewDiscrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
 // on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
@@ -109,6 +112,16 @@ func (d *DimensionExchange) Done(*State) bool {
 // true for DISCREPANCY-1, false for THRESHOLD-1, THRESHOLD-2 and user protocols, which
 // Run therefore stops by the stability check (Periodic). O(1).
 func (d *DimensionExchange) HasRule(*State) bool { return d.kind == discrepancy1 }
+
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages (a step is one unit of time), and for DISCREPANCY-1 the completed cycles.
+// O(n).
+func (d *DimensionExchange) DescribeResult(s *State) string {
+	if d.kind == discrepancy1 {
+		return fmt.Sprintf("%s, cycles %d", describeBalance(s), d.cycles)
+	}
+	return describeBalance(s)
+}
 
 // Cycles returns the number of DISCREPANCY-1 cycles (an A-phase and a B-phase, Houle et
 // al., section 5) completed in the last run, in O(1).

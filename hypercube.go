@@ -304,6 +304,10 @@ func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
 // Done reports whether the schedule is finished (Terminator).
 func (b *CubeBalancer) Done(*State) bool { return b.core.phase == phaseDone }
 
+// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
+// accounting, not the step count), the discrepancy, moves and messages. O(n).
+func (b *CubeBalancer) DescribeResult(s *State) string { return describeTimedBalance(s) }
+
 // String names the algorithm and the network.
 func (b *CubeBalancer) String() string { return b.core.String() }
 

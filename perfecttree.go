@@ -254,6 +254,14 @@ func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
 // section 1), in O(1).
 func (pt *PerfectTree) Done(*State) bool { return pt.sim.finished == pt.sim.n }
 
+// DescribeResult summarises a run (ResultDescriber): the finished nodes, whether the
+// distribution is perfect (every node ⌊T/N⌋ or ⌈T/N⌉), the model time, the token moves
+// and messages. O(n).
+func (pt *PerfectTree) DescribeResult(s *State) string {
+	return fmt.Sprintf("finished %d of %d nodes, perfect %v, time %d, moved %d, messages %d",
+		pt.sim.finished, pt.sim.n, IsPerfectDistribution(s.Loads), s.Time, s.Moved, s.Messages)
+}
+
 // Result returns the metrics of the last run (or of the run so far). It computes the
 // optimum number of moves, O(N · min(N, T mod N)).
 func (pt *PerfectTree) Result() PerfectTreeResult {

@@ -352,6 +352,15 @@ func (b *RingScheduler) Done(*State) bool {
 	return b.executed == b.spawned && len(b.waiting) == 0
 }
 
+// DescribeResult summarises a run (ResultDescriber): the tasks executed and still
+// queued, the completion time, speedup and efficiency (RingStats); a step is one unit of time and
+// the queues' discrepancy means nothing here. O(p).
+func (b *RingScheduler) DescribeResult(s *State) string {
+	st := b.Stats()
+	return fmt.Sprintf("executed %d tasks in time %d, %d queued, speedup %.2f, efficiency %.2f, moved %d",
+		st.Tasks, st.Time, s.Loads.Total(), st.Speedup, st.Efficiency, st.Moved)
+}
+
 // Step executes one time unit: every PE with work executes its first task in
 // breadth-first order, then the spawned children are delivered (available next step).
 func (b *RingScheduler) Step(s *State) error {
