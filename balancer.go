@@ -57,6 +57,7 @@ type OptionalTerminator interface {
 // (with HasRule true if it is an OptionalTerminator), Run checks stability only when
 // RunOptions.StopWhenStable is set. RunOptions.NoStability disables it always.
 type Periodic interface {
+	// Period returns the period in steps; Run asks once per run, after Init.
 	Period(s *State) int64
 }
 
@@ -100,6 +101,7 @@ func (i Invariant) String() string {
 // Result instead of failing), and the ring's task queues are not conserved (Run then
 // checks the total against Accountant.ExpectedTotal).
 type InvariantKeeper interface {
+	// Invariants returns the set of invariants the balancer keeps.
 	Invariants() Invariant
 }
 
@@ -136,7 +138,9 @@ type State struct {
 	// Seed is the run's seed. Parallel steps derive per-chunk streams from (Seed,
 	// Steps, chunk) with internal/rng, so results do not depend on the worker count.
 	Seed uint64
-	// Rand is the run's sequential random source, seeded from Seed.
+	// Rand is the run's sequential random source: a *rand.Rand of math/rand/v2 with a
+	// PCG source, seeded from Seed at the start of every run. Steps that run in parallel
+	// must not use it (see Seed).
 	Rand *rand.Rand
 	// Workers is the most goroutines a step may use (from RunOptions.Workers).
 	Workers int
@@ -226,20 +230,27 @@ type RunOptions struct {
 
 // Sample is a snapshot of a run's metrics.
 type Sample struct {
-	Step        int64   `json:"step"`
-	Time        int64   `json:"time"`
-	Discrepancy int64   `json:"discrepancy"`
-	Max         int64   `json:"max"`
-	Min         int64   `json:"min"`
-	Potential   Uint128 `json:"potential"`
-	Moved       int64   `json:"moved"`
-	Messages    int64   `json:"messages"`
+	// Step is the number of steps completed and Time the model time (State.Steps and
+	// State.Time).
+	Step int64 `json:"step"`
+	Time int64 `json:"time"`
+	// Discrepancy is Max − Min, the largest minus the smallest load.
+	Discrepancy int64 `json:"discrepancy"`
+	Max         int64 `json:"max"`
+	Min         int64 `json:"min"`
+	// Potential is Σ load², exact (Loads.Potential).
+	Potential Uint128 `json:"potential"`
+	// Moved and Messages are the counters State.Moved and State.Messages.
+	Moved    int64 `json:"moved"`
+	Messages int64 `json:"messages"`
 	// Negative is the number of nodes with a negative load (only the FGS comparators).
 	Negative int `json:"negative"`
 }
 
 // Recorder receives samples during a run (progress bars, live plots, custom checks).
 type Recorder interface {
+	// Record receives one sample; s is the run's state, read-only, valid during the
+	// call. An error stops the run with StatusFailed, wrapped.
 	Record(s *State, smp Sample) error
 }
 

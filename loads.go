@@ -100,6 +100,7 @@ func (l Loads) Potential() Uint128 {
 // Uint128 is an unsigned 128-bit integer, used for the exact potential Σ load², which
 // exceeds 64 bits for large loads. Its zero value is 0.
 type Uint128 struct {
+	// Hi and Lo are the high and low 64 bits: the value is Hi·2^64 + Lo.
 	Hi, Lo uint64
 }
 

@@ -74,6 +74,7 @@ type RingTask struct {
 
 // RingStats summarises a run of a growing dag on a ring.
 type RingStats struct {
+	// Policy is the policy that ran.
 	Policy RingPolicy `json:"policy"`
 	// P is the number of PEs.
 	P int `json:"p"`

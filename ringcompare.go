@@ -38,6 +38,7 @@ type RingExperiment struct {
 
 // RingComparison is one policy on one ring size, over all instances of a family.
 type RingComparison struct {
+	// Family is RingExperiment.Name, Policy the policy and P the ring size of the row.
 	Family string     `json:"family"`
 	Policy RingPolicy `json:"policy"`
 	P      int        `json:"p"`

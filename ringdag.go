@@ -92,6 +92,7 @@ func ParseTreeNode(s string) (TreeNode, error) {
 // is ⟨K, L+1⟩ and its right child ⟨K+1, L⟩; its level is K+L. Breadth-first order is by
 // level, then by K.
 type GridNode struct {
+	// K and L are the node's coordinates (right and left steps from the root ⟨0, 0⟩).
 	K, L int
 }
 
