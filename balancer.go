@@ -344,7 +344,8 @@ func (e *InvariantError) Error() string {
 // ErrNilBalancer reports a nil balancer.
 var ErrNilBalancer = errors.New("tokendist: nil balancer")
 
-// BalancerName returns b's String() if it has one, else its Go type.
+// BalancerName returns b's String() if it has one, else its Go type. It costs what b's
+// String costs.
 func BalancerName(b Balancer) string {
 	if s, ok := b.(fmt.Stringer); ok {
 		return s.String()

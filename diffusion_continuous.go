@@ -14,8 +14,8 @@ import (
 // ξ_i(t) = ξ_i(t−1) + Σ_{j∈N(i)} (ξ_j(t−1) − ξ_i(t−1))/(d+1), with d the maximum degree
 // (the lazy walk on a non-regular network). Its loads are float64, so it is not a
 // Balancer; step it directly, or let a Deviation recorder run it alongside a discrete
-// scheme. A step costs O(n + m) and uses the available cores on networks of more than
-// 4096 nodes; each load is computed from a fixed-order sum, so results do not depend
+// scheme. A step costs O(n + m) and uses the available cores on large networks; each
+// load is computed from a fixed-order sum, so results do not depend
 // on the number of workers. Step does not allocate.
 type ContinuousDiffusion struct {
 	ln      *lazyNet

@@ -200,14 +200,12 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 // O(Ψ_1(G)) (LocalDivergence), Θ(log² n) on hypercubes (Berenbrink et al., Corollary
 // 4.1) and Θ(n^{1/r}) on r-dimensional tori; d·diam(G) is a lower bound.
 //
-// The three edge-based schemes (RSW, FGSDeterministic, FGSRandomized) share one engine:
-// a round takes two passes of O(n + m), the lower end of every link computing its flow
-// from the loads at the start of the round, then every node adding its links' flows.
-// Step adds |F| per link to State.Moved and one message per link with F ≠ 0 to
-// State.Messages. Networks of more than 4096 nodes use up to State.Workers goroutines;
-// FGSRandomized draws from one stream per 4096-node chunk, so results do not depend on
-// the number of workers. Step does not allocate. On a non-regular network d is the
-// maximum degree (the lazy walk of TransitionMatrix).
+// The three edge-based schemes (RSW, FGSDeterministic, FGSRandomized) share one
+// engine: a synchronous round costs O(n + m) time. Step adds |F| per link to
+// State.Moved and one message per link with F ≠ 0 to State.Messages, uses up to
+// State.Workers goroutines on large networks (results do not depend on the number of
+// workers) and does not allocate. On a non-regular network d is the maximum degree (the
+// lazy walk of TransitionMatrix). Run's default budget is τ(G, K) rounds (StepBudget).
 type RSWDiffusion struct{ edgeDiffusion }
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or

@@ -19,10 +19,10 @@ import (
 // so its continuous counterpart needs more rounds than τ(G, K).
 //
 // Step adds the tokens that crossed each matched link to State.Moved, and one message
-// per proposal and per acceptance to State.Messages. A round costs O(n + m) in two passes (draw proposals; accept and balance), uses up to
-// State.Workers goroutines on networks of more than 4096 nodes, and takes its random
-// choices from one stream per 4096-node chunk (one 64-bit draw per batch of nodes), so
-// results do not depend on the number of workers. Step does not allocate.
+// per proposal and per acceptance to State.Messages. A round costs O(n + m) time, uses
+// up to State.Workers goroutines on large networks (results do not depend on the number
+// of workers) and does not allocate. Run's default budget is τ(G, K) rounds
+// (StepBudget).
 type RandomMatching struct {
 	ln          *lazyNet
 	prop        []int32 // the neighbour an active node proposes to, or −1

@@ -18,9 +18,9 @@ import (
 //
 // The paper ends section 5 with a local termination rule: node v stops when localMax(v)
 // is the same in two consecutive cycles, which is claimed to imply a stable
-// distribution with discrepancy ≤ 1. That per-node claim is false (see
-// TestErratumDiscrepancy1LocalTermination: on the 3-node path with loads 0, 17, 22 the
-// centre's localMax is 17 in cycles 1 and 2, yet the discrepancy after cycle 2 is 2).
+// distribution with discrepancy ≤ 1. That per-node claim is false: on the 3-node path
+// with loads 0, 17, 22 the centre's localMax is 17 in cycles 1 and 2, yet the
+// discrepancy after cycle 2 is 2.
 // Done therefore reports the rule holding at every node at the end of the same cycle,
 // which no run of our sweeps saw fail; Decisions reports when each node's own rule
 // first held. Period is one cycle, 2·χ·n steps. g must be a tree, else

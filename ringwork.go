@@ -40,7 +40,7 @@ func checkRingSize(what string, n, p int) error {
 //
 // The paper's equation (2.1) omits k ≥ 1; that adds C(n, 0) = 1 to W_{p-1}(n) and makes
 // the total 2^n instead of 2^n - 1 (Fact 2.1). The result is exact for any n (math/big):
-// it costs O(n²/64) word operations (n = 10 000, p = 1000 takes a few milliseconds).
+// it costs O(n²/64) word operations.
 func RingWork(n, p int) ([]*big.Int, error) {
 	if err := checkRingSize("RingWork", n, p); err != nil {
 		return nil, err
