@@ -131,7 +131,8 @@ type Deviation struct {
 }
 
 // NewDeviation returns a Deviation recorder for runs on net from the given loads. It
-// rejects what NewContinuousDiffusion rejects and invalid loads (see Loads.Validate).
+// rejects what NewContinuousDiffusion rejects and invalid loads (see Loads.Validate). It
+// costs O(n + m) time and memory.
 func NewDeviation(net Network, start Loads) (*Deviation, error) {
 	if _, err := start.Validate(); err != nil {
 		return nil, err

@@ -184,7 +184,7 @@ func checkTokens(what string, n int, tokens int64) error {
 	return nil
 }
 
-// PointMass returns n loads with all tokens on one node.
+// PointMass returns n loads with all tokens on one node. It costs O(n).
 func PointMass(n int, tokens int64, node int) (Loads, error) {
 	if err := checkTokens("PointMass", n, tokens); err != nil {
 		return nil, err
@@ -235,7 +235,8 @@ func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 // DistanceLoads returns load(v) = the distance from node to v. On any connected network
 // this distribution is stable under THRESHOLD-2 (neighbours differ by at most 1) and its
 // discrepancy is the eccentricity of node: the diameter when node is an end of a
-// longest path (Houle et al., Theorem 5's tightness).
+// longest path (Houle et al., Theorem 5's tightness). It costs O(n + m) (one breadth-
+// first search).
 func DistanceLoads(net Network, node int) (Loads, error) {
 	g, err := AsGraph(net)
 	if err != nil {
@@ -256,7 +257,8 @@ func DistanceLoads(net Network, node int) (Loads, error) {
 }
 
 // Peripheral returns one end of a longest shortest path of a connected network (a node
-// whose eccentricity is the diameter), the start for DistanceLoads' worst case.
+// whose eccentricity is the diameter), the start for DistanceLoads' worst case. It costs
+// O(n) on a tree and O(n·(n + m)) on other networks (Eccentricities).
 func Peripheral(net Network) (int, error) {
 	g, err := AsGraph(net)
 	if err != nil {

@@ -193,7 +193,7 @@ type PerfectTree struct {
 }
 
 // NewPerfectTree returns the simulated runtime for tree g. It fails with ErrNotTree on
-// a network that is not a tree; Init checks the run's network again.
+// a network that is not a tree; Init checks the run's network again. It costs O(n).
 func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
@@ -270,7 +270,8 @@ func (pt *PerfectTree) Result() PerfectTreeResult {
 
 // RunPerfectTree runs the simulated runtime on tree g from loads until every node is
 // Finished (no step budget), and returns its metrics. It validates g (ErrNotTree) and
-// loads (ErrBadLoads), and stops on ctx's cancellation.
+// loads (ErrBadLoads), and stops on ctx's cancellation. It costs O(n) memory and O(log
+// n) time per event, plus the optimum in the result, O(n·min(n, T mod n)).
 func RunPerfectTree(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
 	pt, err := NewPerfectTree(g, opts)
 	if err != nil {

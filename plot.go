@@ -35,7 +35,8 @@ type PlotOptions struct {
 }
 
 // PlotLines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
-// a notebook's display.SVG(string(svg)).
+// a notebook's display.SVG(string(svg)). It costs O(total points) plus gonum/plot's
+// rendering.
 func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	var o PlotOptions
 	if opts != nil {
@@ -131,13 +132,13 @@ type Series struct {
 	Trace Trace
 }
 
-// PlotTrace draws one run's discrepancy against steps as SVG.
+// PlotTrace draws one run's discrepancy against steps as SVG. It costs O(samples).
 func PlotTrace(title string, r Result) ([]byte, error) {
 	return PlotTraces(title, []Series{{Name: r.Balancer, Trace: r.Trace}})
 }
 
 // PlotTraces draws the discrepancy of several traces against steps as SVG, one line
-// each, for comparing balancers on one network.
+// each, for comparing balancers on one network. It costs O(total samples).
 func PlotTraces(title string, series []Series) ([]byte, error) {
 	lines := make([]Line, len(series))
 	for i, s := range series {

@@ -105,7 +105,7 @@ func RingWorkDFT(n, p int) ([]float64, error) {
 
 // RingAlpha returns α_p = max_{0<j<p} |1 + ω^j| = 2cos(π/p) (section 2.1), the base of
 // the deviation bound (2.2): α_1 = 0 (an empty maximum), α_2 = 0, α_3 = 1, and
-// α_p → 2 as p grows.
+// α_p → 2 as p grows. It costs O(1).
 func RingAlpha(p int) (float64, error) {
 	if p < 1 {
 		return 0, badParam("RingAlpha needs p ≥ 1, got p = %d", p)
