@@ -116,7 +116,7 @@ type DeviationSample struct {
 // section 2.3). Plugging in as a Recorder keeps the discrete scheme on Run's one loop
 // (any Balancer, Run's stop rules, trace and invariant checks), and the continuous
 // process only advances when Run samples, so RunOptions.SampleEvery sets the
-// resolution. Use Compare for the common case. Comparing RandomMatching with it shows
+// resolution. Use RunDeviation for the common case. Comparing RandomMatching with it shows
 // how far a matching scheme is from diffusion, not from its own continuous process.
 //
 // Each sample costs O(n) plus O(n + m) per continuous round it advances. A Deviation
