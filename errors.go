@@ -30,12 +30,3 @@ func wrapf(err error, format string, args ...any) error {
 		err: err,
 	}
 }
-
-// prefixed returns err unchanged if its message starts with the package prefix (or err is
-// nil), else err wrapped with the prefix in front of its message.
-func prefixed(err error) error {
-	if err == nil || strings.HasPrefix(err.Error(), errPrefix) {
-		return err
-	}
-	return &wrappedError{msg: errPrefix + err.Error(), err: err}
-}
