@@ -285,7 +285,7 @@ type Result struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// Discrepancy returns the final discrepancy.
+// Discrepancy returns the final discrepancy. It costs O(n).
 func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
 
 // String returns a one-line summary: the balancer, the status, the steps, and either

@@ -41,7 +41,7 @@ func NewContinuousDiffusion(net Network, start []float64) (*ContinuousDiffusion,
 	return c, c.Reset(start)
 }
 
-// Reset restarts the process from the given loads (copied) at step 0.
+// Reset restarts the process from the given loads (copied) at step 0. It costs O(n).
 func (c *ContinuousDiffusion) Reset(start []float64) error {
 	if len(start) != len(c.x) {
 		return fmt.Errorf("%w: %d continuous loads for a network of %d nodes", ErrBadLoads, len(start), len(c.x))
@@ -56,7 +56,7 @@ func (c *ContinuousDiffusion) Reset(start []float64) error {
 	return nil
 }
 
-// Step advances the process by one round.
+// Step advances the process by one round. It costs O(n + m).
 func (c *ContinuousDiffusion) Step() {
 	c.grp.For(c.ln.chunks(), c.workers, c.stepFn)
 	c.x, c.y = c.y, c.x
@@ -88,7 +88,7 @@ func (c *ContinuousDiffusion) Loads() []float64 { return c.x }
 // Steps returns the number of rounds taken since the start.
 func (c *ContinuousDiffusion) Steps() int64 { return c.steps }
 
-// Discrepancy returns max ξ − min ξ.
+// Discrepancy returns max ξ − min ξ. It costs O(n).
 func (c *ContinuousDiffusion) Discrepancy() float64 {
 	mn, mx := c.x[0], c.x[0]
 	for _, x := range c.x {
@@ -148,7 +148,8 @@ func NewDeviation(net Network, start Loads) (*Deviation, error) {
 	return &Deviation{cont: cont, start: start.Clone(), fstart: f}, nil
 }
 
-// Record advances the continuous process to s.Steps and records the deviation.
+// Record advances the continuous process to s.Steps and records the deviation. It costs
+// O(n + m) per round the continuous process advances.
 func (r *Deviation) Record(s *State, smp Sample) error {
 	if s.Steps == 0 {
 		if len(s.Loads) != len(r.start) {

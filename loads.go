@@ -18,11 +18,11 @@ type Loads []int64
 // length, a negative load, a total that overflows int64).
 var ErrBadLoads = errors.New("tokendist: bad loads")
 
-// Clone returns a copy of l.
+// Clone returns a copy of l. It costs O(n).
 func (l Loads) Clone() Loads { return append(Loads(nil), l...) }
 
 // Total returns the number of tokens. It wraps silently if the sum exceeds int64: use
-// Validate first on untrusted input (Run does).
+// Validate first on untrusted input (Run does). It costs O(n).
 func (l Loads) Total() int64 {
 	var t int64
 	for _, x := range l {
@@ -32,7 +32,7 @@ func (l Loads) Total() int64 {
 }
 
 // Validate returns an error wrapping ErrBadLoads if l is empty, has a negative load, or
-// its total overflows int64. It returns the total otherwise.
+// its total overflows int64. It returns the total otherwise. It costs O(n).
 func (l Loads) Validate() (int64, error) {
 	if len(l) == 0 {
 		return 0, fmt.Errorf("%w: empty load vector", ErrBadLoads)
@@ -50,19 +50,19 @@ func (l Loads) Validate() (int64, error) {
 	return t, nil
 }
 
-// Max returns the largest load (0 for an empty vector).
+// Max returns the largest load (0 for an empty vector). It costs O(n).
 func (l Loads) Max() int64 {
 	mx, _ := l.extremes()
 	return mx
 }
 
-// Min returns the smallest load (0 for an empty vector).
+// Min returns the smallest load (0 for an empty vector). It costs O(n).
 func (l Loads) Min() int64 {
 	_, mn := l.extremes()
 	return mn
 }
 
-// Discrepancy returns max − min, the papers' measure of imbalance.
+// Discrepancy returns max − min, the papers' measure of imbalance. It costs O(n).
 func (l Loads) Discrepancy() int64 {
 	mx, mn := l.extremes()
 	return mx - mn

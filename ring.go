@@ -554,7 +554,7 @@ func (b *RingScheduler) stuck() error {
 		ErrBadDag, x, GridNode{x.K, x.L - 1}, GridNode{x.K - 1, x.L})
 }
 
-// Work returns the number of tasks each PE executed in the last run.
+// Work returns the number of tasks each PE executed in the last run. It costs O(p).
 func (b *RingScheduler) Work() []int64 { return slices.Clone(b.work) }
 
 // Schedule returns every executed task of the last run with its PE and step, in
@@ -599,6 +599,7 @@ func (b *RingScheduler) Schedule() []RingTask {
 }
 
 // Stats summarises the last run: completion time, work, idle time, speedup, efficiency.
+// It costs O(p).
 func (b *RingScheduler) Stats() RingStats {
 	st := RingStats{
 		Policy: b.opts.Policy, P: b.p, Tasks: b.executed, Depth: b.depth,

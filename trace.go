@@ -13,7 +13,8 @@ type Trace []Sample
 // traceHeader names the CSV columns, in Sample's field order.
 var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}
 
-// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal.
+// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. It
+// costs O(len(t)).
 func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(traceHeader); err != nil {
@@ -31,7 +32,7 @@ func (t Trace) WriteCSV(w io.Writer) error {
 	return wrapf(cw.Error(), "WriteCSV")
 }
 
-// WriteJSON writes the trace as a JSON array of samples.
+// WriteJSON writes the trace as a JSON array of samples. It costs O(len(t)).
 func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -39,6 +40,7 @@ func (t Trace) WriteJSON(w io.Writer) error {
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
+// It costs O(len(t)).
 func (t Trace) Discrepancies() (steps, disc []float64) {
 	steps = make([]float64, len(t))
 	disc = make([]float64, len(t))
