@@ -1,12 +1,13 @@
 package tokendist
 
 // Funcs adapts plain functions to a Balancer that implements every optional interface
-// (Initializer, Terminator, Periodic, InvariantKeeper, Accountant, fmt.Stringer). It
-// exists for notebooks: gophernotes (gomacro) hands compiled code a proxy of a
-// notebook-defined type that only has the methods of the interface it was converted to,
-// so Run would never see a notebook balancer's Init, Done or Period. Build a Funcs
-// from the notebook's functions instead. Nil fields mean: no set-up, never done, no
-// stability period.
+// (Initializer, Terminator, OptionalTerminator, Periodic, InvariantKeeper, Accountant,
+// fmt.Stringer). It exists for notebooks: gophernotes (gomacro) hands compiled code a
+// proxy of a notebook-defined type that only has the methods of the interface it was
+// converted to, so Run would never see a notebook balancer's Init, Done or Period. Build
+// a Funcs from the notebook's functions instead. Nil fields mean: no set-up, no
+// termination rule (so a PeriodFunc's stability check applies), no stability period.
+// Its methods cost what the functions cost.
 type Funcs struct {
 	// Name names the balancer in results and errors ("Funcs" if empty).
 	Name string
