@@ -361,7 +361,10 @@ func BalancerName(b Balancer) string {
 // On failure it returns the partial Result (trace and loads so far) with StatusFailed
 // and an error naming the balancer and step. Cancelling ctx stops the run between steps
 // with StatusCanceled, the partial Result, and an error wrapping ctx's error (errors.Is
-// works with context.Canceled and context.DeadlineExceeded).
+// works with context.Canceled and context.DeadlineExceeded). Cost: O(n) to set up (plus
+// the balancer's Init and StepBudget), then per step the balancer's Step, O(n) more when
+// UseTarget is set or the balancer may go negative, O(n) per sample and per stability
+// check, and O(1) otherwise; the Trace grows by one Sample per sample.
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {

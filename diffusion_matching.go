@@ -68,7 +68,9 @@ func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepB
 // messages; a round is one unit of time, so the time is the step count. O(n).
 func (b *RandomMatching) DescribeResult(s *State) string { return describeBalance(s) }
 
-// Init checks that the run's network is the one b was built for and prepares buffers.
+// Init checks that the run's network is the one b was built for and prepares buffers. It
+// costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
+// same *Graph.
 func (b *RandomMatching) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -83,7 +85,8 @@ func (b *RandomMatching) Init(s *State) error {
 	return nil
 }
 
-// Step performs one round: draw a random matching and balance across its links.
+// Step performs one round: draw a random matching and balance across its links. It costs
+// O(n + m).
 func (b *RandomMatching) Step(s *State) error {
 	if b.prop == nil {
 		if err := b.Init(s); err != nil {

@@ -125,7 +125,9 @@ func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.
 // messages; a round is one unit of time, so the time is the step count. O(n).
 func (b *RandomizedDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
 
-// Init checks that the run's network is the one b was built for and prepares buffers.
+// Init checks that the run's network is the one b was built for and prepares buffers. It
+// costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
+// same *Graph.
 func (b *RandomizedDiffusion) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -154,7 +156,7 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 	return nil
 }
 
-// Step performs one synchronous round.
+// Step performs one synchronous round. It costs O(n + m) (see the type).
 func (b *RandomizedDiffusion) Step(s *State) error {
 	if b.streams == nil {
 		if err := b.Init(s); err != nil {

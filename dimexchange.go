@@ -358,7 +358,8 @@ func (b *SpanningTreeBalancer) Step(s *State) error {
 	return err
 }
 
-// Done forwards to the tree algorithm's termination rule (false if it has none).
+// Done forwards to the tree algorithm's termination rule (false if it has none). It
+// costs what the tree algorithm's Done costs.
 func (b *SpanningTreeBalancer) Done(s *State) bool {
 	t, ok := b.inner.(Terminator)
 	if !ok {

@@ -24,7 +24,9 @@ import (
 // Done therefore reports the rule holding at every node at the end of the same cycle,
 // which no run of our sweeps saw fail; Decisions reports when each node's own rule
 // first held. Period is one cycle, 2·χ·n steps. g must be a tree, else
-// ErrNotTree (use NewSpanningTree for other graphs).
+// ErrNotTree (use NewSpanningTree for other graphs). It costs O(n + m) plus the
+// colouring (O(n + m) for BipartiteColoring on a tree); a step costs O(|matching|), plus
+// O(n) at the start and end of every cycle.
 func NewDiscrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
@@ -103,7 +105,7 @@ func (d *DimensionExchange) afterDiscrepancy1Step(s *State) {
 // Done reports whether, at the end of some cycle, DISCREPANCY-1's local termination rule
 // (Houle et al., end of section 5: localMax(v) unchanged from the previous cycle) held at
 // every node at once; on a single node (no colours, nothing can move) it is true at
-// once. It is always false for the other protocols.
+// once. It is always false for the other protocols. It costs O(1).
 func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
 }

@@ -247,13 +247,15 @@ func ShuffleExchange(d int) (*Graph, error) {
 	return fromPairs(n, pairs, true)
 }
 
-// Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle).
+// Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle). It
+// costs O(1).
 func Shuffle(i, d int) int {
 	mask := 1<<d - 1
 	return ((i << 1) | (i >> (d - 1))) & mask
 }
 
-// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of Shuffle.
+// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of
+// Shuffle. It costs O(1).
 func Unshuffle(i, d int) int {
 	return (i >> 1) | ((i & 1) << (d - 1))
 }

@@ -113,7 +113,7 @@ func (u Uint128) add(v Uint128) Uint128 {
 	return Uint128{hi, lo}
 }
 
-// Cmp returns -1, 0 or +1 as u is less than, equal to or greater than v.
+// Cmp returns -1, 0 or +1 as u is less than, equal to or greater than v. It costs O(1).
 func (u Uint128) Cmp(v Uint128) int {
 	switch {
 	case u.Hi != v.Hi:
@@ -136,7 +136,7 @@ func (u Uint128) Big() *big.Int {
 	return b.Or(b, new(big.Int).SetUint64(u.Lo))
 }
 
-// Float64 returns u rounded to the nearest float64 (ties to even).
+// Float64 returns u rounded to the nearest float64 (ties to even). It costs O(1).
 func (u Uint128) Float64() float64 {
 	if u.Hi == 0 {
 		return float64(u.Lo)

@@ -70,7 +70,8 @@ func (x TreeNode) String() string {
 	return b.String()
 }
 
-// ParseTreeNode returns the node named by a binary string ("" or "λ" for the root).
+// ParseTreeNode returns the node named by a binary string ("" or "λ" for the root). It
+// costs O(len(s)).
 func ParseTreeNode(s string) (TreeNode, error) {
 	if s == "λ" {
 		s = ""
@@ -113,7 +114,8 @@ func (x GridNode) ID() uint64 {
 	return l*(l+1)/2 + uint64(x.K)
 }
 
-// GridNodeOf returns the grid node with breadth-first rank id (the inverse of ID).
+// GridNodeOf returns the grid node with breadth-first rank id (the inverse of ID). It
+// costs O(1).
 func GridNodeOf(id uint64) GridNode {
 	l := uint64((math.Sqrt(8*float64(id)+1) - 1) / 2)
 	for l*(l+1)/2 > id {

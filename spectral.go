@@ -117,7 +117,7 @@ type Spectrum struct {
 	Iterations int            `json:"iterations"`
 }
 
-// Gap returns the spectral gap 1 − λ_max.
+// Gap returns the spectral gap 1 − λ_max. It costs O(1).
 func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
 
 // LambdaMax returns the spectrum of the transition matrix P (TransitionMatrix) of a
