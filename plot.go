@@ -13,7 +13,9 @@ import (
 
 // Line is one named curve for PlotLines.
 type Line struct {
+	// Name labels the curve in the legend.
 	Name string
+	// X and Y are the points' coordinates, of equal length.
 	X, Y []float64
 }
 
@@ -266,7 +268,9 @@ func logRange(a *plot.Axis) {
 
 // Series is a named trace for PlotTraces.
 type Series struct {
-	Name  string
+	// Name labels the curve in the legend.
+	Name string
+	// Trace is the run's trace; the curve is its discrepancy against the step.
 	Trace Trace
 }
 
