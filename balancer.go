@@ -51,7 +51,8 @@ type Invariant uint8
 
 // The invariants Run checks. A balancer keeps both unless it implements Invariants.
 const (
-	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal).
+	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal),
+	// plus the workload's arrivals minus its completions (RunOptions.Workload).
 	Conserves Invariant = 1 << iota
 	// NonNegative: no load is ever negative.
 	NonNegative
@@ -107,6 +108,14 @@ type State struct {
 	Rand *rand.Rand
 	// Workers is the most goroutines a step may use (from RunOptions.Workers).
 	Workers int
+	// Workload is RunOptions.Workload (nil in a static run). Balancers that assume a
+	// fixed total check it in Init and refuse a workload.
+	Workload Workload
+	// Arrived and Completed count the tokens the workload has added and removed so far.
+	Arrived, Completed int64
+	// Live is nil in a run without RunOptions.Churn; otherwise Live[e] says whether the
+	// link of edge end e (Graph.EdgeIndex) is up at this step. Both ends of a link agree.
+	Live []bool
 }
 
 // Status says why a run stopped.
@@ -179,6 +188,15 @@ type RunOptions struct {
 	// Workers bounds the goroutines a step may use; 0 means GOMAXPROCS. Results never
 	// depend on it.
 	Workers int
+	// Workload, if not nil, adds and removes tokens after every step (see Workload);
+	// Result.Arrived and Result.Completed count them and the Conserves check becomes
+	// exact accounting. A run with a workload or churn has no stability stop.
+	Workload Workload
+	// Churn, if not nil, fails and recovers links before every step (see Churn).
+	Churn Churn
+	// Steady, if not nil, measures steady-state metrics after a warm-up into
+	// Result.Steady (see SteadyOptions); it costs an O(n) scan per measured step.
+	Steady *SteadyOptions
 }
 
 // Sample is a snapshot of a run's metrics.
@@ -193,6 +211,11 @@ type Sample struct {
 	Messages    int64   `json:"messages"`
 	// Negative is the number of nodes with a negative load (only the FGS comparators).
 	Negative int `json:"negative"`
+	// Arrived and Completed are the workload's counts so far (0 without a workload).
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Down is the number of links down at the sample (0 without churn).
+	Down int `json:"down,omitempty"`
 }
 
 // Recorder receives samples during a run (progress bars, live plots, custom checks).
@@ -225,6 +248,13 @@ type Result struct {
 	// the lowest load seen; both stay 0 for balancers that keep NonNegative.
 	NegativeSteps int64 `json:"negative_steps"`
 	MostNegative  int64 `json:"most_negative"`
+	// Initial is the initial total; Arrived and Completed are the tokens the workload
+	// added and removed, so the final total is Initial + Arrived − Completed.
+	Initial   int64 `json:"initial"`
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Steady holds the steady-state metrics when RunOptions.Steady is set.
+	Steady *SteadyStats `json:"steady,omitempty"`
 }
 
 // Discrepancy returns the final discrepancy.
@@ -234,6 +264,9 @@ func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
 func (r Result) String() string {
 	s := fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
 		r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	if r.Arrived > 0 || r.Completed > 0 {
+		s += fmt.Sprintf(", arrived %d, completed %d", r.Arrived, r.Completed)
+	}
 	if r.NegativeSteps > 0 {
 		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
 	}
@@ -292,6 +325,8 @@ type runner struct {
 	done     Terminator
 	period   int64
 	snapshot Loads
+	down     int
+	steady   *steadyMeter
 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
@@ -327,6 +362,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		return r, err
 	}
 	r.total = total
+	r.res.Initial = total
 	r.keeps = Conserves | NonNegative
 	if k, ok := b.(InvariantKeeper); ok {
 		r.keeps = k.Invariants()
@@ -342,13 +378,22 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		Rand:    rand.New(rand.NewPCG(r.opts.Seed, 0x746f6b656e64)),
 		Workers: workers,
 	}
+	if err := r.initDynamics(); err != nil {
+		return r, err
+	}
 	if in, ok := b.(Initializer); ok {
 		if err := in.Init(&r.s); err != nil {
 			return r, fmt.Errorf("tokendist: %s: %w", r.res.Balancer, err)
 		}
 	}
+	if w := r.opts.Workload; w != nil {
+		if err := w.Init(&r.s); err != nil {
+			return r, fmt.Errorf("tokendist: workload %s: %w", workloadName(w), err)
+		}
+	}
 	r.done, _ = b.(Terminator)
-	if p, ok := b.(Periodic); ok && !r.opts.NoStability {
+	dynamic := r.opts.Workload != nil || r.opts.Churn != nil
+	if p, ok := b.(Periodic); ok && !r.opts.NoStability && !dynamic {
 		r.period = p.Period(&r.s)
 		if r.period > 0 {
 			r.snapshot = r.s.Loads.Clone()
@@ -375,6 +420,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Status = status
 	r.res.Loads = s.Loads
 	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	r.res.Arrived, r.res.Completed = s.Arrived, s.Completed
+	if r.steady != nil {
+		r.res.Steady = r.steady.stats()
+	}
 	return r.res, err
 }
 
@@ -398,10 +447,23 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 		if s.Steps >= r.opts.MaxSteps {
 			return StatusMaxSteps, nil
 		}
+		if r.opts.Churn != nil {
+			if err := r.applyChurn(); err != nil {
+				return StatusFailed, err
+			}
+		}
 		if err := r.b.Step(s); err != nil {
 			return StatusFailed, fmt.Errorf("tokendist: %s failed at step %d: %w", r.res.Balancer, s.Steps, err)
 		}
 		s.Steps++
+		if r.opts.Workload != nil {
+			if err := r.applyWorkload(); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if r.steady != nil {
+			r.steady.observe(s)
+		}
 		if checkNeg {
 			r.countNegative()
 		}
@@ -459,9 +521,9 @@ func (r *runner) check() error {
 			}
 		}
 	}
-	want := r.total
+	want := r.total + s.Arrived - s.Completed
 	if a, ok := r.b.(Accountant); ok && r.keeps&Conserves == 0 {
-		want = a.ExpectedTotal(s)
+		want = a.ExpectedTotal(s) + s.Arrived - s.Completed
 	} else if r.keeps&Conserves == 0 {
 		return nil
 	}
@@ -477,6 +539,7 @@ func (r *runner) sample() error {
 	smp := Sample{
 		Step: s.Steps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
 		Potential: s.Loads.Potential(), Moved: s.Moved, Messages: s.Messages,
+		Arrived: s.Arrived, Completed: s.Completed, Down: r.down,
 	}
 	if mn < 0 {
 		for _, x := range s.Loads {

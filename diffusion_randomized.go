@@ -40,6 +40,10 @@ import (
 // O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
 // gives O(log n) on hypercubes, O(√log n) on constant-dimensional tori and
 // O(d log log n) on expanders.
+//
+// Dynamic runs: it accepts a Workload (a round diffuses the loads the workload left;
+// when they no longer fit the cached load range, the round rescans it, O(n)). It refuses
+// Churn in Init: its packed per-node records have no per-link mask yet.
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
@@ -123,6 +127,9 @@ func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 // Init checks that the run's network is the one b was built for and prepares buffers.
 func (b *RandomizedDiffusion) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {
+		return err
+	}
+	if err := refuseDynamic(s, b.String(), true, false, "its packed per-node records have no per-link mask yet"); err != nil {
 		return err
 	}
 	n, c := b.ln.g.Order(), b.ln.chunks()
