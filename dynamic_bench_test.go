@@ -139,3 +139,25 @@ func BenchmarkWorkloadOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkloadApply times Apply alone on RandomRegular(10^6, 4)'s loads: Poisson
+// arrivals at λ = 0.01 per node (about 10^4 tokens per step) and service at μ = 0.0125.
+func BenchmarkWorkloadApply(b *testing.B) {
+	g, l0 := benchRR()
+	a, _ := NewPoissonArrivals(0.01, true)
+	sv, _ := NewService(0.0125)
+	for _, w := range []Workload{a, sv} {
+		b.Run(workloadName(w), func(b *testing.B) {
+			s := &State{Net: g, Loads: l0.Clone(), Seed: 1}
+			if err := w.Init(s); err != nil {
+				b.Fatal(err)
+			}
+			timed(b, true, func() {
+				s.Steps++
+				if _, _, err := w.Apply(s); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
