@@ -3,6 +3,7 @@ package tokendist
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -313,5 +314,28 @@ func TestSteadyStats(t *testing.T) {
 	}
 	if st := res.Steady; st.Unstable || st.ArrivalRate != 0 || st.Samples != 500 {
 		t.Fatalf("closed: %+v", st)
+	}
+}
+
+// TestDynamicTraceCSV: a dynamic run's CSV trace has the arrived, completed and down
+// columns, and their last row matches the Result.
+func TestDynamicTraceCSV(t *testing.T) {
+	g, _ := Ring(8)
+	b, _ := NewThreshold2(g, nil)
+	res, err := Run(context.Background(), g, make(Loads, 8), b, &RunOptions{MaxSteps: 50, SampleEvery: 10, Seed: 1, Workload: dynWorkload(t), Churn: dynChurn(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := res.Trace.WriteCSV(&sb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
+	if !strings.HasSuffix(lines[0], ",negative,arrived,completed,down") {
+		t.Fatalf("header %q", lines[0])
+	}
+	last := strings.Split(lines[len(lines)-1], ",")
+	if last[9] != fmt.Sprint(res.Arrived) || last[10] != fmt.Sprint(res.Completed) {
+		t.Fatalf("last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 	}
 }
