@@ -52,7 +52,7 @@ func dynCases() []dynCase {
 			build: func(g *Graph) (Balancer, error) { return NewFGSRandomized(g) }},
 		{name: "RandomMatching", net: dynRR, loads: dynLoads, workload: true, churn: true,
 			build: func(g *Graph) (Balancer, error) { return NewRandomMatching(g) }},
-		{name: "RandomizedDiffusion", net: dynRR, loads: dynLoads, workload: true,
+		{name: "RandomizedDiffusion", net: dynRR, loads: dynLoads, workload: true, churn: true,
 			build: func(g *Graph) (Balancer, error) { return NewRandomizedDiffusion(g) }},
 		{name: "DimensionOrderBalance", net: dynCube, loads: dynLoads,
 			build: func(g *Graph) (Balancer, error) { return NewDimensionOrderBalance(g, nil) }},

@@ -215,6 +215,7 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 		func() (Balancer, error) { return NewRSWDiffusion(g) },
 		func() (Balancer, error) { return NewFGSDeterministic(g) },
 		func() (Balancer, error) { return NewRandomMatching(g) },
+		func() (Balancer, error) { return NewRandomizedDiffusion(g) },
 	} {
 		b, _ := build()
 		c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 1}, {Step: 10, U: 1, V: 0, Up: true}})
@@ -337,5 +338,57 @@ func TestDynamicTraceCSV(t *testing.T) {
 	last := strings.Split(lines[len(lines)-1], ",")
 	if last[9] != fmt.Sprint(res.Arrived) || last[10] != fmt.Sprint(res.Completed) {
 		t.Fatalf("last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
+	}
+}
+
+// TestRandomizedDiffusionChurnWide: on a star with 70 leaves (d + 1 = 71 slots: the wide
+// records), a leaf whose link is down all run keeps its load exactly, the others
+// balance, and the accounting holds (Run checks it at every sample).
+func TestRandomizedDiffusionChurnWide(t *testing.T) {
+	g, err := Star(71)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewRandomizedDiffusion(g)
+	start := make(Loads, 71)
+	start[0], start[5] = 71*300, 77
+	c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 5}})
+	res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300, Seed: 4, Churn: c, SampleEvery: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Loads[5] != 77 || res.Loads[1] < 200 {
+		t.Fatalf("loads %v", res.Loads)
+	}
+	// Moved counts only tokens over live links: with no churn the same run moves more.
+	b2, _ := NewRandomizedDiffusion(g)
+	res2, _ := Run(context.Background(), g, start, b2, &RunOptions{MaxSteps: 300, Seed: 4})
+	if res.Moved >= res2.Moved {
+		t.Fatalf("moved %d with a dead link, %d without", res.Moved, res2.Moved)
+	}
+}
+
+// TestRandomizedDiffusionAllLinksDown: with every link down every step, randomized
+// diffusion moves nothing and counts nothing, for packed (RandomRegular) and wide (a
+// 70-leaf star) records.
+func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
+	rr, _ := RandomRegular(64, 4, 2)
+	star, _ := Star(71)
+	for _, g := range []*Graph{rr, star} {
+		b, _ := NewRandomizedDiffusion(g)
+		start, _ := UniformRandom(g.Order(), int64(50*g.Order()), 3)
+		c, _ := NewRandomChurn(1, 0)
+		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: 1, Churn: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Moved != 0 || res.Messages != 0 {
+			t.Fatalf("%v: moved %d, messages %d", g, res.Moved, res.Messages)
+		}
+		for v := range start {
+			if res.Loads[v] != start[v] {
+				t.Fatalf("%v: node %d went from %d to %d", g, v, start[v], res.Loads[v])
+			}
+		}
 	}
 }
