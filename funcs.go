@@ -7,6 +7,10 @@ package tokendist
 // so Run would never see a notebook balancer's Init, Done or Period. Build a Funcs
 // from the notebook's functions instead. Nil fields mean: no set-up, never done, no
 // stability period.
+//
+// Dynamic runs: Funcs accepts a Workload and Churn; StepFunc sees them in State
+// (State.Workload, State.Live) and should honour State.Live itself. With
+// ExpectedTotalFunc, Run checks ExpectedTotal + arrivals − completions.
 type Funcs struct {
 	// Name names the balancer in results and errors ("Funcs" if empty).
 	Name string
