@@ -10,13 +10,12 @@ import (
 
 // dynCase is one balancer of the library with what it does under a workload and churn.
 type dynCase struct {
-	name      string
-	net       func() *Graph
-	loads     func(n int) Loads
-	build     func(g *Graph) (Balancer, error)
-	workload  bool // accepts a workload
-	churn     bool // accepts churn
-	dynamicOK bool // may run with both (false: refuses at least one)
+	name     string
+	net      func() *Graph
+	loads    func(n int) Loads
+	build    func(g *Graph) (Balancer, error)
+	workload bool // accepts a workload
+	churn    bool // accepts churn
 }
 
 func dynTree() *Graph { g, _ := KaryTree(KaryShape{Height: 3, Arity: 2}); return g }

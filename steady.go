@@ -9,8 +9,9 @@ import (
 // SteadyOptions asks Run for steady-state metrics (RunOptions.Steady): after WarmUp
 // steps, Run measures the discrepancy, the maximum load and the total after every
 // Every-th step and reports them in Result.Steady. The zero value measures every step
-// from the start. A measured step costs an O(n) scan; the measurements are kept, so
-// (MaxSteps − WarmUp)/Every must be at most MaxSteadySamples.
+// from the start. A measured step costs an O(n) scan; the measurements are kept (24
+// bytes each, allocated when the run starts for (MaxSteps − WarmUp)/Every of them, which
+// must be at most MaxSteadySamples).
 type SteadyOptions struct {
 	// WarmUp is the number of steps before measuring starts; negative is an error.
 	WarmUp int64
@@ -74,7 +75,6 @@ type steadyMeter struct {
 	lastStep               int64
 	lastMoved, lastArrived int64
 	disc, max, total       []int64
-	steps                  []int64
 }
 
 func newSteadyMeter(o SteadyOptions, maxSteps int64) (*steadyMeter, error) {
@@ -87,7 +87,7 @@ func newSteadyMeter(o SteadyOptions, maxSteps int64) (*steadyMeter, error) {
 		return nil, badParam("SteadyOptions: %d measurements (MaxSteps %d, WarmUp %d, Every %d) exceed %d; raise Every", k, maxSteps, o.WarmUp, every, MaxSteadySamples)
 	}
 	m := &steadyMeter{warm: o.WarmUp, every: every}
-	m.disc, m.max, m.total, m.steps = make([]int64, 0, k), make([]int64, 0, k), make([]int64, 0, k), make([]int64, 0, k)
+	m.disc, m.max, m.total = make([]int64, 0, k), make([]int64, 0, k), make([]int64, 0, k)
 	return m, nil
 }
 
@@ -103,7 +103,6 @@ func (m *steadyMeter) observe(s *State) {
 	m.disc = append(m.disc, mx-mn)
 	m.max = append(m.max, mx)
 	m.total = append(m.total, s.Loads.Total())
-	m.steps = append(m.steps, s.Steps)
 	m.lastStep, m.lastMoved, m.lastArrived = s.Steps, s.Moved, s.Arrived
 }
 
@@ -113,7 +112,7 @@ func (m *steadyMeter) stats() *SteadyStats {
 	if k == 0 {
 		return st
 	}
-	st.From = m.steps[0]
+	st.From = m.warm + m.every
 	st.MeanDiscrepancy, st.MeanMax, st.MeanTotal = mean(m.disc), mean(m.max), mean(m.total)
 	if span := m.lastStep - m.baseStep; span > 0 {
 		st.ArrivalRate = float64(m.lastArrived-m.baseArrived) / float64(span)
@@ -123,7 +122,7 @@ func (m *steadyMeter) stats() *SteadyStats {
 	}
 	if h := k / 2; h >= 2 {
 		A, B := mean(m.total[:h]), mean(m.total[k-h:])
-		delta := mean(m.steps[k-h:]) - mean(m.steps[:h])
+		delta := float64((k - h) * int(m.every)) // the halves' mean steps are k−h measurements apart
 		st.Growth = (B - A) / delta
 		st.Unstable = st.ArrivalRate > 0 && st.Growth > InstabilityFraction*st.ArrivalRate
 	}

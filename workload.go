@@ -155,7 +155,7 @@ func (a *Arrivals) Apply(s *State) (int64, int64, error) {
 	}
 	rng.Reseed(&a.pcg, s.Seed, s.Steps, a.stream)
 	k := a.pois.draw(a.r)
-	if a.nodes != nil && len(a.nodes) == 1 {
+	if len(a.nodes) == 1 {
 		s.Loads[a.nodes[0]] += k
 		return k, 0, nil
 	}
@@ -173,7 +173,7 @@ func (a *Arrivals) Apply(s *State) (int64, int64, error) {
 // transformed rejection PTRS ("The transformed rejection method for generating Poisson
 // random variables", 1993) otherwise. Exact in distribution up to float64 rounding.
 type poisson struct {
-	mu, expm, slam, loglam, a, b, invalpha, vr, lgam float64
+	mu, expm, slam, loglam, a, b, invalpha, vr float64
 }
 
 func (p *poisson) setup(mu float64) {
