@@ -306,6 +306,11 @@ func BalancerName(b Balancer) string {
 // and an error naming the balancer and step. Cancelling ctx stops the run between steps
 // with StatusCanceled, the partial Result, and an error wrapping ctx's error (errors.Is
 // works with context.Canceled and context.DeadlineExceeded).
+//
+// With RunOptions.Workload, Run applies it after every step and checks exact
+// accounting (total = initial + arrivals − completions); with RunOptions.Churn, it
+// updates State.Live before every step; a balancer that cannot honour either refuses it
+// in Init, and Run returns that error. See docs/dynamic.md.
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
