@@ -150,14 +150,6 @@ func percentile95(xs []int64) int64 {
 func (r *runner) initDynamics() error {
 	s := &r.s
 	s.Workload = r.opts.Workload
-	if r.opts.Steady != nil {
-		m, err := newSteadyMeter(*r.opts.Steady, r.opts.MaxSteps)
-		if err != nil {
-			return err
-		}
-		r.steady = m
-		m.observe(s)
-	}
 	if c := r.opts.Churn; c != nil {
 		g, err := AsGraph(s.Net)
 		if err != nil {
@@ -171,6 +163,20 @@ func (r *runner) initDynamics() error {
 			return fmt.Errorf("tokendist: churn %v: %w", c, err)
 		}
 	}
+	return nil
+}
+
+// initSteady sets up the steady-state meter, once the step budget is known.
+func (r *runner) initSteady() error {
+	if r.opts.Steady == nil {
+		return nil
+	}
+	m, err := newSteadyMeter(*r.opts.Steady, r.opts.MaxSteps)
+	if err != nil {
+		return err
+	}
+	r.steady = m
+	m.observe(&r.s)
 	return nil
 }
 

@@ -18,7 +18,7 @@ var dynamicHeader = []string{"arrived", "completed", "down"}
 
 // WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. A
 // trace of a dynamic run (a sample with arrivals, completions or links down) has three
-// more columns: arrived, completed, down.
+// more columns: arrived, completed, down. It costs O(len(t)).
 func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	dynamic := false
@@ -30,7 +30,7 @@ func (t Trace) WriteCSV(w io.Writer) error {
 		header = append(append([]string(nil), traceHeader...), dynamicHeader...)
 	}
 	if err := cw.Write(header); err != nil {
-		return err
+		return wrapf(err, "WriteCSV")
 	}
 	i := strconv.FormatInt
 	for _, s := range t {
@@ -40,21 +40,22 @@ func (t Trace) WriteCSV(w io.Writer) error {
 			row = append(row, i(s.Arrived, 10), i(s.Completed, 10), strconv.Itoa(s.Down))
 		}
 		if err := cw.Write(row); err != nil {
-			return err
+			return wrapf(err, "WriteCSV")
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	return wrapf(cw.Error(), "WriteCSV")
 }
 
-// WriteJSON writes the trace as a JSON array of samples.
+// WriteJSON writes the trace as a JSON array of samples. It costs O(len(t)).
 func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(t)
+	return wrapf(enc.Encode(t), "WriteJSON")
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
+// It costs O(len(t)).
 func (t Trace) Discrepancies() (steps, disc []float64) {
 	steps = make([]float64, len(t))
 	disc = make([]float64, len(t))

@@ -253,7 +253,7 @@ func partA(c config, nets []network, algos []algo) error {
 			lines = append(lines, ln)
 		}
 		if err := plot(c, "steady-"+slug(nw.name), lines, &tokendist.PlotOptions{
-			Title: "Steady-state discrepancy on " + nw.name, XLabel: "ρ = λ/μ", YLabel: "mean discrepancy", LogY: true, Points: true, LegendLeft: true}); err != nil {
+			Title: "Steady-state discrepancy on " + nw.name, XLabel: "ρ = λ/μ", YLabel: "mean discrepancy", LogY: true, Points: true}); err != nil {
 			return err
 		}
 	}
@@ -336,7 +336,7 @@ func partB(c config, nets []network, algos []algo) error {
 		}
 		if err := plot(c, "hotspot-"+slug(nw.name), lines, &tokendist.PlotOptions{
 			Title: "Hot spot at node 0 on " + nw.name + fmt.Sprintf(" (μ = %g per node)", mu), XLabel: "hot-spot rate (tokens per step)", YLabel: "mean max load",
-			LogX: true, LogY: true, Points: true, LegendLeft: true}); err != nil {
+			LogX: true, LogY: true, Points: true}); err != nil {
 			return err
 		}
 	}
