@@ -53,7 +53,9 @@ func dxCCCompare(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n
 
 // TestDiscrepancy1ConvergecastTable checks the convergecast termination on named trees.
 func TestDiscrepancy1ConvergecastTable(t *testing.T) {
-	kary := func(h, k int) *tokendist.Graph { return dxMustGraph(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k})) }
+	kary := func(h, k int) *tokendist.Graph {
+		return dxMustGraph(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k}))
+	}
 	for _, tc := range []struct {
 		name  string
 		g     *tokendist.Graph
