@@ -328,3 +328,293 @@ func TestDiscrepancy1GlobalRuleExhaustive(t *testing.T) {
 	}
 	t.Logf("%d two-cycle windows, the rule held in %d, never with discrepancy ≥ 2", total, held)
 }
+
+// d1sRule is a candidate local termination rule: whether node v stops at the end of
+// cycle j (0-based) given its own records of cycles j−w+1..j.
+type d1sRule struct {
+	name string
+	w    int // cycles of history used
+	fire func(cs []d1sCycle, j, v int) bool
+}
+
+// d1sRules is the family of candidate local rules of issue 18: windows of a node's
+// A-phase localMax / localMin, its load range over the A-phase or the whole cycle, its
+// load at cycle ends, and the exchanges on its own edges.
+func d1sRules() []d1sRule {
+	same := func(f func(c *d1sCycle) []int64) func(cs []d1sCycle, j, v, w int) bool {
+		return func(cs []d1sCycle, j, v, w int) bool {
+			for i := j - w + 2; i <= j; i++ {
+				if f(&cs[i])[v] != f(&cs[i-1])[v] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	each := func(p func(c *d1sCycle, v int) bool) func(cs []d1sCycle, j, v, w int) bool {
+		return func(cs []d1sCycle, j, v, w int) bool {
+			for i := j - w + 1; i <= j; i++ {
+				if !p(&cs[i], v) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	maxA := same(func(c *d1sCycle) []int64 { return c.maxA })
+	minA := same(func(c *d1sCycle) []int64 { return c.minA })
+	end := same(func(c *d1sCycle) []int64 { return c.end })
+	rangeA := each(func(c *d1sCycle, v int) bool { return c.maxA[v]-c.minA[v] <= 1 })
+	rangeC := each(func(c *d1sCycle, v int) bool { return c.maxC[v]-c.minC[v] <= 1 })
+	flat := each(func(c *d1sCycle, v int) bool { return !c.steep[v] })
+	var rules []d1sRule
+	add := func(name string, w int, f func(cs []d1sCycle, j, v, w int) bool) {
+		rules = append(rules, d1sRule{name: fmt.Sprintf("%s, w = %d", name, w), w: w, fire: func(cs []d1sCycle, j, v int) bool { return f(cs, j, v, w) }})
+	}
+	and := func(f, g func(cs []d1sCycle, j, v, w int) bool) func(cs []d1sCycle, j, v, w int) bool {
+		return func(cs []d1sCycle, j, v, w int) bool { return f(cs, j, v, w) && g(cs, j, v, w) }
+	}
+	for w := 2; w <= 4; w++ {
+		add("L1 localMax unchanged", w, maxA)
+	}
+	for w := 2; w <= 3; w++ {
+		add("L2 localMax and localMin unchanged", w, and(maxA, minA))
+		add("L3 load at cycle ends unchanged", w, end)
+	}
+	for w := 1; w <= 3; w++ {
+		add("L4 A-phase range ≤ 1", w, rangeA)
+		add("L5 cycle range ≤ 1", w, rangeC)
+		add("L6 no exchange across discrepancy ≥ 2 at v", w, flat)
+	}
+	for w := 2; w <= 3; w++ {
+		add("L7 localMax unchanged and no steep exchange", w, and(maxA, flat))
+	}
+	for w := 1; w <= 2; w++ {
+		add("L8 A-phase range ≤ 1 and no steep exchange", w, and(rangeA, flat))
+		add("L9 cycle range ≤ 1 and no steep exchange", w, and(rangeC, flat))
+	}
+	return rules
+}
+
+// d1sFailure is a counterexample to a local rule: on the coloured tree, from loads x,
+// node v's rule fires at the end of cycle j+1 while the discrepancy is ≥ 2.
+type d1sFailure struct {
+	tree  d1sTree
+	x     []int64
+	v, j  int
+	disc  int64
+	found bool
+}
+
+// String prints the failure as a row of TestDiscrepancy1LocalRuleCounterexamples.
+func (f d1sFailure) String() string {
+	return fmt.Sprintf("{n: %d, edges: %#v, colors: %#v, loads: %#v, node: %d, cycle: %d, disc: %d}",
+		f.tree.n, f.tree.edges, f.tree.colors, f.x, f.v, f.j+1, f.disc)
+}
+
+// d1sSearchRules runs every rule over every coloured tree with n ≤ maxN nodes (χ = Δ)
+// and every load vector of the box lim[n], simulating cycles cycles from each; it
+// returns each rule's first counterexample (smallest n first) and the number of windows
+// checked.
+func d1sSearchRules(rules []d1sRule, lim map[int]int64, maxN, cycles int) ([]d1sFailure, int) {
+	fails := make([]d1sFailure, len(rules))
+	windows := 0
+	for n := 2; n <= maxN; n++ {
+		K, ok := lim[n]
+		if !ok {
+			continue
+		}
+		for _, tr := range d1sTrees(n, 0) {
+			sim := newD1sSim(tr, n, cycles)
+			d1sBox(n, K, func(x []int64) {
+				sim.run(x)
+				windows++
+				for r, rule := range rules {
+					if fails[r].found {
+						continue
+					}
+					for j := rule.w - 1; j < cycles && !fails[r].found; j++ {
+						if sim.cycles[j].disc <= 1 {
+							break
+						}
+						for v := 0; v < n; v++ {
+							if rule.fire(sim.cycles, j, v) {
+								fails[r] = d1sFailure{tree: tr, x: slices.Clone(x), v: v, j: j, disc: sim.cycles[j].disc, found: true}
+								break
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+	return fails, windows
+}
+
+// TestDiscrepancy1LocalRuleSearch reports, for every candidate local rule, its first
+// counterexample or the range over which it never failed (TOKENDIST_LONG=1 widens it).
+func TestDiscrepancy1LocalRuleSearch(t *testing.T) {
+	if !dxLong && os.Getenv("TOKENDIST_D1K") == "" {
+		t.Skip("a report; run with TOKENDIST_LONG=1 or TOKENDIST_D1K (TestDiscrepancy1LocalRuleCounterexamples pins its results)")
+	}
+	lim := d1sLimits(map[int]int64{2: 10, 3: 8, 4: 5, 5: 3}, map[int]int64{2: 30, 3: 20, 4: 10, 5: 6, 6: 4, 7: 3})
+	rules := d1sRules()
+	fails, windows := d1sSearchRules(rules, lim, 7, 5)
+	for r, f := range fails {
+		if f.found {
+			t.Logf("%-50s FAILS: %s", rules[r].name, f)
+		} else {
+			t.Logf("%-50s never failed", rules[r].name)
+		}
+	}
+	t.Logf("%d load vectors × 5 cycles, boxes %v", windows, lim)
+}
+
+// d1sFromGraph turns a coloured graph into a d1sTree.
+func d1sFromGraph(g *tokendist.Graph, ec *tokendist.EdgeColoring) d1sTree {
+	tr := d1sTree{n: g.Order(), chi: ec.Colors(), edges: g.EdgeList()}
+	tr.pairs = make([][]int32, tr.chi)
+	for _, e := range tr.edges {
+		c := ec.Color(e[0], e[1])
+		tr.colors = append(tr.colors, c)
+		tr.pairs[c] = append(tr.pairs[c], int32(e[0]), int32(e[1]))
+	}
+	return tr
+}
+
+// d1sRandomRules runs the rules on random coloured trees and loads (seeds 0..seeds-1),
+// each until discrepancy ≤ 1, and returns each rule's first counterexample.
+func d1sRandomRules(t *testing.T, rules []d1sRule, seeds uint64, maxN int, maxLoad int64) ([]d1sFailure, int) {
+	fails := make([]d1sFailure, len(rules))
+	runs := 0
+	for seed := uint64(0); seed < seeds; seed++ {
+		n := 3 + int(seed%uint64(maxN-2))
+		g, err := tokendist.RandomTree(n, seed)
+		require.NoError(t, err)
+		if seed%5 == 0 {
+			g, err = tokendist.Path(n)
+			require.NoError(t, err)
+		}
+		tr := d1sFromGraph(g, dxPermutedColoring(t, g, seed))
+		x, err := tokendist.RandomRange(n, 0, maxLoad, seed)
+		require.NoError(t, err)
+		if seed%3 == 0 {
+			x, err = tokendist.PointMass(n, maxLoad+int64(seed%17), int(seed/3)%n)
+			require.NoError(t, err)
+		}
+		sim := newD1sSim(tr, n, 2*int(maxLoad)+4)
+		sim.run(x)
+		runs++
+		for r, rule := range rules {
+			if fails[r].found {
+				continue
+			}
+			for j := rule.w - 1; j < len(sim.cycles) && sim.cycles[j].disc > 1 && !fails[r].found; j++ {
+				for v := 0; v < n; v++ {
+					if rule.fire(sim.cycles, j, v) {
+						fails[r] = d1sFailure{tree: tr, x: slices.Clone(x), v: v, j: j, disc: sim.cycles[j].disc, found: true}
+						break
+					}
+				}
+			}
+		}
+	}
+	return fails, runs
+}
+
+// TestDiscrepancy1LocalRuleRandom is the random counterpart of
+// TestDiscrepancy1LocalRuleSearch: trees up to 14 nodes (a fifth of them paths), loads
+// up to 80, every cycle until discrepancy ≤ 1.
+func TestDiscrepancy1LocalRuleRandom(t *testing.T) {
+	if !dxLong {
+		t.Skip("a report; run with TOKENDIST_LONG=1 (TestDiscrepancy1LocalRuleCounterexamples pins its results)")
+	}
+	seeds := uint64(20000)
+	rules := d1sRules()
+	fails, runs := d1sRandomRules(t, rules, seeds, 14, 80)
+	for r, f := range fails {
+		if f.found {
+			t.Logf("%-50s FAILS: %s", rules[r].name, f)
+		} else {
+			t.Logf("%-50s never failed", rules[r].name)
+		}
+	}
+	t.Logf("%d random runs", runs)
+}
+
+// d1sCounterexample pins a counterexample to a candidate local rule.
+type d1sCounterexample struct {
+	n           int
+	edges       [][2]int
+	colors      []int
+	loads       []int64
+	node, cycle int
+	disc        int64
+}
+
+// TestDiscrepancy1LocalRuleCounterexamples pins one counterexample to every candidate
+// local termination rule of d1sRules (found by TestDiscrepancy1LocalRuleSearch with
+// TOKENDIST_D1K="2:40,3:30,4:14,5:7", or TestDiscrepancy1LocalRuleRandom with
+// TOKENDIST_LONG=1): the node's rule holds at the end of the cycle while the
+// discrepancy is still ≥ 2. The three-node ones come from exhaustive boxes (smallest
+// n first); the others are the first hit of the random sweep, not minimal.
+func TestDiscrepancy1LocalRuleCounterexamples(t *testing.T) {
+	pins := map[string]d1sCounterexample{
+		"L1 localMax unchanged, w = 2":                       {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{25, 14, 0}, node: 1, cycle: 2, disc: 2},
+		"L1 localMax unchanged, w = 3":                       {n: 5, edges: [][2]int{{0, 2}, {1, 2}, {1, 3}, {2, 4}}, colors: []int{2, 0, 2, 1}, loads: []int64{73, 56, 80, 24, 67}, node: 1, cycle: 3, disc: 10},
+		"L1 localMax unchanged, w = 4":                       {n: 5, edges: [][2]int{{0, 3}, {1, 2}, {1, 4}, {2, 3}}, colors: []int{0, 0, 1, 1}, loads: []int64{12, 23, 4, 17, 69}, node: 1, cycle: 4, disc: 5},
+		"L2 localMax and localMin unchanged, w = 2":          {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{7, 23, 0}, node: 0, cycle: 2, disc: 2},
+		"L3 load at cycle ends unchanged, w = 2":             {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{12, 26, 0}, node: 0, cycle: 2, disc: 2},
+		"L2 localMax and localMin unchanged, w = 3":          {n: 5, edges: [][2]int{{0, 2}, {1, 2}, {1, 3}, {2, 4}}, colors: []int{2, 0, 2, 1}, loads: []int64{73, 56, 80, 24, 67}, node: 1, cycle: 3, disc: 10},
+		"L3 load at cycle ends unchanged, w = 3":             {n: 5, edges: [][2]int{{0, 2}, {1, 2}, {1, 3}, {2, 4}}, colors: []int{2, 0, 2, 1}, loads: []int64{73, 56, 80, 24, 67}, node: 1, cycle: 3, disc: 10},
+		"L4 A-phase range ≤ 1, w = 1":                        {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{12, 9, 0}, node: 1, cycle: 1, disc: 2},
+		"L5 cycle range ≤ 1, w = 1":                          {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{5, 13, 0}, node: 0, cycle: 1, disc: 2},
+		"L6 no exchange across discrepancy ≥ 2 at v, w = 1":  {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{0, 11, 0}, node: 2, cycle: 1, disc: 2},
+		"L4 A-phase range ≤ 1, w = 2":                        {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{21, 19, 0}, node: 1, cycle: 2, disc: 2},
+		"L5 cycle range ≤ 1, w = 2":                          {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{11, 25, 0}, node: 0, cycle: 2, disc: 2},
+		"L6 no exchange across discrepancy ≥ 2 at v, w = 2":  {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{0, 20, 0}, node: 2, cycle: 2, disc: 2},
+		"L4 A-phase range ≤ 1, w = 3":                        {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{30, 28, 0}, node: 1, cycle: 3, disc: 2},
+		"L5 cycle range ≤ 1, w = 3":                          {n: 5, edges: [][2]int{{0, 2}, {1, 2}, {1, 3}, {2, 4}}, colors: []int{2, 0, 2, 1}, loads: []int64{73, 56, 80, 24, 67}, node: 1, cycle: 3, disc: 10},
+		"L6 no exchange across discrepancy ≥ 2 at v, w = 3":  {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{0, 29, 0}, node: 2, cycle: 3, disc: 2},
+		"L7 localMax unchanged and no steep exchange, w = 2": {n: 13, edges: [][2]int{{0, 2}, {0, 8}, {0, 9}, {0, 10}, {1, 7}, {3, 12}, {4, 5}, {5, 9}, {6, 12}, {7, 10}, {9, 11}, {11, 12}}, colors: []int{2, 3, 0, 1, 3, 3, 3, 2, 0, 2, 3, 2}, loads: []int64{53, 56, 0, 48, 41, 60, 72, 7, 11, 0, 4, 56, 74}, node: 4, cycle: 3, disc: 11},
+		"L7 localMax unchanged and no steep exchange, w = 3": {n: 13, edges: [][2]int{{0, 2}, {0, 8}, {0, 9}, {0, 10}, {1, 7}, {3, 12}, {4, 5}, {5, 9}, {6, 12}, {7, 10}, {9, 11}, {11, 12}}, colors: []int{2, 3, 0, 1, 3, 3, 3, 2, 0, 2, 3, 2}, loads: []int64{53, 56, 0, 48, 41, 60, 72, 7, 11, 0, 4, 56, 74}, node: 4, cycle: 4, disc: 2},
+		"L8 A-phase range ≤ 1 and no steep exchange, w = 1":  {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{11, 11, 0}, node: 1, cycle: 1, disc: 2},
+		"L9 cycle range ≤ 1 and no steep exchange, w = 1":    {n: 4, edges: [][2]int{{0, 1}, {0, 2}, {0, 3}}, colors: []int{0, 1, 2}, loads: []int64{7, 13, 8, 0}, node: 2, cycle: 1, disc: 2},
+		"L8 A-phase range ≤ 1 and no steep exchange, w = 2":  {n: 3, edges: [][2]int{{0, 1}, {0, 2}}, colors: []int{0, 1}, loads: []int64{20, 20, 0}, node: 1, cycle: 2, disc: 2},
+		"L9 cycle range ≤ 1 and no steep exchange, w = 2":    {n: 13, edges: [][2]int{{0, 2}, {0, 8}, {0, 9}, {0, 10}, {1, 7}, {3, 12}, {4, 5}, {5, 9}, {6, 12}, {7, 10}, {9, 11}, {11, 12}}, colors: []int{2, 3, 0, 1, 3, 3, 3, 2, 0, 2, 3, 2}, loads: []int64{53, 56, 0, 48, 41, 60, 72, 7, 11, 0, 4, 56, 74}, node: 4, cycle: 3, disc: 11},
+	}
+	rules := d1sRules()
+	require.Len(t, pins, len(rules))
+	for _, rule := range rules {
+		ce, ok := pins[rule.name]
+		require.True(t, ok, rule.name)
+		t.Run(rule.name, func(t *testing.T) {
+			g, err := tokendist.NewGraph(ce.n, ce.edges)
+			require.NoError(t, err)
+			ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int {
+				for i, e := range ce.edges {
+					if e == [2]int{u, v} || e == [2]int{v, u} {
+						return ce.colors[i]
+					}
+				}
+				return -1
+			})
+			require.NoError(t, err)
+			sim := newD1sSim(d1sFromGraph(g, ec), ce.n, ce.cycle)
+			sim.run(ce.loads)
+			require.True(t, rule.fire(sim.cycles, ce.cycle-1, ce.node), "the rule holds at node %d after cycle %d", ce.node, ce.cycle)
+			require.Equal(t, ce.disc, sim.cycles[ce.cycle-1].disc)
+			require.GreaterOrEqual(t, ce.disc, int64(2))
+			// The library's stepper reaches the same loads.
+			b, err := tokendist.NewDiscrepancy1(g, ec, 0)
+			require.NoError(t, err)
+			r, err := tokendist.Run(context.Background(), g, tokendist.Loads(ce.loads).Clone(), b,
+				&tokendist.RunOptions{NoStability: true, MaxSteps: int64(2 * ce.cycle * ec.Colors() * ce.n)})
+			require.NoError(t, err)
+			require.Equal(t, ce.disc, r.Discrepancy())
+			if strings.HasPrefix(rule.name, "L1 ") && rule.w == 2 {
+				require.Equal(t, int64(ce.cycle), b.Decisions()[ce.node], "the paper's rule, as Decisions reports it")
+			}
+		})
+	}
+}
