@@ -286,7 +286,9 @@ func TestD1SimMatchesStepper(t *testing.T) {
 }
 
 // TestDiscrepancy1GlobalRuleExhaustive checks the global termination rule (localMax(v)
-// the same in cycles k − 1 and k at every node ⇒ discrepancy ≤ 1 after cycle k) from
+// the same in cycles k − 1 and k at every node ⇒ discrepancy ≤ 1 after cycle k), and
+// the stronger Conjecture 2 of docs/proofs/discrepancy1.md (⇒ discrepancy ≤ 1 already
+// after cycle k − 1), from
 // every load vector of the box, on every coloured tree up to isomorphism with χ = Δ and
 // χ = Δ + 1 colours and n or n + 1 as the known node count. TOKENDIST_LONG=1 widens it.
 func TestDiscrepancy1GlobalRuleExhaustive(t *testing.T) {
@@ -318,6 +320,11 @@ func TestDiscrepancy1GlobalRuleExhaustive(t *testing.T) {
 							held++
 							if sim.cycles[1].disc > 1 {
 								require.Failf(t, "global rule fails", "%s (χ = %d, known n = %d) from %v: discrepancy %d after cycle 2", tr.code, tr.chi, known, x, sim.cycles[1].disc)
+							}
+							// The stronger statement of docs/proofs/discrepancy1.md (Conjecture
+							// 2): the discrepancy is ≤ 1 already at the end of cycle k − 1.
+							if sim.cycles[0].disc > 1 {
+								require.Failf(t, "Conjecture 2 fails", "%s (χ = %d, known n = %d) from %v: discrepancy %d after cycle 1", tr.code, tr.chi, known, x, sim.cycles[0].disc)
 							}
 						}
 					})
