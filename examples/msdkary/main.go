@@ -227,7 +227,7 @@ func plot(out string, rows []row) error {
 			lines = append(lines, *byK[k])
 		}
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) / (k−1) against h", XLabel: "height h", YLabel: "MSD / (k−1)", Points: true, LegendLeft: true})
+	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) / (k−1) against h", XLabel: "height h", YLabel: "MSD / (k−1)", Points: true})
 	if err != nil {
 		return err
 	}
