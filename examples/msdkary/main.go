@@ -12,7 +12,8 @@
 // against h; <out>/msdkary-ratio.svg: MSD/h against k for the largest h computed).
 //
 //	go run ./examples/msdkary -quick                     # n ≤ 2^16, seconds
-//	go run ./examples/msdkary -maxnodes 2147483646 -workers 1   # the issue-18 table (about an hour, < 1 GB)
+//	go run ./examples/msdkary -maxnodes 2147483646 -workers 1   # the issue-18 range (hours; < 1 GB)
+//	go run ./examples/msdkary -from examples/msdkary/testdata/msdkary-issue18.csv   # the rows computed for issue 18
 package main
 
 import (
