@@ -60,7 +60,9 @@ type Discrepancy1Options struct {
 // cycle from the second on) and n − 1 for the broadcast. The simulation computes the
 // AND at the end of the cycle and delivers it after this exact delay, counting each
 // control message at the step in which it would be sent. 2r < 2·χ·n, so a convergecast
-// finishes within the cycle that follows the one it reports on.
+// finishes within the cycle that follows the one it reports on. The option adds O(n) to the
+// construction (a centre and a breadth-first search) and O(1) to a step. Whether the
+// global rule itself is correct is open: see docs/proofs/discrepancy1.md.
 func NewDiscrepancy1With(g *Graph, ec *EdgeColoring, opts *Discrepancy1Options) (*DimensionExchange, error) {
 	var o Discrepancy1Options
 	if opts != nil {
