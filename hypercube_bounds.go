@@ -518,11 +518,13 @@ func MultiDiscrepancies(groups []Loads) ([]int64, error) {
 // falls by at most 2p per time step, and the time is at least
 // ⌈(Δ^M − g·d·finalDisc)/(2p)⌉ (0 if that is negative).
 //
-// Any output with error ξ per group has δ^j_i ≤ (p/2)·ξ. NewMultiBalance and Balance in
-// either order end with δ^j_i ≤ p/2 (balancing across one dimension leaves the signed sums
-// across the others unchanged, and right after it every pair differs by at most one), so
-// finalDisc = p/2 bounds them; the paper subtracts d·g·p, which is twice as much. It costs
-// O(p·g).
+// A minimum-error output (each group j holds ⌊x_j/p⌋ or ⌈x_j/p⌉ tokens on every
+// processor: MultiBalance as section 3 defines it) has δ^j_i ≤ p/2, and so has every
+// output of NewMultiBalance and of the Balance algorithms in either order, with or
+// without MinError (balancing across one dimension leaves the signed sums across the
+// others unchanged, and right after it every pair differs by at most one); so
+// finalDisc = p/2 applies to them, and the paper's d·g·p subtracts twice as much. An
+// arbitrary output of error ξ per group only has δ^j_i ≤ (p/2)·ξ. It costs O(p·g).
 func MultiBalanceLowerBound(groups []Loads, finalDisc int64) (int64, error) {
 	if finalDisc < 0 {
 		return 0, badParam("MultiBalanceLowerBound needs finalDisc ≥ 0, got %d", finalDisc)
