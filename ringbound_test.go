@@ -390,9 +390,15 @@ func TestRingOptimumSmall(t *testing.T) {
 			times, st := policyTimes(t, p, dag, seed)
 			best := slices.Min(times)
 			lb := int(st.RingLowerBound)
-			opt, ok := ringOptimum(tr, p, lb, int(best), 1e6, true)
+			o := &ringOpt{tr: tr, p: p, limit: 1e6, prune: true}
+			opt, ok := o.solve(lb, int(best))
 			require.True(t, ok, "p %d seed %d: node limit", p, seed)
 			what := fmt.Sprintf("p %d seed %d N %d", p, seed, len(tr.parent))
+			if int64(opt) < best {
+				got, err := checkRingSchedule(tr, p, o.pe, o.at)
+				require.NoError(t, err, what)
+				require.Equal(t, opt, got, what)
+			}
 			require.LessOrEqual(t, lb, opt, what)
 			require.LessOrEqual(t, int64(opt), best, what)
 			solved++
@@ -458,38 +464,172 @@ func TestRingGapReport(t *testing.T) {
 			ksMean/k, ksWorst, bestMean/k, bestWorst, eqRing, eqOld)
 	}
 	fmt.Println()
-	fmt.Printf("Larger random trees (q = 0.6, instances with ≥ 64 tasks, %d per cell): T/optimum lies in [T/best policy, T/ring lower bound]\n", instances)
-	fmt.Println("| family | p | instances | mean N | KS-BF T/max(⌈N/p⌉,depth) | KS-BF T/opt (mean) | KS-BF T/opt (worst) | best-on-average policy | its T/opt (mean) |")
+	fmt.Printf("Larger random trees (q = 0.6, instances with ≥ 64 tasks, %d per cell). UB = the better of the best policy and an offline list schedule; T/optimum lies in [T/UB, T/ring lower bound]; means over the instances, worst in brackets.\n", instances)
+	fmt.Println("| family | p | instances | mean N | KS-BF T/max(⌈N/p⌉,depth) | KS-BF T/opt | less-loaded T/opt | UB/ring bound (uncertainty) | list schedule better than every policy |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, depth := range []int{16, 32, 63} {
-		var seeds []uint64
-		for s := uint64(1); len(seeds) < instances; s++ {
-			dag, err := RandomTreeDag(0.6, depth, s)
-			require.NoError(t, err)
-			b := mustTree(t, 1, dag, nil, &RingOptions{NoSchedule: true, MaxTasks: DefaultRingMaxTasks})
-			simulate(t, b, s)
-			if b.Stats().Tasks >= 64 {
-				seeds = append(seeds, s)
+		for _, p := range []int{4, 16, 64} {
+			var runs, greedyWins int
+			var sumN, ksOld, ksLo, ksHi, llLo, llHi, unc, ksLoW, ksHiW, uncW float64
+			for seed := uint64(1); runs < instances; seed++ {
+				dag, err := RandomTreeDag(0.6, depth, seed)
+				require.NoError(t, err)
+				tr, ok := optTreeOf(dag, 1<<20)
+				require.True(t, ok)
+				if len(tr.parent) < 64 {
+					continue
+				}
+				runs++
+				times, st := policyTimes(t, p, dag, seed)
+				best := slices.Min(times)
+				ub := best
+				for _, far := range []bool{false, true} {
+					T, _, _ := greedyRing(tr, p, far)
+					if int64(T) < ub {
+						ub = int64(T)
+					}
+				}
+				if ub < best {
+					greedyWins++
+				}
+				rlb := float64(st.RingLowerBound)
+				ks, ll := float64(times[0]), float64(times[2])
+				require.Equal(t, RingPolicyLessLoaded, RingPolicies()[2])
+				sumN += float64(st.Tasks)
+				ksOld += ks / float64(st.LowerBound)
+				ksLo += ks / float64(ub)
+				ksHi += ks / rlb
+				ksLoW, ksHiW = max(ksLoW, ks/float64(ub)), max(ksHiW, ks/rlb)
+				llLo += ll / float64(ub)
+				llHi += ll / rlb
+				unc += float64(ub) / rlb
+				uncW = max(uncW, float64(ub)/rlb)
 			}
+			k := float64(runs)
+			fmt.Printf("| tree q=0.6 depth %d | %d | %d | %.0f | %.2f | [%.2f, %.2f] ([%.2f, %.2f]) | [%.2f, %.2f] | %.2f (%.2f) | %d |\n", depth, p, runs, sumN/k,
+				ksOld/k, ksLo/k, ksHi/k, ksLoW, ksHiW, llLo/k, llHi/k, unc/k, uncW, greedyWins)
 		}
-		name := fmt.Sprintf("tree q=0.6 depth %d", depth)
-		rows, err := RunRingComparison(context.Background(), RingExperiment{
-			Name: name, Tree: func(s uint64) (TreeDag, error) { return RandomTreeDag(0.6, depth, s) },
-			P: []int{4, 16, 64}, Seeds: seeds,
-		})
-		require.NoError(t, err)
-		np := len(RingPolicies())
-		for i := 0; i < len(rows); i += np {
-			ks := rows[i]
-			bestRow := rows[i]
-			for _, r := range rows[i : i+np] {
-				if r.OverBestPolicy < bestRow.OverBestPolicy {
-					bestRow = r
+	}
+}
+
+// ---- An offline list schedule (an upper bound on the optimum for larger trees) ----------
+
+// greedyRing schedules tr on R_p in the model of ringOpt, knowing the whole tree: at every
+// step the ready tasks are taken highest subtree first (ties: lower level, then index);
+// each goes to a free PE it can reach by then, the one farthest from its parent's PE if
+// far is true and the nearest otherwise. It returns the completion time and the schedule.
+func greedyRing(tr optTree, p int, far bool) (int, []int, []int) {
+	n := len(tr.parent)
+	children := make([][]int, n)
+	for i := 1; i < n; i++ {
+		children[tr.parent[i]] = append(children[tr.parent[i]], i)
+	}
+	pe, at := make([]int, n), make([]int, n)
+	less := func(a, b int) bool {
+		if tr.height[a] != tr.height[b] {
+			return tr.height[a] > tr.height[b]
+		}
+		if tr.level[a] != tr.level[b] {
+			return tr.level[a] < tr.level[b]
+		}
+		return a < b
+	}
+	ready := []int{}
+	pe[0], at[0] = 0, 0
+	ready = append(ready, children[0]...)
+	done, T := 1, 1
+	busy := make([]bool, p)
+	for t := 1; done < n; t++ {
+		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
+		clear(busy)
+		free := p
+		var next, rest []int
+		for _, x := range ready {
+			if free == 0 {
+				rest = append(rest, x)
+				continue
+			}
+			par := tr.parent[x]
+			reach := t - at[par]
+			best, bestD := -1, -1
+			for q := 0; q < p; q++ {
+				dd := ringDist(p, pe[par], q)
+				if busy[q] || max(1, dd) > reach {
+					continue
+				}
+				if best < 0 || (far && dd > bestD) || (!far && dd < bestD) {
+					best, bestD = q, dd
 				}
 			}
-			fmt.Printf("| %s | %d | %d | %.0f | %.2f | [%.2f, %.2f] | [%.2f, %.2f] | %v | [%.2f, %.2f] |\n", name, ks.P, ks.Runs, ks.Tasks,
-				ks.OverLowerBound, ks.OverBestPolicy, ks.OverRingLowerBound, ks.WorstOverBestPolicy, ks.WorstOverRingLowerBound,
-				bestRow.Policy, bestRow.OverBestPolicy, bestRow.OverRingLowerBound)
+			if best < 0 {
+				rest = append(rest, x)
+				continue
+			}
+			busy[best] = true
+			free--
+			pe[x], at[x] = best, t
+			done++
+			T = t + 1
+			next = append(next, children[x]...)
+		}
+		ready = append(rest, next...)
+	}
+	return T, pe, at
+}
+
+// checkRingSchedule reports whether (pe, at) is a valid schedule of tr on R_p in the model
+// and returns its completion time.
+func checkRingSchedule(tr optTree, p int, pe, at []int) (int, error) {
+	used := map[[2]int]bool{}
+	T := 0
+	for i := range tr.parent {
+		if i == 0 {
+			if pe[0] != 0 || at[0] != 0 {
+				return 0, fmt.Errorf("root at PE %d step %d", pe[0], at[0])
+			}
+		} else {
+			par := tr.parent[i]
+			if at[i] < at[par]+max(1, ringDist(p, pe[par], pe[i])) {
+				return 0, fmt.Errorf("task %d at (%d,%d) too early for its parent at (%d,%d)", i, pe[i], at[i], pe[par], at[par])
+			}
+		}
+		k := [2]int{pe[i], at[i]}
+		if used[k] {
+			return 0, fmt.Errorf("two tasks on PE %d at step %d", pe[i], at[i])
+		}
+		used[k] = true
+		T = max(T, at[i]+1)
+	}
+	return T, nil
+}
+
+// TestRingGreedySchedule checks that the offline list schedule is a valid schedule, never
+// faster than the optimum (small trees) or the ring lower bound (larger ones).
+func TestRingGreedySchedule(t *testing.T) {
+	for _, p := range []int{1, 2, 3, 4, 8, 16, 64} {
+		for seed := uint64(1); seed <= 12; seed++ {
+			for _, c := range []struct {
+				q     float64
+				depth int
+			}{{0.7, 6}, {0.6, 16}, {0.75, 12}} {
+				dag, err := RandomTreeDag(c.q, c.depth, seed)
+				require.NoError(t, err)
+				tr, ok := optTreeOf(dag, 1<<14)
+				require.True(t, ok)
+				_, st := policyTimes(t, p, dag, seed)
+				for _, far := range []bool{false, true} {
+					T, pe, at := greedyRing(tr, p, far)
+					got, err := checkRingSchedule(tr, p, pe, at)
+					require.NoError(t, err)
+					require.Equal(t, got, T)
+					require.GreaterOrEqual(t, int64(T), st.RingLowerBound)
+					if len(tr.parent) <= 11 && p <= 5 {
+						opt, ok := ringOptimum(tr, p, int(st.RingLowerBound), T, 1e6, true)
+						require.True(t, ok)
+						require.LessOrEqual(t, opt, T)
+					}
+				}
+			}
 		}
 	}
 }
