@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"os"
@@ -163,6 +164,7 @@ type optTree struct {
 }
 
 // optTreeOf enumerates the tree a TreeDag grows (at most maxN nodes; ok false if larger).
+// The isomorphism classes (canon) are computed for trees of at most 64 nodes only.
 func optTreeOf(dag TreeDag, maxN int) (optTree, bool) {
 	var tr optTree
 	nodes := []TreeNode{TreeRoot}
@@ -183,13 +185,18 @@ func optTreeOf(dag TreeDag, maxN int) (optTree, bool) {
 	for i := 1; i < n; i++ {
 		tr.level[i] = tr.level[tr.parent[i]] + 1
 	}
+	canon := n <= 64 // only the branch and bound needs the classes
 	for i := n - 1; i >= 0; i-- {
-		sort.Strings(children[i])
-		tr.canon[i] = "(" + strings.Join(children[i], "") + ")"
+		if canon {
+			sort.Strings(children[i])
+			tr.canon[i] = "(" + strings.Join(children[i], "") + ")"
+		}
 		if i > 0 {
 			par := tr.parent[i]
 			tr.height[par] = max(tr.height[par], tr.height[i]+1)
-			children[par] = append(children[par], tr.canon[i])
+			if canon {
+				children[par] = append(children[par], tr.canon[i])
+			}
 		}
 	}
 	return tr, true
@@ -331,7 +338,7 @@ func (o *ringOpt) dfs(i int) bool {
 	deadline := o.T - 1 - o.tr.height[i]
 	// Symmetry: isomorphic sibling subtrees are interchangeable; order their roots' slots.
 	minSlot := -1
-	if o.prune && i > 0 && o.tr.parent[i-1] == par && o.tr.canon[i-1] == o.tr.canon[i] {
+	if o.prune && i > 0 && o.tr.parent[i-1] == par && o.tr.canon[i] != "" && o.tr.canon[i-1] == o.tr.canon[i] {
 		minSlot = o.at[i-1]*o.p + o.pe[i-1]
 	}
 	for t := tp + 1; t <= deadline; t++ {
@@ -423,7 +430,7 @@ func TestRingGapReport(t *testing.T) {
 	if os.Getenv("TOKENDIST_RINGGAP") == "" {
 		t.Skip("set TOKENDIST_RINGGAP=1 to print the ring gap report")
 	}
-	const instances = 100
+	const instances, instances63 = 100, 30
 	fmt.Println("Exact optimum (branch and bound) on small random trees, q = 0.7, depth ≤ 7, N ≤ 21:")
 	fmt.Println("| p | instances solved | not solved (node limit) | mean N | KS-BF/opt mean | KS-BF/opt worst | best policy/opt mean | best policy/opt worst | ring bound = opt | max(⌈N/p⌉,depth) = opt |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
@@ -464,22 +471,32 @@ func TestRingGapReport(t *testing.T) {
 			ksMean/k, ksWorst, bestMean/k, bestWorst, eqRing, eqOld)
 	}
 	fmt.Println()
-	fmt.Printf("Larger random trees (q = 0.6, instances with ≥ 64 tasks, %d per cell). UB = the better of the best policy and an offline list schedule; T/optimum lies in [T/UB, T/ring lower bound]; means over the instances, worst in brackets.\n", instances)
+	fmt.Printf("Larger random trees (q = 0.6, instances with ≥ 64 tasks, %d per cell, %d for depth 63). UB = the better of the best policy and an offline list schedule; T/optimum lies in [T/UB, T/ring lower bound]; means over the instances, worst in brackets.\n", instances, instances63)
 	fmt.Println("| family | p | instances | mean N | KS-BF T/max(⌈N/p⌉,depth) | KS-BF T/opt | less-loaded T/opt | UB/ring bound (uncertainty) | list schedule better than every policy |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	ps := []int{4, 16, 64}
 	for _, depth := range []int{16, 32, 63} {
-		for _, p := range []int{4, 16, 64} {
-			var runs, greedyWins int
-			var sumN, ksOld, ksLo, ksHi, llLo, llHi, unc, ksLoW, ksHiW, uncW float64
-			for seed := uint64(1); runs < instances; seed++ {
-				dag, err := RandomTreeDag(0.6, depth, seed)
-				require.NoError(t, err)
-				tr, ok := optTreeOf(dag, 1<<20)
-				require.True(t, ok)
-				if len(tr.parent) < 64 {
-					continue
-				}
-				runs++
+		type cell struct {
+			runs, greedyWins                                             int
+			sumN, ksOld, ksLo, ksHi, llLo, llHi, unc, ksLoW, ksHiW, uncW float64
+		}
+		cells := make([]cell, len(ps))
+		n := instances
+		if depth == 63 {
+			n = instances63
+		}
+		for seed, runs := uint64(1), 0; runs < n; seed++ {
+			dag, err := RandomTreeDag(0.6, depth, seed)
+			require.NoError(t, err)
+			tr, ok := optTreeOf(dag, 1<<24)
+			require.True(t, ok)
+			if len(tr.parent) < 64 {
+				continue
+			}
+			runs++
+			for k, p := range ps {
+				c := &cells[k]
+				c.runs++
 				times, st := policyTimes(t, p, dag, seed)
 				best := slices.Min(times)
 				ub := best
@@ -490,24 +507,27 @@ func TestRingGapReport(t *testing.T) {
 					}
 				}
 				if ub < best {
-					greedyWins++
+					c.greedyWins++
 				}
 				rlb := float64(st.RingLowerBound)
 				ks, ll := float64(times[0]), float64(times[2])
 				require.Equal(t, RingPolicyLessLoaded, RingPolicies()[2])
-				sumN += float64(st.Tasks)
-				ksOld += ks / float64(st.LowerBound)
-				ksLo += ks / float64(ub)
-				ksHi += ks / rlb
-				ksLoW, ksHiW = max(ksLoW, ks/float64(ub)), max(ksHiW, ks/rlb)
-				llLo += ll / float64(ub)
-				llHi += ll / rlb
-				unc += float64(ub) / rlb
-				uncW = max(uncW, float64(ub)/rlb)
+				c.sumN += float64(st.Tasks)
+				c.ksOld += ks / float64(st.LowerBound)
+				c.ksLo += ks / float64(ub)
+				c.ksHi += ks / rlb
+				c.ksLoW, c.ksHiW = max(c.ksLoW, ks/float64(ub)), max(c.ksHiW, ks/rlb)
+				c.llLo += ll / float64(ub)
+				c.llHi += ll / rlb
+				c.unc += float64(ub) / rlb
+				c.uncW = max(c.uncW, float64(ub)/rlb)
 			}
-			k := float64(runs)
-			fmt.Printf("| tree q=0.6 depth %d | %d | %d | %.0f | %.2f | [%.2f, %.2f] ([%.2f, %.2f]) | [%.2f, %.2f] | %.2f (%.2f) | %d |\n", depth, p, runs, sumN/k,
-				ksOld/k, ksLo/k, ksHi/k, ksLoW, ksHiW, llLo/k, llHi/k, unc/k, uncW, greedyWins)
+		}
+		for k, p := range ps {
+			c := cells[k]
+			r := float64(c.runs)
+			fmt.Printf("| tree q=0.6 depth %d | %d | %d | %.0f | %.2f | [%.2f, %.2f] ([%.2f, %.2f]) | [%.2f, %.2f] | %.2f (%.2f) | %d |\n", depth, p, c.runs, c.sumN/r,
+				c.ksOld/r, c.ksLo/r, c.ksHi/r, c.ksLoW, c.ksHiW, c.llLo/r, c.llHi/r, c.unc/r, c.uncW, c.greedyWins)
 		}
 	}
 }
@@ -525,30 +545,19 @@ func greedyRing(tr optTree, p int, far bool) (int, []int, []int) {
 		children[tr.parent[i]] = append(children[tr.parent[i]], i)
 	}
 	pe, at := make([]int, n), make([]int, n)
-	less := func(a, b int) bool {
-		if tr.height[a] != tr.height[b] {
-			return tr.height[a] > tr.height[b]
-		}
-		if tr.level[a] != tr.level[b] {
-			return tr.level[a] < tr.level[b]
-		}
-		return a < b
+	h := &taskHeap{tr: tr}
+	for _, c := range children[0] {
+		heap.Push(h, c)
 	}
-	ready := []int{}
-	pe[0], at[0] = 0, 0
-	ready = append(ready, children[0]...)
 	done, T := 1, 1
 	busy := make([]bool, p)
+	var rest, next []int
 	for t := 1; done < n; t++ {
-		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
 		clear(busy)
 		free := p
-		var next, rest []int
-		for _, x := range ready {
-			if free == 0 {
-				rest = append(rest, x)
-				continue
-			}
+		rest, next = rest[:0], next[:0]
+		for free > 0 && h.Len() > 0 {
+			x := heap.Pop(h).(int)
 			par := tr.parent[x]
 			reach := t - at[par]
 			best, bestD := -1, -1
@@ -572,9 +581,39 @@ func greedyRing(tr optTree, p int, far bool) (int, []int, []int) {
 			T = t + 1
 			next = append(next, children[x]...)
 		}
-		ready = append(rest, next...)
+		for _, x := range rest {
+			heap.Push(h, x)
+		}
+		for _, x := range next {
+			heap.Push(h, x)
+		}
 	}
 	return T, pe, at
+}
+
+// taskHeap orders ready tasks: highest subtree first, then lower level, then index.
+type taskHeap struct {
+	tr optTree
+	x  []int
+}
+
+func (h *taskHeap) Len() int { return len(h.x) }
+func (h *taskHeap) Less(i, j int) bool {
+	a, b := h.x[i], h.x[j]
+	if h.tr.height[a] != h.tr.height[b] {
+		return h.tr.height[a] > h.tr.height[b]
+	}
+	if h.tr.level[a] != h.tr.level[b] {
+		return h.tr.level[a] < h.tr.level[b]
+	}
+	return a < b
+}
+func (h *taskHeap) Swap(i, j int) { h.x[i], h.x[j] = h.x[j], h.x[i] }
+func (h *taskHeap) Push(v any)    { h.x = append(h.x, v.(int)) }
+func (h *taskHeap) Pop() any {
+	v := h.x[len(h.x)-1]
+	h.x = h.x[:len(h.x)-1]
+	return v
 }
 
 // checkRingSchedule reports whether (pe, at) is a valid schedule of tr on R_p in the model
