@@ -153,11 +153,14 @@ func plaxton() ([]byte, error) {
 		return nil, err
 	}
 	var lines []tokendist.Line
-	for _, mk := range []func() (*tokendist.CubeBalancer, error){
-		func() (*tokendist.CubeBalancer, error) { return tokendist.NewDimensionOrderBalance(g, nil) },
-		func() (*tokendist.CubeBalancer, error) { return tokendist.NewHypercubeBalance(g, nil) },
+	for _, alg := range []struct {
+		name string
+		mk   func() (*tokendist.CubeBalancer, error)
+	}{
+		{"dimension order", func() (*tokendist.CubeBalancer, error) { return tokendist.NewDimensionOrderBalance(g, nil) }},
+		{"recursion (section 2.3)", func() (*tokendist.CubeBalancer, error) { return tokendist.NewHypercubeBalance(g, nil) }},
 	} {
-		b, err := mk()
+		b, err := alg.mk()
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +168,7 @@ func plaxton() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		ln := tokendist.Line{Name: b.String()}
+		ln := tokendist.Line{Name: alg.name}
 		for _, s := range r.Trace {
 			ln.X = append(ln.X, float64(s.Time))
 			ln.Y = append(ln.Y, float64(s.Discrepancy))
@@ -174,7 +177,7 @@ func plaxton() ([]byte, error) {
 	}
 	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
 		Title:  "Hypercube(10), DimensionOrderWorstLoads(10, 256)",
-		XLabel: "model time", YLabel: "error (max − min)", Points: true,
+		XLabel: "model time", YLabel: "error (max − min)", Points: true, LegendLeft: true, LegendBottom: true,
 	})
 }
 
@@ -249,5 +252,5 @@ func margara() ([]byte, error) {
 		}
 		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s (%v, final %d)", d.name, r.Status, r.Discrepancy()), Trace: r.Trace})
 	}
-	return tokendist.PlotTraces("Perfect token distribution, RandomTree(60, seed 3), loads 0..20", series)
+	return tokendist.PlotTraces("Perfect distribution, RandomTree(60), loads 0..20", series)
 }
