@@ -202,17 +202,6 @@ func optTreeOf(dag TreeDag, maxN int) (optTree, bool) {
 	return tr, true
 }
 
-func (tr optTree) levels() []int64 {
-	var l []int64
-	for _, x := range tr.level {
-		for len(l) <= x {
-			l = append(l, 0)
-		}
-		l[x]++
-	}
-	return l
-}
-
 // ringOpt searches the schedules of tr on R_p in the model of RingScheduleLowerBound with
 // unlimited link capacity: the root on PE 0 at step 0; task i on PE q at step t needs
 // t ≥ t_parent + max(1, dist(q_parent, q)); one task per PE per step. Every policy of the
