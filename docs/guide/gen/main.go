@@ -88,7 +88,7 @@ func houle() ([]byte, error) {
 		}
 		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s (%v, %d)", r.Balancer, r.Status, r.Discrepancy()), Trace: r.Trace})
 	}
-	return tokendist.PlotTraces("Dimension exchange on RandomTree(40, seed 7), loads 0..60", series)
+	return tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: "Dimension exchange on RandomTree(40, seed 7), loads 0..60"})
 }
 
 // gaoRosenberg: completion time / ring lower bound against p for KS-BF and less-loaded on
@@ -137,7 +137,7 @@ func gaoRosenberg() ([]byte, error) {
 	}
 	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
 		Title:  "Random trees (q = 0.6, depth 16), mean of 30 instances",
-		XLabel: "ring size p", YLabel: "time / lower bound", LogX: true, Points: true, LegendLeft: true,
+		XLabel: "ring size p", YLabel: "time / lower bound", LogX: true, Points: true,
 	})
 }
 
@@ -177,7 +177,7 @@ func plaxton() ([]byte, error) {
 	}
 	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
 		Title:  "Hypercube(10), DimensionOrderWorstLoads(10, 256)",
-		XLabel: "model time", YLabel: "error (max − min)", Points: true, LegendLeft: true, LegendBottom: true,
+		XLabel: "model time", YLabel: "error (max − min)", Points: true,
 	})
 }
 
@@ -252,5 +252,5 @@ func margara() ([]byte, error) {
 		}
 		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s (%v, final %d)", d.name, r.Status, r.Discrepancy()), Trace: r.Trace})
 	}
-	return tokendist.PlotTraces("Perfect distribution, RandomTree(60), loads 0..20", series)
+	return tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: "Perfect distribution, RandomTree(60), loads 0..20"})
 }
