@@ -37,6 +37,9 @@ func NewEdgeColoring(g *Graph, colorOf func(u, v int) int) (*EdgeColoring, error
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
+	if colorOf == nil {
+		return nil, badParam("NewEdgeColoring needs a colour function, got nil")
+	}
 	twin := twins(g)
 	color := make([]int32, len(g.adj))
 	for u := 0; u < g.Order(); u++ {

@@ -292,7 +292,7 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 	}
 	inner, err := build(tree)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tokendist: NewSpanningTree: build on the tree rooted at %d: %w", root, err)
 	}
 	if inner == nil {
 		return nil, ErrNilBalancer

@@ -82,6 +82,13 @@ func fromPairs(n int, pairs []int32, dedupe bool) (*Graph, error) {
 	if len(pairs) > maxEdgeEnds {
 		return nil, badParam("%d edge ends exceed the int32 limit", len(pairs))
 	}
+	if n < 0 || n >= maxNodes {
+		return nil, badParam("order %d outside 0..%d", n, maxNodes-1)
+	}
+	// off (8 bytes a node, twice) and adj (4 bytes an end).
+	if err := checkAlloc(fmt.Sprintf("graph of %d nodes and %d edge ends", n, len(pairs)), int64(n)+1+int64(len(pairs)), 16); err != nil {
+		return nil, err
+	}
 	off := make([]int, n+1)
 	for _, x := range pairs {
 		off[x+1]++
@@ -208,8 +215,8 @@ func (g *Graph) EdgeList() [][2]int {
 // AsGraph returns net as a *Graph: net itself if it is one, otherwise a copy built from
 // its Neighbors lists, which are checked against the Network rules.
 func AsGraph(net Network) (*Graph, error) {
-	if net == nil {
-		return nil, ErrNilNetwork
+	if isNilValue(net) {
+		return nil, fmt.Errorf("%w (%T)", ErrNilNetwork, net)
 	}
 	if g, ok := net.(*Graph); ok {
 		if g == nil {
@@ -221,14 +228,23 @@ func AsGraph(net Network) (*Graph, error) {
 	if n < 0 {
 		return nil, badParam("network order %d is negative", n)
 	}
+	if n >= maxNodes {
+		return nil, badParam("network order %d exceeds the int32 node limit", n)
+	}
+	if err := checkAlloc(fmt.Sprintf("AsGraph of %d nodes", n), int64(n)+1, 16); err != nil {
+		return nil, err
+	}
 	var pairs []int32
 	for u := 0; u < n; u++ {
 		nb := net.Neighbors(u)
 		for i, v := range nb {
 			if v < 0 || int(v) >= n || int(v) == u || (i > 0 && nb[i-1] >= v) {
-				return nil, badParam("neighbours of node %d are not ascending distinct nodes other than %d: %v", u, u, nb)
+				return nil, badParam("neighbours of node %d are not ascending distinct nodes other than %d (entry %d: %d)", u, u, i, v)
 			}
 			if int(v) > u {
+				if len(pairs) >= maxEdgeEnds-1 {
+					return nil, badParam("network has more than %d edge ends", maxEdgeEnds)
+				}
 				pairs = append(pairs, int32(u), v)
 			}
 		}

@@ -32,8 +32,17 @@ type PlotOptions struct {
 	Width, Height float64
 }
 
+// Plot limits: values beyond ±maxPlotValue (the tick code needs a finite range), more
+// than maxPlotLines lines, or a side above maxPlotSize points are refused.
+const (
+	maxPlotValue = 1e300
+	maxPlotLines = 1 << 12
+	maxPlotSize  = 1 << 14
+)
+
 // PlotLines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
-// a notebook's display.SVG(string(svg)).
+// a notebook's display.SVG(string(svg)). It refuses finite values beyond ±1e300 (NaN and
+// ±Inf are dropped), more than 4096 lines and sides above 16384 cm.
 func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	var o PlotOptions
 	if opts != nil {
@@ -48,9 +57,32 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
 	}
 	p.Add(plotter.NewGrid())
+	if len(lines) > maxPlotLines {
+		return nil, badParam("PlotLines draws at most %d lines, got %d", maxPlotLines, len(lines))
+	}
+	if !(o.Width >= 0 && o.Width <= maxPlotSize && o.Height >= 0 && o.Height <= maxPlotSize) {
+		return nil, badParam("PlotLines size %v × %v outside 0..%v points", o.Width, o.Height, maxPlotSize)
+	}
+	points := 0
+	for _, ln := range lines {
+		points += len(ln.X)
+	}
+	if err := checkAlloc("PlotLines points", int64(points), 1<<10); err != nil { // SVG text per point
+		return nil, err
+	}
+	// gonum/plot's tick placement loops without end on ranges that overflow float64;
+	// every drawn value must be within ±maxPlotValue.
+	for _, ln := range lines {
+		for k := range min(len(ln.X), len(ln.Y)) {
+			x, y := ln.X[k], ln.Y[k]
+			if math.Abs(x) > maxPlotValue && !math.IsInf(x, 0) || math.Abs(y) > maxPlotValue && !math.IsInf(y, 0) {
+				return nil, badParam("line %s point %d (%g, %g) is beyond ±%g", quote([]byte(ln.Name)), k, x, y, maxPlotValue)
+			}
+		}
+	}
 	for i, ln := range lines {
 		if len(ln.X) != len(ln.Y) {
-			return nil, badParam("line %q has %d x values and %d y values", ln.Name, len(ln.X), len(ln.Y))
+			return nil, badParam("line %s has %d x values and %d y values", quote([]byte(ln.Name)), len(ln.X), len(ln.Y))
 		}
 		pts := make(plotter.XYs, 0, len(ln.X))
 		for k := range ln.X {

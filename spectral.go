@@ -418,8 +418,16 @@ func (t *tridiag) extremes(alpha, beta []float64, next float64) (top, bot ritz) 
 	return top, bot
 }
 
+// ritzBound returns the error bound of a Ritz value with residual norm r: r itself (some
+// eigenvalue of P on 1^⊥ lies within r of the Ritz value), tightened to r²/gap only
+// when there is a second Ritz value at a finite distance gap > r. With a single Ritz
+// value (gap = +Inf) nothing is known about the rest of the spectrum, so the bound is r,
+// never 0.
 func ritzBound(r, gap float64) float64 {
-	if gap > r {
+	if math.IsNaN(r) {
+		return math.Inf(1)
+	}
+	if !math.IsInf(gap, 1) && gap > r {
 		return math.Min(r, r*r/gap)
 	}
 	return r

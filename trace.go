@@ -3,6 +3,7 @@ package tokendist
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 )
@@ -15,6 +16,13 @@ var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potenti
 
 // WriteCSV writes the trace as CSV with a header row; the potential is exact decimal.
 func (t Trace) WriteCSV(w io.Writer) error {
+	if err := t.writeCSV(w); err != nil {
+		return fmt.Errorf("tokendist: writing trace CSV: %w", err)
+	}
+	return nil
+}
+
+func (t Trace) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(traceHeader); err != nil {
 		return err
@@ -35,7 +43,64 @@ func (t Trace) WriteCSV(w io.Writer) error {
 func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(t)
+	if err := enc.Encode(t); err != nil {
+		return fmt.Errorf("tokendist: writing trace JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadTraceCSV reads a trace written by WriteCSV: a header row naming the columns
+// step, time, discrepancy, max, min, potential, moved, messages, negative (in that
+// order) and one row per sample, every field a decimal integer (the potential an
+// unsigned 128-bit one). It returns an error naming the line and the bad field (quoted
+// up to a short prefix) on malformed input. O(size of the input).
+func ReadTraceCSV(r io.Reader) (Trace, error) {
+	if r == nil {
+		return nil, badParam("ReadTraceCSV of a nil reader")
+	}
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(traceHeader)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("tokendist: trace CSV header: %w", err)
+	}
+	for i, name := range traceHeader {
+		if head[i] != name {
+			return nil, fmt.Errorf("tokendist: trace CSV header: column %d is %s, want %q", i+1, quote([]byte(head[i])), name)
+		}
+	}
+	var t Trace
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV: %w", err)
+		}
+		var s Sample
+		ints := []*int64{&s.Step, &s.Time, &s.Discrepancy, &s.Max, &s.Min, nil, &s.Moved, &s.Messages}
+		for i, p := range ints {
+			if p == nil {
+				continue
+			}
+			v, err := strconv.ParseInt(rec[i], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("tokendist: trace CSV line %d, column %s: %s is not an int64", line, traceHeader[i], quote([]byte(rec[i])))
+			}
+			*p = v
+		}
+		if err := s.Potential.UnmarshalText([]byte(rec[5])); err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column potential: %s is not an unsigned 128-bit decimal", line, quote([]byte(rec[5])))
+		}
+		neg, err := strconv.ParseInt(rec[8], 10, 0)
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column negative: %s is not an int", line, quote([]byte(rec[8])))
+		}
+		s.Negative = int(neg)
+		t = append(t, s)
+	}
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
