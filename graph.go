@@ -510,6 +510,11 @@ func (g *Graph) String() string {
 // parallelChunks runs fn over [0, n) split among the available cores; fn gets its own
 // range and must write only to per-index outputs.
 func parallelChunks(n int, fn func(lo, hi int)) {
+	w := par.Workers(n, 64)
+	if w > 1 {
+		par.Acquire() // released before returning: no goroutine outlives the call
+		defer par.Release()
+	}
 	var g par.Group
-	g.For(n, par.Workers(n, 64), fn)
+	g.For(n, w, fn)
 }

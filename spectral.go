@@ -346,6 +346,8 @@ func bandDeltas(g *Graph) []int16 {
 }
 
 func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
+	par.Acquire() // held for the iteration, released before returning
+	defer par.Release()
 	n := ln.g.Order()
 	l := newLanczos(ln, o.Seed)
 	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
