@@ -229,3 +229,63 @@ func FuzzRunMisbehaving(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNetworkEntryPoints hands arbitrary adjacency lists (often not a valid network:
+// asymmetric, unsorted, out of range, self-loops) to every entry point that takes a
+// Network: each must return a short prefixed error or a result, never panic or hang.
+func FuzzNetworkEntryPoints(f *testing.F) {
+	f.Add([]byte{3, 2, 1, 2, 2, 0, 2, 2, 0, 1}, uint8(0))
+	f.Add([]byte{4, 1, 1, 2, 0, 2, 2, 1, 3, 1, 2}, uint8(1))
+	f.Add([]byte{2, 1, 1, 1, 0}, uint8(2))
+	f.Add([]byte{3, 1, 5, 1, 200, 0}, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		if len(data) == 0 {
+			return
+		}
+		n := int(data[0]) % 12
+		lists := make([][]int32, n)
+		pos := 1
+		for v := 0; v < n && pos < len(data); v++ {
+			k := int(data[pos]) % 5
+			pos++
+			for i := 0; i < k && pos < len(data); i++ {
+				lists[v] = append(lists[v], int32(int8(data[pos])))
+				pos++
+			}
+		}
+		net := fndListNet(lists...)
+		ctx := context.Background()
+		calls := []func() error{
+			func() error { _, err := tokendist.AsGraph(net); return err },
+			func() error { _, err := tokendist.LambdaMax(net, nil); return err },
+			func() error { _, err := tokendist.DistanceLoads(net, 0); return err },
+			func() error { _, err := tokendist.MSD(net); return err },
+			func() error { _, err := tokendist.Fringe(net, []int{0}); return err },
+			func() error { _, _, err := tokendist.MinFringe(net, 1); return err },
+			func() error { _, err := tokendist.Peripheral(net); return err },
+			func() error { _, err := tokendist.LeightonTime(net, 3); return err },
+			func() error { _, err := tokendist.ConstructSubgraph(net, 0); return err },
+			func() error {
+				b, err := tokendist.NewRandomizedDiffusion(net)
+				if err != nil {
+					return err
+				}
+				_, err = tokendist.Run(ctx, net, make(tokendist.Loads, n), b, &tokendist.RunOptions{MaxSteps: 5})
+				return err
+			},
+			func() error {
+				b, err := tokendist.NewRSWDiffusion(net)
+				if err != nil {
+					return err
+				}
+				_, err = tokendist.Run(ctx, net, make(tokendist.Loads, n), b, &tokendist.RunOptions{MaxSteps: 5})
+				return err
+			},
+			func() error { _, err := tokendist.NewHypercubeBalance(net, nil); return err },
+			func() error { _, err := tokendist.NewContinuousDiffusion(net, make([]float64, n)); return err },
+			func() error { _, err := tokendist.TransitionMatrix(net); return err },
+			func() error { _, err := tokendist.Stabilities(net); return err },
+		}
+		fuzzPrefixed(t, calls[int(which)%len(calls)]())
+	})
+}

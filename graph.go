@@ -146,9 +146,11 @@ func (g *Graph) normalize(dedupe bool) error {
 func (g *Graph) Order() int { return len(g.off) - 1 }
 
 // Neighbors returns the neighbours of v in ascending order; the slice must not be modified.
+// It panics if v is not a node (0 ≤ v < Order()), as a slice index does.
 func (g *Graph) Neighbors(v int) []int32 { return g.adj[g.off[v]:g.off[v+1]:g.off[v+1]] }
 
 // Degree returns the number of neighbours of v.
+// It panics if v is not a node (0 ≤ v < Order()), as a slice index does.
 func (g *Graph) Degree(v int) int { return g.off[v+1] - g.off[v] }
 
 // Size returns the number of edges.
@@ -176,6 +178,7 @@ func (g *Graph) MinDegree() int {
 }
 
 // HasEdge reports whether u and v are adjacent, by binary search: O(log deg u).
+// It panics if u is not a node, as a slice index does.
 func (g *Graph) HasEdge(u, v int) bool {
 	if u < 0 || v < 0 || u >= g.Order() || v >= g.Order() {
 		return false
@@ -187,6 +190,7 @@ func (g *Graph) HasEdge(u, v int) bool {
 // EdgeIndex returns the position of v in u's adjacency list, that is the index of the
 // edge end (u, v) in the CSR array, or -1 if u and v are not adjacent. Edge ends are
 // numbered 0..2·Size()-1; they index per-end arrays such as flows.
+// It panics if u is not a node, as a slice index does.
 func (g *Graph) EdgeIndex(u, v int) int {
 	i, ok := slices.BinarySearch(g.Neighbors(u), int32(v))
 	if !ok {
@@ -197,6 +201,7 @@ func (g *Graph) EdgeIndex(u, v int) int {
 
 // Offset returns the index of the first edge end of v in the CSR array; the ends of v
 // are Offset(v)..Offset(v+1)-1.
+// It panics unless 0 ≤ v ≤ Order(), as a slice index does.
 func (g *Graph) Offset(v int) int { return g.off[v] }
 
 // EdgeList returns every edge once as a pair (u, v) with u < v, ordered by u then v.
