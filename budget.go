@@ -68,22 +68,13 @@ func checkAlloc(what string, count, bytesEach int64) error {
 	return nil
 }
 
-// mulOverflow returns a·b, or ok = false if it overflows int64.
+// mul64 returns a·b, or ok = false if it overflows int64.
 func mul64(a, b int64) (int64, bool) {
 	if a == 0 || b == 0 {
 		return 0, true
 	}
 	c := a * b
 	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		return 0, false
-	}
-	return c, true
-}
-
-// add64 returns a+b, or ok = false if it overflows int64.
-func add64(a, b int64) (int64, bool) {
-	c := a + b
-	if (c > a) != (b > 0) {
 		return 0, false
 	}
 	return c, true
