@@ -85,10 +85,10 @@ func overflow(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrOverflow}, args...)...)
 }
 
-// quote returns at most the first 32 bytes of b, quoted (≤ 130 bytes of text), for an
+// quote returns at most the first 48 bytes of b, quoted (≤ 200 bytes of text), for an
 // error message.
 func quote(b []byte) string {
-	const n = 32
+	const n = 48
 	if len(b) <= n {
 		return strconv.Quote(string(b))
 	}
