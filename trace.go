@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -14,58 +15,70 @@ type Trace []Sample
 // traceHeader names the CSV columns, in Sample's field order.
 var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}
 
-// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal.
-func (t Trace) WriteCSV(w io.Writer) error {
-	if err := t.writeCSV(w); err != nil {
-		return fmt.Errorf("tokendist: writing trace CSV: %w", err)
-	}
-	return nil
-}
+// dynamicHeader names the extra columns of a dynamic run's trace.
+var dynamicHeader = []string{"arrived", "completed", "down"}
 
-func (t Trace) writeCSV(w io.Writer) error {
+// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. A
+// trace of a dynamic run (a sample with arrivals, completions or links down) has three
+// more columns: arrived, completed, down. It costs O(len(t)).
+func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(traceHeader); err != nil {
-		return err
+	dynamic := false
+	for _, s := range t {
+		dynamic = dynamic || s.Arrived != 0 || s.Completed != 0 || s.Down != 0
+	}
+	header := traceHeader
+	if dynamic {
+		header = append(append([]string(nil), traceHeader...), dynamicHeader...)
+	}
+	if err := cw.Write(header); err != nil {
+		return wrapf(err, "WriteCSV")
 	}
 	i := strconv.FormatInt
 	for _, s := range t {
 		row := []string{i(s.Step, 10), i(s.Time, 10), i(s.Discrepancy, 10), i(s.Max, 10), i(s.Min, 10),
 			s.Potential.String(), i(s.Moved, 10), i(s.Messages, 10), strconv.Itoa(s.Negative)}
+		if dynamic {
+			row = append(row, i(s.Arrived, 10), i(s.Completed, 10), strconv.Itoa(s.Down))
+		}
 		if err := cw.Write(row); err != nil {
-			return err
+			return wrapf(err, "WriteCSV")
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	return wrapf(cw.Error(), "WriteCSV")
 }
 
-// WriteJSON writes the trace as a JSON array of samples.
+// WriteJSON writes the trace as a JSON array of samples. It costs O(len(t)).
 func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(t); err != nil {
-		return fmt.Errorf("tokendist: writing trace JSON: %w", err)
-	}
-	return nil
+	return wrapf(enc.Encode(t), "WriteJSON")
 }
 
 // ReadTraceCSV reads a trace written by WriteCSV: a header row naming the columns
 // step, time, discrepancy, max, min, potential, moved, messages, negative (in that
-// order) and one row per sample, every field a decimal integer (the potential an
-// unsigned 128-bit one). It returns an error naming the line and the bad field (quoted
+// order), followed by arrived, completed, down for a dynamic run's trace, and one row
+// per sample, every field a decimal integer (the potential an unsigned 128-bit one). It returns an error naming the line and the bad field (quoted
 // up to a short prefix) on malformed input. O(size of the input).
 func ReadTraceCSV(r io.Reader) (Trace, error) {
 	if r == nil {
 		return nil, badParam("ReadTraceCSV of a nil reader")
 	}
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(traceHeader)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("tokendist: trace CSV header: %w", err)
 	}
-	for i, name := range traceHeader {
+	want := traceHeader
+	if len(head) == len(traceHeader)+len(dynamicHeader) {
+		want = append(append([]string(nil), traceHeader...), dynamicHeader...)
+	}
+	if len(head) != len(want) {
+		return nil, fmt.Errorf("tokendist: trace CSV header has %d columns, want %d or %d", len(head), len(traceHeader), len(traceHeader)+len(dynamicHeader))
+	}
+	for i, name := range want {
 		if head[i] != name {
 			return nil, fmt.Errorf("tokendist: trace CSV header: column %d is %s, want %q", i+1, quote([]byte(head[i])), name)
 		}
@@ -81,13 +94,17 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 		}
 		var s Sample
 		ints := []*int64{&s.Step, &s.Time, &s.Discrepancy, &s.Max, &s.Min, nil, &s.Moved, &s.Messages}
+		var down int64
+		if len(want) > len(traceHeader) {
+			ints = append(ints, nil, &s.Arrived, &s.Completed, &down)
+		}
 		for i, p := range ints {
 			if p == nil {
 				continue
 			}
 			v, err := strconv.ParseInt(rec[i], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("tokendist: trace CSV line %d, column %s: %s is not an int64", line, traceHeader[i], quote([]byte(rec[i])))
+				return nil, fmt.Errorf("tokendist: trace CSV line %d, column %s: %s is not an int64", line, want[i], quote([]byte(rec[i])))
 			}
 			*p = v
 		}
@@ -99,11 +116,16 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 			return nil, fmt.Errorf("tokendist: trace CSV line %d, column negative: %s is not an int", line, quote([]byte(rec[8])))
 		}
 		s.Negative = int(neg)
+		if down < math.MinInt || down > math.MaxInt {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column down: %d is not an int", line, down)
+		}
+		s.Down = int(down)
 		t = append(t, s)
 	}
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.
+// It costs O(len(t)).
 func (t Trace) Discrepancies() (steps, disc []float64) {
 	steps = make([]float64, len(t))
 	disc = make([]float64, len(t))
