@@ -465,7 +465,7 @@ type runner struct {
 	done     Terminator
 	period   int64
 	snapshot Loads
-	n        int // the network's order, the length of s.Loads
+	n        int   // the network's order, the length of s.Loads
 	checked  int64 // the step count at the last successful invariant check
 	down     int
 	steady   *steadyMeter
