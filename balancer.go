@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
+
+	"github.com/tokendist/tokendist/internal/par"
 )
 
 // Balancer is a token-distribution algorithm driven by Run, one parallel step at a time.
@@ -198,7 +202,7 @@ func (s *Status) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("tokendist: unknown status %q", b)
+	return fmt.Errorf("tokendist: unknown status %s", quote(b))
 }
 
 // DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0 and the balancer has
@@ -404,12 +408,50 @@ func BalancerName(b Balancer) string {
 // updates State.Live before every step; a balancer that cannot honour either refuses it
 // in Init, and Run returns that error. With RunOptions.Steady, a measured step costs
 // O(n) more. See docs/dynamic.md.
+//
+// A nil ctx is an error. A balancer that changes the length of s.Loads fails the run
+// with an *InvariantError. The counters Steps, Time, Moved and Messages never wrap: a
+// Step that makes one of them decrease (an int64 overflow, or a buggy balancer) fails
+// the run with an error wrapping ErrOverflow, and the Result keeps the last counters
+// Run saw before the failing step. A panic in a balancer on one of the run's worker
+// goroutines is re-raised on the caller's goroutine, after the other workers stopped;
+// the balancer can then be reused (its Init starts afresh).
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
+	if ctx == nil {
+		return Result{Status: StatusFailed, Balancer: safeName(b)}, errNilContext
+	}
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
 		return Result{Status: StatusFailed, Balancer: r.res.Balancer}, err
 	}
+	par.Acquire()
+	defer par.Release()
 	return r.run(ctx)
+}
+
+// errNilContext reports a nil context.Context passed to a runner.
+var errNilContext = badParam("nil context.Context")
+
+// safeName is BalancerName for a possibly nil balancer.
+func safeName(b Balancer) string {
+	if b == nil {
+		return ""
+	}
+	return BalancerName(b)
+}
+
+// isNilValue reports whether v is a nil interface or holds a nil pointer, map, slice,
+// func or chan (a typed nil).
+func isNilValue(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // runner is one execution of Run.
@@ -423,26 +465,30 @@ type runner struct {
 	done     Terminator
 	period   int64
 	snapshot Loads
+	n        int   // the network's order, the length of s.Loads
 	checked  int64 // the step count at the last successful invariant check
 	down     int
 	steady   *steadyMeter
 }
+
+// counters are State's counters before a step.
+type counters struct{ steps, time, moved, messages int64 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
 	r := &runner{}
 	if opts != nil {
 		r.opts = *opts
 	}
-	if b == nil {
-		return r, ErrNilBalancer
+	if isNilValue(b) {
+		return r, fmt.Errorf("%w (%T)", ErrNilBalancer, b)
 	}
 	r.b = b
 	r.res.Balancer = BalancerName(b)
-	if net == nil {
-		return r, ErrNilNetwork
+	if isNilValue(net) {
+		return r, fmt.Errorf("%w (%T)", ErrNilNetwork, net)
 	}
-	if g, ok := net.(*Graph); ok && g == nil {
-		return r, ErrNilNetwork
+	if n := net.Order(); n < 0 {
+		return r, badParam("network order %d is negative", n)
 	}
 	if r.opts.MaxSteps < 0 {
 		return r, badParam("MaxSteps %d is negative", r.opts.MaxSteps)
@@ -474,12 +520,17 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		Rand:    rand.New(rand.NewPCG(r.opts.Seed, 0x746f6b656e64)),
 		Workers: workers,
 	}
+	r.n = len(loads)
 	if err := r.initDynamics(); err != nil {
 		return r, err
 	}
 	if in, ok := b.(Initializer); ok {
 		if err := in.Init(&r.s); err != nil {
 			return r, wrapf(err, "%s", r.res.Balancer)
+		}
+		if len(r.s.Loads) != r.n {
+			return r, &InvariantError{Balancer: r.res.Balancer, CheckEvery: r.opts.SampleEvery, Invariant: Conserves,
+				Detail: fmt.Sprintf("Init resized the load vector from %d to %d", r.n, len(r.s.Loads))}
 		}
 	}
 	if r.opts.MaxSteps == 0 {
@@ -570,8 +621,19 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 				return StatusFailed, err
 			}
 		}
+		before := counters{s.Steps, s.Time, s.Moved, s.Messages}
 		if err := r.b.Step(s); err != nil {
 			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
+		}
+		if len(s.Loads) != r.n {
+			return StatusFailed, &InvariantError{Balancer: r.res.Balancer, Step: s.Steps + 1, LastChecked: s.Steps, CheckEvery: r.opts.SampleEvery,
+				Invariant: Conserves, Detail: fmt.Sprintf("load vector resized from %d to %d", r.n, len(s.Loads))}
+		}
+		if s.Time < before.time || s.Moved < before.moved || s.Messages < before.messages || s.Steps == math.MaxInt64 {
+			bad := counters{s.Steps, s.Time, s.Moved, s.Messages}
+			s.Steps, s.Time, s.Moved, s.Messages = before.steps, before.time, before.moved, before.messages
+			return StatusFailed, overflow("%s at step %d: counters (time, moved, messages) went from (%d, %d, %d) to (%d, %d, %d)",
+				r.res.Balancer, before.steps, before.time, before.moved, before.messages, bad.time, bad.moved, bad.messages)
 		}
 		s.Steps++
 		if r.opts.Workload != nil {
@@ -629,7 +691,7 @@ func (r *runner) countNegative() {
 // check verifies the declared invariants.
 func (r *runner) check() error {
 	s := &r.s
-	if len(s.Loads) != s.Net.Order() {
+	if len(s.Loads) != r.n {
 		return r.broke(Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads)))
 	}
 	if r.keeps&NonNegative != 0 {

@@ -37,6 +37,9 @@ func NewEdgeColoring(g *Graph, colorOf func(u, v int) int) (*EdgeColoring, error
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
+	if colorOf == nil {
+		return nil, badParam("NewEdgeColoring needs a colour function, got nil")
+	}
 	twin := twins(g)
 	color := make([]int32, len(g.adj))
 	for u := 0; u < g.Order(); u++ {
@@ -111,6 +114,7 @@ func (ec *EdgeColoring) Colors() int { return ec.chi }
 
 // Color returns the colour of edge (u, v), or -1 if u and v are not adjacent, in
 // O(log deg u).
+// It panics if u is not a node, as a slice index does.
 func (ec *EdgeColoring) Color(u, v int) int {
 	if u < 0 || u >= ec.g.Order() {
 		return -1
@@ -123,11 +127,13 @@ func (ec *EdgeColoring) Color(u, v int) int {
 }
 
 // EndColor returns the colour of edge end i (0 ≤ i < 2·Size()), in CSR order, in O(1).
+// It panics if i is out of range, as a slice index does.
 func (ec *EdgeColoring) EndColor(i int) int { return int(ec.color[i]) }
 
 // Matching returns colour c's edges, the edges active at steps t ≡ c (mod χ) (Houle et
 // al., section 1.1), as flat pairs u0, v0, u1, v1, ... (u < v, ascending), in O(1). The
 // slice is read-only.
+// It panics unless 0 ≤ c < Colors(), as a slice index does.
 func (ec *EdgeColoring) Matching(c int) []int32 { return ec.match[c] }
 
 // String returns a short description such as "EdgeColoring(χ=3, m=7)".

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -104,6 +105,8 @@ func timed(b *testing.B, single bool, f func()) {
 
 // benchBalancer times one round of b on RandomRegular(10^6, 4) with 1 and 2 workers.
 func benchBalancer(b *testing.B, bal Balancer) {
+	par.Acquire() // hold the worker pool as Run does: Step outside a holder is sequential
+	defer par.Release()
 	g, l0 := benchRR()
 	for _, w := range []int{1, 2} {
 		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
@@ -175,6 +178,8 @@ func BenchmarkEdgeDiffusionRound(b *testing.B) {
 }
 
 func BenchmarkContinuousStep(b *testing.B) {
+	par.Acquire()
+	defer par.Release()
 	g, l0 := benchRR()
 	x := make([]float64, len(l0))
 	for i, v := range l0 {

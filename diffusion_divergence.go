@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -90,6 +91,14 @@ func LocalDivergence(net Network, tol float64, opts *DivergenceOptions) (Diverge
 	case !(lam >= 0 && lam < 1):
 		return Divergence{}, badParam("LocalDivergence λ_max %v is outside [0, 1)", lam)
 	}
+	// The terms decay like λ^t from at most 2m, so log(2m·n/tol)/(1 − λ) rounds reach
+	// tol in exact arithmetic; rounding can stall them above a tiny tol, hence a cap of
+	// 4× that (plus slack), after which the result is ErrNotConverged.
+	est := math.Log(2*float64(ln.g.Size()+1)*float64(n)/tol)/(1-lam) + 1
+	if est*4+1000 > float64(math.MaxInt32) || est*float64(n+2*ln.g.Size())*float64(len(nodes)) > 1<<40 {
+		return Divergence{}, badParam("LocalDivergence with tolerance %g and λ_max %v needs about %.3g rounds on %d nodes: too much work", tol, lam, est, len(nodes))
+	}
+	maxRounds := int(est*4) + 1000
 	sums := make([]divSums, len(nodes))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(nodes)))
 	var wg sync.WaitGroup
@@ -99,11 +108,16 @@ func LocalDivergence(net Network, tol float64, opts *DivergenceOptions) (Diverge
 			defer wg.Done()
 			u, v := make([]float64, n), make([]float64, n)
 			for i := w; i < len(nodes); i += workers {
-				sums[i] = divergenceAt(ln, nodes[i], lam, tol, u, v)
+				sums[i] = divergenceAt(ln, nodes[i], lam, tol, maxRounds, u, v)
 			}
 		}(w)
 	}
 	wg.Wait()
+	for i, s := range sums {
+		if s.stalled {
+			return Divergence{}, fmt.Errorf("%w: LocalDivergence at node %d: the tail bound stayed above tolerance %g after %d rounds (rounding)", ErrNotConverged, nodes[i], tol, s.rounds)
+		}
+	}
 	res := Divergence{Tol: tol, ArgPsi1: nodes[0], ArgPsi2: nodes[0], ArgUpsilon2: nodes[0]}
 	for i, s := range sums {
 		k := nodes[i]
@@ -127,10 +141,11 @@ func LocalDivergence(net Network, tol float64, opts *DivergenceOptions) (Diverge
 type divSums struct {
 	psi1, psi2, ups2 float64
 	rounds           int
+	stalled          bool // the tail bound did not reach tol within the round cap
 }
 
 // divergenceAt sums the divergence terms of column k, using u and v as work space.
-func divergenceAt(ln *lazyNet, k int, lam, tol float64, u, v []float64) divSums {
+func divergenceAt(ln *lazyNet, k int, lam, tol float64, maxRounds int, u, v []float64) divSums {
 	off, adj := ln.g.off, ln.g.adj
 	D := float64(ln.d + 1)
 	tail1 := math.Sqrt(float64(ln.g.Size())) * lam / (1 - lam)
@@ -162,6 +177,10 @@ func divergenceAt(ln *lazyNet, k int, lam, tol float64, u, v []float64) divSums 
 		s.ups2 += eu / 2
 		s.rounds++
 		if tail1*math.Sqrt(e2) <= tol && tail2*e2 <= tol {
+			return s
+		}
+		if s.rounds >= maxRounds {
+			s.stalled = true
 			return s
 		}
 		u, v = v, u

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/par"
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
 )
@@ -38,6 +39,8 @@ var dxBenchTree = sync.OnceValue(func() struct {
 
 // dxBenchRounds runs b.N rounds of d with the given number of workers.
 func dxBenchRounds(b *testing.B, d tokendist.Balancer, workers int) {
+	par.Acquire() // hold the worker pool as Run does: Step outside a holder is sequential
+	defer par.Release()
 	bt := dxBenchTree()
 	s := &tokendist.State{Net: bt.g, Loads: bt.loads.Clone(), Workers: workers}
 	if in, ok := d.(tokendist.Initializer); ok {

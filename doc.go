@@ -143,7 +143,37 @@
 //
 // # Errors
 //
-// Every error starts with "tokendist: " and names the bad value; sentinels
-// (ErrBadParameter, ErrBadLoads, ErrNotConnected, ErrNotTree, ErrInvalidColoring,
-// ErrNilNetwork, ErrNilBalancer) work with errors.Is.
+// Every error starts with "tokendist: " and names the bad value, quoting at most a short
+// prefix of bad text; errors from user callbacks, readers and writers are wrapped with
+// that prefix (errors.Is still finds them). Sentinels (ErrBadParameter, ErrBadLoads,
+// ErrNotConnected, ErrNotTree, ErrInvalidColoring, ErrNilNetwork, ErrNilBalancer,
+// ErrOverflow, ErrTooLarge, ErrNotConverged) work with errors.Is. Nil arguments
+// (including typed nils such as a nil *Funcs in a Balancer, and a nil context.Context)
+// are errors, not panics. Integer results are exact or an error: a bound, closed form,
+// total or Run counter that would not fit in int64 is ErrOverflow, never a wrapped
+// value. Accessors indexed by node, edge or colour (Graph.Neighbors, EdgeColoring.Color,
+// ...) follow Go's slice convention and panic on an index out of range, as their
+// documentation says.
+//
+// # Memory
+//
+// Every entry point computes what it will allocate, with overflow-checked arithmetic,
+// before allocating, and refuses with an error wrapping ErrTooLarge that names the size
+// when one call would need more than the memory budget: the smaller of the program's
+// soft memory limit (runtime/debug.SetMemoryLimit, set by GOMEMLIMIT) and half of the
+// machine's memory (MemTotal in /proc/meminfo, read once; no limit where it cannot be
+// read). Lower GOMEMLIMIT to make the library refuse sooner. Work that is bounded by
+// time rather than memory has documented caps instead (MaxUniformTokens, MaxDelay,
+// RingWorkDFT's p ≤ 16384, LocalDivergence's round cap).
+//
+// # Panics and goroutines
+//
+// Parallel steps run on a pool of goroutines that exists only while a call holds it (Run
+// and the runners, LambdaMax, the MSD search and the parallel BFS): no goroutine outlives
+// the call that started it. A balancer's Step called directly, outside Run, runs its
+// parallel loops sequentially with the same result. A panic in user code (a Protocol, a
+// growth rule, a Recorder, a Network) on one of the pool's goroutines is recovered there,
+// the loop's other ranges finish, and the panic is re-raised with the same value on the
+// goroutine that called the library, where the caller's recover sees it; the balancer
+// is then reusable (Init starts it afresh).
 package tokendist

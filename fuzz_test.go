@@ -379,10 +379,13 @@ func FuzzUint128Text(f *testing.F) {
 		var u tokendist.Uint128
 		err := u.UnmarshalText([]byte(s))
 		b, ok := new(big.Int).SetString(s, 10)
-		valid := ok && b.Sign() >= 0 && b.BitLen() <= 128
+		valid := ok && b.Sign() >= 0 && b.BitLen() <= 128 && len(s) <= 256 // documented length limit
 		if !valid {
 			if err == nil {
 				t.Fatalf("%q accepted as %v", s, u)
+			}
+			if !strings.HasPrefix(err.Error(), "tokendist: ") || len(err.Error()) > 300 {
+				t.Fatalf("error %q: no prefix or too long", err)
 			}
 			return
 		}

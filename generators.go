@@ -248,15 +248,21 @@ func ShuffleExchange(d int) (*Graph, error) {
 }
 
 // Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle). It
-// costs O(1).
+// needs 1 ≤ d ≤ 62 and 0 ≤ i < 2^d, and returns -1 otherwise. It costs O(1).
 func Shuffle(i, d int) int {
+	if d < 1 || d > 62 || i < 0 || i >= 1<<d {
+		return -1
+	}
 	mask := 1<<d - 1
 	return ((i << 1) | (i >> (d - 1))) & mask
 }
 
 // Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of
-// Shuffle. It costs O(1).
+// Shuffle, with the same domain (-1 outside it). It costs O(1).
 func Unshuffle(i, d int) int {
+	if d < 1 || d > 62 || i < 0 || i >= 1<<d {
+		return -1
+	}
 	return (i >> 1) | ((i & 1) << (d - 1))
 }
 

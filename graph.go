@@ -83,6 +83,13 @@ func fromPairs(n int, pairs []int32, dedupe bool) (*Graph, error) {
 	if len(pairs) > maxEdgeEnds {
 		return nil, badParam("%d edge ends exceed the int32 limit", len(pairs))
 	}
+	if n < 0 || n >= maxNodes {
+		return nil, badParam("order %d outside 0..%d", n, maxNodes-1)
+	}
+	// off (8 bytes a node, twice) and adj (4 bytes an end).
+	if err := checkAlloc(fmt.Sprintf("graph of %d nodes and %d edge ends", n, len(pairs)), int64(n)+1+int64(len(pairs)), 16); err != nil {
+		return nil, err
+	}
 	off := make([]int, n+1)
 	for _, x := range pairs {
 		off[x+1]++
@@ -140,10 +147,12 @@ func (g *Graph) normalize(dedupe bool) error {
 func (g *Graph) Order() int { return len(g.off) - 1 }
 
 // Neighbors returns the neighbours of v in ascending order; the slice must not be
-// modified. It costs O(1).
+// modified. It costs O(1). It panics if v is not a node (0 ≤ v < Order()), as a slice
+// index does.
 func (g *Graph) Neighbors(v int) []int32 { return g.adj[g.off[v]:g.off[v+1]:g.off[v+1]] }
 
-// Degree returns the number of neighbours of v. It costs O(1).
+// Degree returns the number of neighbours of v. It costs O(1). It panics if v is not a
+// node (0 ≤ v < Order()), as a slice index does.
 func (g *Graph) Degree(v int) int { return g.off[v+1] - g.off[v] }
 
 // Size returns the number of edges. It costs O(1).
@@ -171,6 +180,7 @@ func (g *Graph) MinDegree() int {
 }
 
 // HasEdge reports whether u and v are adjacent, by binary search: O(log deg u).
+// It panics if u is not a node, as a slice index does.
 func (g *Graph) HasEdge(u, v int) bool {
 	if u < 0 || v < 0 || u >= g.Order() || v >= g.Order() {
 		return false
@@ -182,6 +192,7 @@ func (g *Graph) HasEdge(u, v int) bool {
 // EdgeIndex returns the position of v in u's adjacency list, that is the index of the
 // edge end (u, v) in the CSR array, or -1 if u and v are not adjacent. Edge ends are
 // numbered 0..2·Size()-1; they index per-end arrays such as flows.
+// It panics if u is not a node, as a slice index does.
 func (g *Graph) EdgeIndex(u, v int) int {
 	i, ok := slices.BinarySearch(g.Neighbors(u), int32(v))
 	if !ok {
@@ -192,6 +203,7 @@ func (g *Graph) EdgeIndex(u, v int) int {
 
 // Offset returns the index of the first edge end of v in the CSR array; the ends of v
 // are Offset(v)..Offset(v+1)-1.
+// It panics unless 0 ≤ v ≤ Order(), as a slice index does.
 func (g *Graph) Offset(v int) int { return g.off[v] }
 
 // EdgeList returns every edge once as a pair (u, v) with u < v, ordered by u then v. It
@@ -212,8 +224,8 @@ func (g *Graph) EdgeList() [][2]int {
 // its Neighbors lists, which are checked against the Network rules. It costs O(1) for a
 // *Graph and O(n + m log Δ) for a copy.
 func AsGraph(net Network) (*Graph, error) {
-	if net == nil {
-		return nil, ErrNilNetwork
+	if isNilValue(net) {
+		return nil, fmt.Errorf("%w (%T)", ErrNilNetwork, net)
 	}
 	if g, ok := net.(*Graph); ok {
 		if g == nil {
@@ -225,14 +237,23 @@ func AsGraph(net Network) (*Graph, error) {
 	if n < 0 {
 		return nil, badParam("network order %d is negative", n)
 	}
+	if n >= maxNodes {
+		return nil, badParam("network order %d exceeds the int32 node limit", n)
+	}
+	if err := checkAlloc(fmt.Sprintf("AsGraph of %d nodes", n), int64(n)+1, 16); err != nil {
+		return nil, err
+	}
 	var pairs []int32
 	for u := 0; u < n; u++ {
 		nb := net.Neighbors(u)
 		for i, v := range nb {
 			if v < 0 || int(v) >= n || int(v) == u || (i > 0 && nb[i-1] >= v) {
-				return nil, badParam("neighbours of node %d are not ascending distinct nodes other than %d: %v", u, u, nb)
+				return nil, badParam("neighbours of node %d are not ascending distinct nodes other than %d (entry %d: %d)", u, u, i, v)
 			}
 			if int(v) > u {
+				if len(pairs) >= maxEdgeEnds-1 {
+					return nil, badParam("network has more than %d edge ends", maxEdgeEnds)
+				}
 				pairs = append(pairs, int32(u), v)
 			}
 		}
@@ -500,6 +521,11 @@ func (g *Graph) String() string {
 // parallelChunks runs fn over [0, n) split among the available cores; fn gets its own
 // range and must write only to per-index outputs.
 func parallelChunks(n int, fn func(lo, hi int)) {
+	w := par.Workers(n, 64)
+	if w > 1 {
+		par.Acquire() // released before returning: no goroutine outlives the call
+		defer par.Release()
+	}
 	var g par.Group
-	g.For(n, par.Workers(n, 64), fn)
+	g.For(n, w, fn)
 }

@@ -2,6 +2,7 @@ package tokendist
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -30,13 +31,19 @@ import (
 const PairOverhead = 1
 
 // PairTime returns the model time of balancing one pair of processors holding a and b
-// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3). It costs O(1).
+// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3). It costs O(1). It is exact
+// for any a and b (|a − b| is computed in 64 unsigned bits); the one result above
+// MaxInt64, for a and b at opposite ends of the int64 range, saturates at MaxInt64.
 func PairTime(a, b int64) int64 {
-	d := a - b
-	if d < 0 {
-		d = -d
+	d := uint64(a) - uint64(b)
+	if a < b {
+		d = uint64(b) - uint64(a)
 	}
-	return (d+1)/2 + PairOverhead
+	t := d/2 + d&1 + PairOverhead
+	if t > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(t)
 }
 
 // MinimumError returns the smallest error (max − min) any distribution of n tokens on p

@@ -2,6 +2,7 @@ package tokendist
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"slices"
 )
@@ -141,10 +142,11 @@ func reverseBits(u uint64, d int) uint64 {
 // set (Plaxton, Definition 2.4). Repeated entries count once. It costs O(n + Σ deg) and
 // returns an error wrapping ErrBadParameter for a node outside 0..n−1.
 func Fringe(net Network, set []int) (int, error) {
-	if net == nil {
-		return 0, ErrNilNetwork
+	g, err := AsGraph(net)
+	if err != nil {
+		return 0, err
 	}
-	n := net.Order()
+	n := g.Order()
 	in := make([]bool, n)
 	for _, v := range set {
 		if v < 0 || v >= n {
@@ -157,7 +159,7 @@ func Fringe(net Network, set []int) (int, error) {
 		if !ok {
 			continue
 		}
-		for _, u := range net.Neighbors(v) {
+		for _, u := range g.Neighbors(v) {
 			if !in[u] {
 				f++
 				break
@@ -172,19 +174,23 @@ func Fringe(net Network, set []int) (int, error) {
 // O(C(n, x)·x) for networks of at most 24 nodes. It serves to check Harper's theorem
 // and to measure small shuffle-exchanges, whose f has no closed form.
 func MinFringe(net Network, x int) (int, []int, error) {
-	if net == nil {
+	if isNilValue(net) {
 		return 0, nil, ErrNilNetwork
 	}
-	n := net.Order()
-	if n > 24 {
+	if n := net.Order(); n > 24 {
 		return 0, nil, badParam("MinFringe searches networks of at most 24 nodes, got %d", n)
 	}
+	g, err := AsGraph(net)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := g.Order()
 	if x < 0 || x > n {
 		return 0, nil, badParam("MinFringe needs 0 ≤ x ≤ %d, got x = %d", n, x)
 	}
 	nb := make([]uint32, n)
 	for v := range nb {
-		for _, u := range net.Neighbors(v) {
+		for _, u := range g.Neighbors(v) {
 			nb[v] |= 1 << u
 		}
 	}
@@ -296,11 +302,14 @@ func PackedLoads(p int, nodes []int, n, m int64) (Loads, error) {
 	if p < 1 || m < 1 || n < 0 {
 		return nil, badParam("PackedLoads needs p ≥ 1, m ≥ 1 and n ≥ 0, got p = %d, m = %d, n = %d", p, m, n)
 	}
-	x := (n + m - 1) / m
+	x := ceilDiv(n, m)
 	if x > int64(len(nodes)) {
 		return nil, badParam("PackedLoads: %d tokens at most %d per node need %d nodes, got %d", n, m, x, len(nodes))
 	}
-	l := make(Loads, p)
+	l, err := makeLoads("PackedLoads", p)
+	if err != nil {
+		return nil, err
+	}
 	for _, v := range nodes[:x] {
 		if v < 0 || v >= p || l[v] != 0 {
 			return nil, badParam("PackedLoads: node %d is outside 0..%d or repeated", v, p-1)
@@ -321,10 +330,10 @@ func HammingBallLoads(d int, n, m int64, center int) (Loads, error) {
 		return nil, err
 	}
 	p := int64(1) << d
-	if m < 1 || n < 0 || (n+m-1)/m > p {
+	if m < 1 || n < 0 || ceilDiv(n, m) > p {
 		return nil, badParam("HammingBallLoads needs m ≥ 1 and 0 ≤ n ≤ m·2^%d, got n = %d, m = %d", d, n, m)
 	}
-	ball, err := HammingBall(d, int((n+m-1)/m), center)
+	ball, err := HammingBall(d, int(ceilDiv(n, m)), center)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +355,14 @@ func DimensionOrderWorstLoads(d int, m int64) (Loads, error) {
 		return nil, badParam("DimensionOrderWorstLoads needs m ≥ 0, got %d", m)
 	}
 	p := 1 << d
-	l := make(Loads, p)
+	// p/4 processors (those whose bits top and top−1 are 0 and 1) hold m.
+	if _, ok := mul64(int64(p/4), m); !ok {
+		return nil, overflow("DimensionOrderWorstLoads(%d, %d): total %d·%d exceeds int64", d, m, p/4, m)
+	}
+	l, err := makeLoads("DimensionOrderWorstLoads", p)
+	if err != nil {
+		return nil, err
+	}
 	for v := range l {
 		// v ∈ R_j for j+1 the highest clear bit of v, if that is not bit 0.
 		top := bits.Len(uint(^v&(p-1))) - 1
@@ -396,20 +412,27 @@ func MaxTotalDiscrepancy(d int, n, m int64) (int64, error) {
 		return 0, err
 	}
 	p := int64(1) << d
-	if m < 1 || n < 0 || (n+m-1)/m > p {
+	if m < 1 || n < 0 || ceilDiv(n, m) > p {
 		return 0, badParam("MaxTotalDiscrepancy needs m ≥ 1 and 0 ≤ n ≤ m·2^%d, got n = %d, m = %d", d, n, m)
 	}
-	var a int64
+	// Exact in big integers; the result is at most n·d but the partial sums may not be.
+	a := new(big.Int)
+	t := new(big.Int)
 	for w := d; w >= 0 && n > 0; w-- {
 		full := min(binom(d, w), n/m) // processors of weight w filled with m tokens
-		a += full * m * int64(2*w-d)
+		t.SetInt64(full).Mul(t, big.NewInt(m)).Mul(t, big.NewInt(int64(2*w-d)))
+		a.Add(a, t)
 		n -= full * m
 		if full < binom(d, w) && n > 0 {
-			a += n * int64(2*w-d)
+			t.SetInt64(n).Mul(t, big.NewInt(int64(2*w-d)))
+			a.Add(a, t)
 			n = 0
 		}
 	}
-	return a, nil
+	if !a.IsInt64() {
+		return 0, overflow("MaxTotalDiscrepancy(%d, n, %d) = %v exceeds int64", d, m, a)
+	}
+	return a.Int64(), nil
 }
 
 // DimensionOrderTimeBound returns the most model time NewDimensionOrderBalance (without
@@ -424,12 +447,17 @@ func DimensionOrderTimeBound(net Network, m int64) (int64, error) {
 	if m < 0 {
 		return 0, badParam("DimensionOrderTimeBound needs m ≥ 0, got %d", m)
 	}
-	d := int64(shape.d)
-	t := d * ((m+1)/2 + PairOverhead)
+	d := big.NewInt(int64(shape.d))
+	t := new(big.Int).Mul(d, big.NewInt(ceilDiv(m, 2)+PairOverhead))
 	if shape.topo == topoShuffleExchange {
-		t += d * (m + d - 1)
+		u := big.NewInt(m)
+		u.Add(u, d).Sub(u, big.NewInt(1)).Mul(u, d)
+		t.Add(t, u)
 	}
-	return t, nil
+	if !t.IsInt64() {
+		return 0, overflow("DimensionOrderTimeBound(%v, %d) = %v exceeds int64", net, m, t)
+	}
+	return t.Int64(), nil
 }
 
 // LeightonTime returns the exact model time of NewLeightonBalance on net when the largest
@@ -448,7 +476,12 @@ func LeightonTime(net Network, m int64) (int64, error) {
 	if shape.d == 0 {
 		return 0, nil
 	}
-	return (2*m + 1) * shape.reduceTime(), nil
+	t := big.NewInt(m)
+	t.Lsh(t, 1).Add(t, big.NewInt(1)).Mul(t, big.NewInt(shape.reduceTime()))
+	if !t.IsInt64() {
+		return 0, overflow("LeightonTime(%v, %d) = %v exceeds int64", net, m, t)
+	}
+	return t.Int64(), nil
 }
 
 // HypercubeBalanceTimeBound returns an explicit upper bound on the model time of
@@ -468,20 +501,28 @@ func HypercubeBalanceTimeBound(d int, m int64) (int64, error) {
 	if m < 0 {
 		return 0, badParam("HypercubeBalanceTimeBound needs m ≥ 0, got %d", m)
 	}
-	var t int64
+	t := new(big.Int)
 	for l := 1; l <= d; l++ {
 		if l >= 2 {
-			t += allReduceTime(int64(l), l)
+			t.Add(t, big.NewInt(allReduceTime(int64(l), l)))
 		}
 		// max over n of the Lemma 2.4 packing: fill every processor of weight > l/2.
 		var a int64
 		for w := l/2 + 1; w <= l; w++ {
 			a += binom(l, w) * int64(2*w-l)
 		}
-		diff := m*a/int64(l)>>(l-1) + 2*int64(l-1)
-		t += (min(diff, m)+1)/2 + PairOverhead
+		diff := new(big.Int).Mul(big.NewInt(m), big.NewInt(a))
+		diff.Quo(diff, big.NewInt(int64(l))).Rsh(diff, uint(l-1)).Add(diff, big.NewInt(2*int64(l-1)))
+		dm := m
+		if diff.IsInt64() {
+			dm = min(diff.Int64(), m)
+		}
+		t.Add(t, big.NewInt(ceilDiv(dm, 2)+PairOverhead))
 	}
-	return t, nil
+	if !t.IsInt64() {
+		return 0, overflow("HypercubeBalanceTimeBound(%d, %d) = %v exceeds int64", d, m, t)
+	}
+	return t.Int64(), nil
 }
 
 // MultiDiscrepancies returns the multi-discrepancies δ^M_0, ..., δ^M_{d−1} of groups on
@@ -566,6 +607,12 @@ func CondensedIDGroups(d, r int, perNode int64) ([]Loads, error) {
 		q--
 	}
 	p, g := 1<<d, 1<<r
+	if _, ok := mul64(int64(p), perNode); !ok {
+		return nil, overflow("CondensedIDGroups(%d, %d, %d): total 2^%d·%d exceeds int64", d, r, perNode, d, perNode)
+	}
+	if err := checkAlloc(fmt.Sprintf("CondensedIDGroups(%d, %d): %d groups of %d loads", d, r, g, p), int64(g)*int64(p), 8); err != nil {
+		return nil, err
+	}
 	groups := make([]Loads, g)
 	for j := range groups {
 		groups[j] = make(Loads, p)

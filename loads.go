@@ -165,9 +165,13 @@ func (u Uint128) MarshalText() ([]byte, error) { return []byte(u.String()), nil 
 
 // UnmarshalText decodes a decimal value written by MarshalText.
 func (u *Uint128) UnmarshalText(b []byte) error {
-	v, ok := new(big.Int).SetString(string(b), 10)
+	var v *big.Int
+	ok := len(b) <= 256 // 2^128 has 39 digits; allow some leading zeros, refuse essays
+	if ok {
+		v, ok = new(big.Int).SetString(string(b), 10)
+	}
 	if !ok || v.Sign() < 0 || v.BitLen() > 128 {
-		return fmt.Errorf("tokendist: %q is not an unsigned 128-bit decimal", b)
+		return fmt.Errorf("tokendist: %s is not an unsigned 128-bit decimal", quote(b))
 	}
 	lo := new(big.Int).And(v, new(big.Int).SetUint64(math.MaxUint64))
 	u.Hi, u.Lo = new(big.Int).Rsh(v, 64).Uint64(), lo.Uint64()
@@ -192,19 +196,36 @@ func PointMass(n int, tokens int64, node int) (Loads, error) {
 	if node < 0 || node >= n {
 		return nil, badParam("PointMass node %d outside 0..%d", node, n-1)
 	}
-	l := make(Loads, n)
+	l, err := makeLoads("PointMass", n)
+	if err != nil {
+		return nil, err
+	}
 	l[node] = tokens
 	return l, nil
 }
 
+// MaxUniformTokens is the most tokens UniformRandom throws (one random draw each).
+const MaxUniformTokens = 1 << 32
+
 // UniformRandom throws tokens one at a time onto uniformly random nodes (a multinomial
-// distribution), fixed by seed. It costs O(n + tokens).
+// distribution), fixed by seed. It costs O(n + tokens), so it refuses more than
+// MaxUniformTokens tokens on two or more nodes (on one node they all land there).
 func UniformRandom(n int, tokens int64, seed uint64) (Loads, error) {
 	if err := checkTokens("UniformRandom", n, tokens); err != nil {
 		return nil, err
 	}
+	if n > 1 && tokens > MaxUniformTokens {
+		return nil, badParam("UniformRandom throws tokens one at a time: %d tokens exceed MaxUniformTokens = %d", tokens, int64(MaxUniformTokens))
+	}
 	r := rand.New(rand.NewPCG(seed, 0x756e69666f726d))
-	l := make(Loads, n)
+	l, err := makeLoads("UniformRandom", n)
+	if err != nil {
+		return nil, err
+	}
+	if n == 1 {
+		l[0] = tokens
+		return l, nil
+	}
 	for t := int64(0); t < tokens; t++ {
 		l[r.IntN(n)]++
 	}
@@ -224,7 +245,10 @@ func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 		return nil, badParam("RandomRange(%d, %d, %d) could overflow the int64 total", n, lo, hi)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x72616e6765))
-	l := make(Loads, n)
+	l, err := makeLoads("RandomRange", n)
+	if err != nil {
+		return nil, err
+	}
 	for v := range l {
 		// Uint64N draws exactly as Int64N does, and also covers hi - lo = MaxInt64.
 		l[v] = lo + int64(r.Uint64N(uint64(hi-lo)+1))

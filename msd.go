@@ -1,6 +1,8 @@
 package tokendist
 
 import (
+	"math"
+	"math/big"
 	"math/bits"
 	"slices"
 )
@@ -323,5 +325,16 @@ func KaryTreeBound(t KaryShape) (int, error) {
 	if h == 0 {
 		return 0, nil
 	}
-	return min((k-1)*h+1, (k+2)*(h+1)/2), nil
+	K, H := big.NewInt(int64(k)), big.NewInt(int64(h))
+	a := new(big.Int).Sub(K, big.NewInt(1))
+	a.Mul(a, H).Add(a, big.NewInt(1))
+	b := new(big.Int).Add(K, big.NewInt(2))
+	b.Mul(b, new(big.Int).Add(H, big.NewInt(1))).Rsh(b, 1)
+	if b.Cmp(a) < 0 {
+		a = b
+	}
+	if !a.IsInt64() || a.Int64() > math.MaxInt {
+		return 0, overflow("KaryTreeBound(h = %d, k = %d) = %v exceeds int", h, k, a)
+	}
+	return int(a.Int64()), nil
 }

@@ -47,6 +47,8 @@ const sparseFactor = 4
 // run performs the search and returns the number of levels (MSD), or -1 when the gaps
 // do not generate Z_n. gens must be distinct values in 1..n-1.
 func (b *gapBFS) run() int {
+	par.Acquire() // held for the search, released before returning
+	defer par.Release()
 	n := b.n
 	if n == 1 {
 		if b.dist != nil {

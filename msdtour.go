@@ -268,6 +268,7 @@ func (gp *Gaps) Color() int { return gp.color }
 
 // Gap returns gap_c(v, w) in 0..n-1: the number of rounds after which the observer that
 // starts at v stands where the observer of w started. It costs O(1).
+// It panics if v or w is not a node, as a slice index does.
 func (gp *Gaps) Gap(v, w int) int {
 	d := int(gp.pos[w]) - int(gp.pos[v])
 	if d < 0 {
@@ -278,6 +279,7 @@ func (gp *Gaps) Gap(v, w int) int {
 
 // Observer returns obs(v) after k rounds of a c-phase: the node at position k (mod n)
 // of the c-ordering starting at v. It costs O(1).
+// It panics if v is not a node, as a slice index does.
 func (gp *Gaps) Observer(v, k int) int {
 	n := len(gp.pos)
 	k %= n
@@ -293,6 +295,7 @@ func (gp *Gaps) Observer(v, k int) int {
 
 // Ordering returns the c-ordering starting at v: the nodes obs(v) visits at the starts
 // of the n rounds of a c-phase. It costs O(n).
+// It panics if v is not a node, as a slice index does.
 func (gp *Gaps) Ordering(v int) []int {
 	n := len(gp.pos)
 	out := make([]int, n)

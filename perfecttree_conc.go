@@ -35,6 +35,9 @@ func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *
 	if opts != nil {
 		o = *opts
 	}
+	if ctx == nil {
+		return PerfectTreeResult{Status: StatusFailed}, errNilContext
+	}
 	if g == nil {
 		return PerfectTreeResult{Status: StatusFailed}, ErrNilNetwork
 	}

@@ -15,10 +15,16 @@ import (
 type DelayPolicy interface {
 	// Reset prepares the policy for a run on n nodes with the run's seed.
 	Reset(n int, seed uint64)
-	// Delay returns the transit time (≥ 1; smaller values count as 1) of the run's
+	// Delay returns the transit time (≥ 1; smaller values count as 1; above MaxDelay
+	// the run fails with ErrBadParameter) of the run's
 	// message number seq (from 0), sent at time now from node from to its neighbour to.
 	Delay(now int64, from, to int, seq int64) int64
 }
+
+// MaxDelay is the longest transit time a DelayPolicy may give a message (one Step is one
+// time unit, so a run costs at least its longest delay in steps); a longer delay fails
+// the run with ErrBadParameter.
+const MaxDelay = 1 << 24
 
 // NewUnitDelays returns the synchronous policy: every message takes one time unit. It is
 // the default, and the one under which the paper's time bounds (section 5) are stated.
@@ -35,8 +41,8 @@ func (ptUnitDelays) String() string                     { return "unit" }
 // generator seeded from the run's seed, so runs are reproducible. It fails unless
 // max ≥ 1.
 func NewRandomDelays(max int64) (DelayPolicy, error) {
-	if max < 1 {
-		return nil, badParam("NewRandomDelays needs max ≥ 1, got %d", max)
+	if max < 1 || max > MaxDelay {
+		return nil, badParam("NewRandomDelays needs 1 ≤ max ≤ MaxDelay, got %d", max)
 	}
 	return &ptRandomDelays{max: max}, nil
 }
@@ -70,8 +76,8 @@ func (d *ptSerialDelays) String() string { return "serial (most recent last)" }
 // block of window consecutive messages, message seq takes window − seq mod window units,
 // so later sends overtake earlier ones on other links. It fails unless window ≥ 1.
 func NewReverseDelays(window int64) (DelayPolicy, error) {
-	if window < 1 {
-		return nil, badParam("NewReverseDelays needs window ≥ 1, got %d", window)
+	if window < 1 || window > MaxDelay {
+		return nil, badParam("NewReverseDelays needs 1 ≤ window ≤ MaxDelay, got %d", window)
 	}
 	return ptReverseDelays{w: window}, nil
 }
@@ -89,8 +95,8 @@ func (d ptReverseDelays) String() string { return fmt.Sprintf("reverse(window %d
 // run's seed. Whole subtrees then lag behind their neighbours, which is what makes the
 // phases of different nodes overlap. It fails unless slow ≥ 1.
 func NewSlowLinkDelays(slow int64) (DelayPolicy, error) {
-	if slow < 1 {
-		return nil, badParam("NewSlowLinkDelays needs slow ≥ 1, got %d", slow)
+	if slow < 1 || slow > MaxDelay {
+		return nil, badParam("NewSlowLinkDelays needs 1 ≤ slow ≤ MaxDelay, got %d", slow)
 	}
 	return &ptSlowLinkDelays{slow: slow}, nil
 }

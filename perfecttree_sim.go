@@ -280,6 +280,10 @@ func (sm *ptSim) run(v int) {
 			sm.st.Messages++
 			d := sm.delays.Delay(sm.now, v, int(sm.ports.nbr[f]), sm.seq)
 			sm.out[v], sm.outF[v] = a.msg, int32(f)
+			if d > MaxDelay {
+				sm.err = fmt.Errorf("%w: delay policy %v gave message %d a delay of %d > MaxDelay = %d", ErrBadParameter, sm.delays, sm.seq, d, MaxDelay)
+				return
+			}
 			sm.pushEvent(int32(v), sm.now+max(d, 1))
 			sm.wait[v] = ptSending
 			return

@@ -62,6 +62,13 @@ type PlotOptions struct {
 	Width, Height float64
 }
 
+// Plot limits besides maxPlotValue: more than maxPlotLines lines or a side above
+// maxPlotSize centimetres are refused.
+const (
+	maxPlotLines = 1 << 12
+	maxPlotSize  = 1 << 14
+)
+
 // maxPlotValue bounds the coordinates PlotLines accepts: gonum/plot's tick code loops
 // forever on a range that overflows (±1.7e308) or is not a number.
 const maxPlotValue = 1e300
@@ -72,13 +79,13 @@ const maxPlotValue = 1e300
 func checkPlotValues(lines []Line) error {
 	for _, ln := range lines {
 		if len(ln.X) != len(ln.Y) {
-			return badParam("line %q has %d x values and %d y values", ln.Name, len(ln.X), len(ln.Y))
+			return badParam("line %s has %d x values and %d y values", quote([]byte(ln.Name)), len(ln.X), len(ln.Y))
 		}
 		for axis, vs := range [2][]float64{ln.X, ln.Y} {
 			for k, v := range vs {
 				if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxPlotValue {
-					return badParam("line %q: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
-						ln.Name, "xy"[axis], k, v, maxPlotValue)
+					return badParam("line %s: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
+						quote([]byte(ln.Name)), "xy"[axis], k, v, maxPlotValue)
 				}
 			}
 		}
@@ -92,7 +99,8 @@ func checkPlotValues(lines []Line) error {
 // Text is drawn as glyph outlines of the Liberation fonts gonum/plot measures its layout
 // with, so the image looks the same in every SVG viewer with or without fonts
 // installed; the labels are also listed in the SVG's <title> and <desc>. Coordinates
-// must be finite with magnitude at most 1e300 (an error names the first that is not).
+// must be finite with magnitude at most 1e300 (an error names the first that is not);
+// more than 4096 lines or a side above 16384 cm is refused too.
 // The cost is O(total points) plus the size of the text.
 func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	var o PlotOptions
@@ -144,6 +152,20 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 	if err := checkPlotValues(lines); err != nil {
 		return nil, nil, nil, draw.Canvas{}, err
 	}
+	if len(lines) > maxPlotLines {
+		return nil, nil, nil, draw.Canvas{}, badParam("PlotLines draws at most %d lines, got %d", maxPlotLines, len(lines))
+	}
+	if !(o.Width >= 0 && o.Width <= maxPlotSize && o.Height >= 0 && o.Height <= maxPlotSize) {
+		return nil, nil, nil, draw.Canvas{}, badParam("PlotLines size %v × %v outside 0..%v cm", o.Width, o.Height, maxPlotSize)
+	}
+	points := 0
+	for _, ln := range lines {
+		points += len(ln.X)
+	}
+	if err := checkAlloc("PlotLines points", int64(points), 1<<10); err != nil { // SVG text per point
+		return nil, nil, nil, draw.Canvas{}, err
+	}
+
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
@@ -158,7 +180,6 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, yPlan
 	}
 	p.Add(plotter.NewGrid())
-
 	leg := &legend{place: o.Legend, style: p.Legend.TextStyle, thumb: p.Legend.ThumbnailWidth}
 	for i, ln := range lines {
 		pts := make(plotter.XYs, 0, len(ln.X))

@@ -75,8 +75,13 @@ type RingComparison struct {
 // returns one row per (ring size, policy), in the order of e.P and e.Policies. It costs
 // one simulation per (seed, p, policy), without recording schedules; instances run in
 // parallel (e.Workers), the rows of one instance one after the other, so a stateful rule
-// (Quadrature) is reset between them.
+// (Quadrature) is reset between them. A panic in e.Tree, e.Grid or a dag's growth rule,
+// on whichever goroutine it happens, is re-raised on the caller's goroutine after the
+// other instances stopped; no goroutine outlives the call.
 func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if (e.Tree == nil) == (e.Grid == nil) {
 		return nil, badParam("RingExperiment %q needs exactly one of Tree and Grid", e.Name)
 	}
@@ -116,6 +121,8 @@ func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison,
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	par.Acquire()
+	defer par.Release()
 	var g par.Group
 	g.For(len(seeds), min(workers, len(seeds)), func(lo, hi int) {
 		for k := lo; k < hi; k++ {

@@ -77,12 +77,12 @@ func ParseTreeNode(s string) (TreeNode, error) {
 		s = ""
 	}
 	if len(s) > TreeMaxLevel {
-		return 0, badParam("tree node %q is deeper than level %d", s, TreeMaxLevel)
+		return 0, badParam("tree node %s is deeper than level %d", quote([]byte(s)), TreeMaxLevel)
 	}
 	x := TreeRoot
 	for i := 0; i < len(s); i++ {
 		if s[i] != '0' && s[i] != '1' {
-			return 0, badParam("tree node %q is not a binary string", s)
+			return 0, badParam("tree node %s is not a binary string", quote([]byte(s)))
 		}
 		x = 2*x + TreeNode(s[i]-'0')
 	}
@@ -109,6 +109,9 @@ func (x GridNode) Right() GridNode { return GridNode{x.K + 1, x.L} }
 // ID returns the node's rank in breadth-first order of the whole quadrant,
 // (K+L)(K+L+1)/2 + K: the origin is 0 and the nodes of the pyramidal grid G_n are
 // exactly the IDs below n(n+1)/2. Schedules name grid nodes by this ID.
+//
+// The rank is exact while it is below 2^64 (levels K+L up to about 6·10^9); beyond, it
+// wraps modulo 2^64.
 func (x GridNode) ID() uint64 {
 	l := uint64(x.Level())
 	return l*(l+1)/2 + uint64(x.K)
@@ -117,14 +120,25 @@ func (x GridNode) ID() uint64 {
 // GridNodeOf returns the grid node with breadth-first rank id (the inverse of ID). It
 // costs O(1).
 func GridNodeOf(id uint64) GridNode {
+	// tri(l) = l(l+1)/2 in 128 bits: l reaches 6·10^9 for ids near 2^64, where the
+	// 64-bit product overflows.
+	tri := func(l uint64) (hi, lo uint64) {
+		hi, lo = bits.Mul64(l, l+1)
+		return hi >> 1, lo>>1 | hi<<63
+	}
+	above := func(l uint64) bool { // tri(l) > id
+		hi, lo := tri(l)
+		return hi != 0 || lo > id
+	}
 	l := uint64((math.Sqrt(8*float64(id)+1) - 1) / 2)
-	for l*(l+1)/2 > id {
+	for l > 0 && above(l) {
 		l--
 	}
-	for (l+1)*(l+2)/2 <= id {
+	for !above(l + 1) {
 		l++
 	}
-	k := id - l*(l+1)/2
+	_, t := tri(l) // ≤ id, so its high word is 0
+	k := id - t
 	return GridNode{K: int(k), L: int(l - k)}
 }
 

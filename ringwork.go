@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 )
@@ -21,6 +22,9 @@ var binom62 = func() (t [TreeMaxLevel + 1][TreeMaxLevel + 1]int64) {
 	}
 	return t
 }()
+
+// maxRingDFT bounds RingWorkDFT's p: its O(p²) cosines take seconds at 2^14.
+const maxRingDFT = 1 << 14
 
 func checkRingSize(what string, n, p int) error {
 	if n < 1 {
@@ -43,6 +47,16 @@ func checkRingSize(what string, n, p int) error {
 // it costs O(n²/64) word operations.
 func RingWork(n, p int) ([]*big.Int, error) {
 	if err := checkRingSize("RingWork", n, p); err != nil {
+		return nil, err
+	}
+	// n/2+1 binomials and p sums of up to n bits each, plus the big.Int headers.
+	if n > math.MaxInt32 {
+		return nil, badParam("RingWork needs n < 2^31, got n = %d", n)
+	}
+	if err := checkAlloc(fmt.Sprintf("RingWork(%d, %d)", n, p), int64(n/2+1)+int64(min(p, n+1)), int64(n/8+64)); err != nil {
+		return nil, err
+	}
+	if err := checkAlloc(fmt.Sprintf("RingWork(%d, %d): %d PEs", n, p, p), int64(p), 64); err != nil {
 		return nil, err
 	}
 	w := make([]*big.Int, p)
@@ -75,13 +89,17 @@ func RingWork(n, p int) ([]*big.Int, error) {
 //
 // The paper's (2.6) lacks the term -p·[i = p-1]: its step "Σ_j γ^j = 0 for any p-th root
 // of unity γ" fails for γ = ω^{-(i+1)} = 1. The result is close to the integer W_i(n)
-// (exact after rounding while 2^n < 2^52/p); it costs O(p²) and needs n ≤ 1023.
+// (exact after rounding while 2^n < 2^52/p); it costs O(p²) and needs n ≤ 1023 and
+// p ≤ 16384.
 func RingWorkDFT(n, p int) ([]float64, error) {
 	if err := checkRingSize("RingWorkDFT", n, p); err != nil {
 		return nil, err
 	}
 	if n > 1023 {
 		return nil, badParam("RingWorkDFT needs n ≤ 1023 (2^n must be a float64), got n = %d; use RingWork", n)
+	}
+	if p > maxRingDFT {
+		return nil, badParam("RingWorkDFT costs O(p²) and needs p ≤ %d, got p = %d; use RingWork", maxRingDFT, p)
 	}
 	mod := make([]float64, p) // (2cos(πj/p))^n
 	for j := 1; j < p; j++ {
@@ -128,6 +146,9 @@ func RingGridWork(n, p int) ([]int64, error) {
 	}
 	if n >= math.MaxInt32 {
 		return nil, badParam("RingGridWork needs n < 2^31, got n = %d", n)
+	}
+	if err := checkAlloc(fmt.Sprintf("RingGridWork(%d, %d)", n, p), int64(p), 8); err != nil {
+		return nil, err
 	}
 	w := make([]int64, p)
 	for i := range w {
@@ -180,7 +201,10 @@ func RingTreeBounds(n, p int) (RingBounds, error) {
 	b.Ideal = b.Nodes / float64(p)
 	b.Deviation = (1 - 1/float64(p)) * (an + 1)
 	b.TimeBound = b.Ideal + an + float64(p)
-	w, _ := RingWork(n, p)
+	w, err := RingWork(n, p)
+	if err != nil {
+		return RingBounds{}, err
+	}
 	var t, x big.Int
 	for i, wi := range w {
 		if wi.Sign() > 0 {
@@ -235,7 +259,7 @@ func RingTreeTau(x TreeNode, p int) (int64, error) {
 	pi := x.Weight() % p
 	// Nodes of the levels above: weight ≡ π at lengths < l is Σ_{k ≡ π+1, k≥1} C(l, k).
 	var nu int64
-	for k := pi + 1; k <= l; k += p {
+	for k := pi + 1; k <= l; k += min(p, l+1) { // min: k + p must not overflow
 		nu += binom62[l][k]
 	}
 	// Same level, lexicographically smaller: at each 1 of x, put a 0 and count the
@@ -246,8 +270,11 @@ func RingTreeTau(x TreeNode, p int) (int64, error) {
 			continue
 		}
 		m := t // suffix length after this position
-		r := ((pi-prefix)%p + p) % p
-		for w := r; w <= m; w += p {
+		r := (pi - prefix) % p
+		if r < 0 {
+			r += p
+		}
+		for w := r; w <= m; w += min(p, m+1) {
 			nu += binom62[m][w]
 		}
 		prefix++

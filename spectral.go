@@ -346,6 +346,8 @@ func bandDeltas(g *Graph) []int16 {
 }
 
 func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
+	par.Acquire() // held for the iteration, released before returning
+	defer par.Release()
 	n := ln.g.Order()
 	l := newLanczos(ln, o.Seed)
 	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
@@ -418,8 +420,16 @@ func (t *tridiag) extremes(alpha, beta []float64, next float64) (top, bot ritz) 
 	return top, bot
 }
 
+// ritzBound returns the error bound of a Ritz value with residual norm r: r itself (some
+// eigenvalue of P on 1^⊥ lies within r of the Ritz value), tightened to r²/gap only
+// when there is a second Ritz value at a finite distance gap > r. With a single Ritz
+// value (gap = +Inf) nothing is known about the rest of the spectrum, so the bound is r,
+// never 0.
 func ritzBound(r, gap float64) float64 {
-	if gap > r {
+	if math.IsNaN(r) {
+		return math.Inf(1)
+	}
+	if !math.IsInf(gap, 1) && gap > r {
 		return math.Min(r, r*r/gap)
 	}
 	return r

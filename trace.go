@@ -3,7 +3,9 @@ package tokendist
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -52,6 +54,74 @@ func (t Trace) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return wrapf(enc.Encode(t), "WriteJSON")
+}
+
+// ReadTraceCSV reads a trace written by WriteCSV: a header row naming the columns
+// step, time, discrepancy, max, min, potential, moved, messages, negative (in that
+// order), followed by arrived, completed, down for a dynamic run's trace, and one row
+// per sample, every field a decimal integer (the potential an unsigned 128-bit one). It returns an error naming the line and the bad field (quoted
+// up to a short prefix) on malformed input. O(size of the input).
+func ReadTraceCSV(r io.Reader) (Trace, error) {
+	if r == nil {
+		return nil, badParam("ReadTraceCSV of a nil reader")
+	}
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("tokendist: trace CSV header: %w", err)
+	}
+	want := traceHeader
+	if len(head) == len(traceHeader)+len(dynamicHeader) {
+		want = append(append([]string(nil), traceHeader...), dynamicHeader...)
+	}
+	if len(head) != len(want) {
+		return nil, fmt.Errorf("tokendist: trace CSV header has %d columns, want %d or %d", len(head), len(traceHeader), len(traceHeader)+len(dynamicHeader))
+	}
+	for i, name := range want {
+		if head[i] != name {
+			return nil, fmt.Errorf("tokendist: trace CSV header: column %d is %s, want %q", i+1, quote([]byte(head[i])), name)
+		}
+	}
+	var t Trace
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV: %w", err)
+		}
+		var s Sample
+		ints := []*int64{&s.Step, &s.Time, &s.Discrepancy, &s.Max, &s.Min, nil, &s.Moved, &s.Messages}
+		var down int64
+		if len(want) > len(traceHeader) {
+			ints = append(ints, nil, &s.Arrived, &s.Completed, &down)
+		}
+		for i, p := range ints {
+			if p == nil {
+				continue
+			}
+			v, err := strconv.ParseInt(rec[i], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("tokendist: trace CSV line %d, column %s: %s is not an int64", line, want[i], quote([]byte(rec[i])))
+			}
+			*p = v
+		}
+		if err := s.Potential.UnmarshalText([]byte(rec[5])); err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column potential: %s is not an unsigned 128-bit decimal", line, quote([]byte(rec[5])))
+		}
+		neg, err := strconv.ParseInt(rec[8], 10, 0)
+		if err != nil {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column negative: %s is not an int", line, quote([]byte(rec[8])))
+		}
+		s.Negative = int(neg)
+		if down < math.MinInt || down > math.MaxInt {
+			return nil, fmt.Errorf("tokendist: trace CSV line %d, column down: %d is not an int", line, down)
+		}
+		s.Down = int(down)
+		t = append(t, s)
+	}
 }
 
 // Discrepancies returns the step and discrepancy columns as float64, ready for plotting.

@@ -6,11 +6,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // TestForCovers checks that For calls fn on disjoint, non-empty, contiguous ranges
 // that cover [0, n) exactly once, for many n and worker counts.
 func TestForCovers(t *testing.T) {
+	Acquire()
+	defer Release()
 	var g Group
 	ns := []int{0, 1, 2, 3, 5, 7, 8, 63, 64, 65, 100, 1000, 4097}
 	for _, n := range ns {
@@ -55,7 +59,9 @@ func TestForNoAlloc(t *testing.T) {
 			data[i]++
 		}
 	}
-	g.For(len(data), 2, fn) // warm up: pool start, Group set-up
+	Acquire()
+	defer Release()
+	g.For(len(data), 2, fn) // warm up: Group set-up
 	for _, workers := range []int{1, 2, 4} {
 		if a := testing.AllocsPerRun(100, func() { g.For(len(data), workers, fn) }); a != 0 {
 			t.Errorf("workers=%d: %v allocations per For", workers, a)
@@ -66,6 +72,8 @@ func TestForNoAlloc(t *testing.T) {
 // TestForConcurrentGroups runs loops from several goroutines at once, each with its
 // own Group, sharing the pool.
 func TestForConcurrentGroups(t *testing.T) {
+	Acquire()
+	defer Release()
 	var wg sync.WaitGroup
 	for k := 0; k < 8; k++ {
 		wg.Add(1)
@@ -95,6 +103,8 @@ func TestForConcurrentGroups(t *testing.T) {
 // pool goroutine is busy with an outer range.
 func TestForNested(t *testing.T) {
 	done := make(chan struct{})
+	Acquire()
+	defer Release()
 	go func() {
 		defer close(done)
 		var outer Group
@@ -127,4 +137,51 @@ func TestWorkers(t *testing.T) {
 			t.Errorf("Workers(%d, %d) = %d, want %d", tc.n, tc.minPer, got, tc.want)
 		}
 	}
+}
+
+// TestForPanicPropagates checks that a panic on any range reaches the caller's
+// goroutine after every other range finished, and that the Group and pool stay usable.
+func TestForPanicPropagates(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	Acquire()
+	defer Release()
+	var g Group
+	for _, bad := range []int{0, 500, 999} { // the caller's range, a middle one, the last
+		var ran atomic.Int64
+		func() {
+			defer func() {
+				if p := recover(); p != "boom" {
+					t.Errorf("bad=%d: recovered %v, want boom", bad, p)
+				}
+			}()
+			g.For(1000, 4, func(lo, hi int) {
+				ran.Add(int64(hi - lo))
+				if lo <= bad && bad < hi {
+					panic("boom")
+				}
+			})
+			t.Errorf("bad=%d: For returned without panicking", bad)
+		}()
+		if ran.Load() != 1000 {
+			t.Errorf("bad=%d: %d items ran before the re-panic, want 1000", bad, ran.Load())
+		}
+		var sum atomic.Int64
+		g.For(1000, 4, func(lo, hi int) { sum.Add(int64(hi - lo)) })
+		if sum.Load() != 1000 {
+			t.Errorf("bad=%d: reuse after panic covered %d, want 1000", bad, sum.Load())
+		}
+	}
+}
+
+// TestNoLeak checks that the pool's goroutines exit when the last holder releases it.
+func TestNoLeak(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	Acquire()
+	Acquire()
+	var g Group
+	g.For(100, 3, func(lo, hi int) {})
+	Release()
+	g.For(100, 3, func(lo, hi int) {})
+	Release()
+	g.For(100, 3, func(lo, hi int) {})
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package tokendist_test
+
+const advRace = true

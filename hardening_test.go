@@ -1,0 +1,349 @@
+package tokendist_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/tokendist/tokendist"
+)
+
+// Table tests for the classes of issue 14; the adversarial suite (adversarial_test.go)
+// covers the same ground across the whole API in child processes.
+
+func TestHardeningAbsurdSizes(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cube, _ := tokendist.Hypercube(3)
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"PointMass(1e12)", func() error { _, err := tokendist.PointMass(1e12, 1, 0); return err }},
+		{"UniformRandom(1e12)", func() error { _, err := tokendist.UniformRandom(1e12, 1, 0); return err }},
+		{"RandomRange(1e12)", func() error { _, err := tokendist.RandomRange(1e12, 0, 1, 0); return err }},
+		{"PackedLoads(1e12)", func() error { _, err := tokendist.PackedLoads(1e12, []int{0}, 1, 1); return err }},
+		{"RingWork(10, 1e12)", func() error { _, err := tokendist.RingWork(10, 1e12); return err }},
+		{"RingWork(1<<20, 3)", func() error { _, err := tokendist.RingWork(1<<20, 3); return err }},
+		{"RingGridWork(10, 1e12)", func() error { _, err := tokendist.RingGridWork(10, 1e12); return err }},
+		{"RingTreeBounds(10, 1e12)", func() error { _, err := tokendist.RingTreeBounds(10, 1e12); return err }},
+		{"CondensedIDGroups(30, 30, 1)", func() error { _, err := tokendist.CondensedIDGroups(30, 30, 1); return err }},
+		{"AsGraph(order 1e12)", func() error {
+			_, err := tokendist.AsGraph(advNet{1e12, func(int) []int32 { return nil }})
+			return err
+		}},
+		{"Fringe(order 1e12)", func() error {
+			_, err := tokendist.Fringe(advNet{1e12, func(int) []int32 { return nil }}, nil)
+			return err
+		}},
+		{"LeightonTime(order MaxInt)", func() error {
+			_, err := tokendist.LeightonTime(advNet{math.MaxInt, func(int) []int32 { return nil }}, 1)
+			return err
+		}},
+		{"MultiBalance(typed nil groups)", func() error { _, err := tokendist.NewMultiBalance(cube, []tokendist.Loads{nil}, nil); return err }},
+	}
+	for _, c := range cases {
+		err := c.call()
+		if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+			t.Errorf("%s: error %v, want a tokendist error", c.name, err)
+		}
+	}
+	// The refusals that are about memory name the size and wrap ErrTooLarge.
+	_, err := tokendist.PointMass(1e12, 1, 0)
+	if !errors.Is(err, tokendist.ErrTooLarge) || !strings.Contains(err.Error(), "1000000000000") {
+		t.Errorf("PointMass(1e12): %v, want ErrTooLarge naming the size", err)
+	}
+}
+
+func TestHardeningHangs(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, id := range []uint64{1 << 63, math.MaxUint64, math.MaxUint64 - 1} {
+		x := tokendist.GridNodeOf(id)
+		if x.K < 0 || x.L < 0 {
+			t.Errorf("GridNodeOf(%d) = %v", id, x)
+		}
+	}
+	for id := uint64(0); id < 2000; id++ {
+		if got := tokendist.GridNodeOf(id).ID(); got != id {
+			t.Fatalf("GridNodeOf(%d).ID() = %d", id, got)
+		}
+	}
+	_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{0, 1}}}, nil)
+	if !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("PlotLines(±1.7e308): %v, want ErrBadParameter", err)
+	}
+	g, _ := tokendist.Path(10)
+	_, err = tokendist.LocalDivergence(g, 5e-324, nil)
+	if err == nil {
+		t.Errorf("LocalDivergence(tol 5e-324) returned no error")
+	}
+	_, err = tokendist.UniformRandom(3, math.MaxInt64, 1)
+	if !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("UniformRandom(MaxInt64 tokens): %v", err)
+	}
+}
+
+func TestHardeningLanczosNotConverged(t *testing.T) {
+	g, _ := tokendist.Path(3000)
+	sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 1})
+	if !errors.Is(err, tokendist.ErrNotConverged) {
+		t.Fatalf("Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
+	}
+	if sp.Bound2 <= 0 {
+		t.Errorf("non-converged estimate has error bound %v", sp.Bound2)
+	}
+	// Path(n)'s λ_2 = (1 + 2cos(π/n))/3. Whenever LambdaMax reports success, its bound
+	// must hold; for every MaxIter that runs out, it must report ErrNotConverged.
+	for _, n := range []int{50, 300, 3000} {
+		g, _ := tokendist.Path(n)
+		want := (1 + 2*math.Cos(math.Pi/float64(n))) / 3
+		for _, it := range []int{1, 2, 3, 5, 8, 13, 40, 100, 1000} {
+			sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: it, Tol: 1e-8})
+			if err == nil && math.Abs(sp.Lambda2-want) > sp.Bound2+1e-9 {
+				t.Errorf("Path(%d), MaxIter %d: λ_2 = %v ± %v without error, true %v", n, it, sp.Lambda2, sp.Bound2, want)
+			}
+			if err != nil && !errors.Is(err, tokendist.ErrNotConverged) {
+				t.Errorf("Path(%d), MaxIter %d: %v", n, it, err)
+			}
+		}
+	}
+}
+
+func TestHardeningOverflow(t *testing.T) {
+	cube, _ := tokendist.Hypercube(4)
+	cases := []struct {
+		name string
+		call func() (int64, error)
+	}{
+		{"KaryTreeBound(MaxInt, MaxInt)", func() (int64, error) {
+			v, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: math.MaxInt, Arity: math.MaxInt})
+			return int64(v), err
+		}},
+		{"LeightonTime(MaxInt64)", func() (int64, error) { return tokendist.LeightonTime(cube, math.MaxInt64) }},
+		{"DimensionOrderTimeBound(2^62)", func() (int64, error) { return tokendist.DimensionOrderTimeBound(cube, 1<<62) }},
+		{"HypercubeBalanceTimeBound(62, MaxInt64)", func() (int64, error) { return tokendist.HypercubeBalanceTimeBound(62, math.MaxInt64) }},
+		{"MaxTotalDiscrepancy(10, MaxInt64)", func() (int64, error) {
+			return tokendist.MaxTotalDiscrepancy(10, math.MaxInt64, math.MaxInt64)
+		}},
+	}
+	for _, c := range cases {
+		v, err := c.call()
+		if !errors.Is(err, tokendist.ErrOverflow) {
+			t.Errorf("%s = %d, %v: want ErrOverflow", c.name, v, err)
+		}
+	}
+	// Exact where the value fits.
+	if v, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: math.MaxInt / 4, Arity: 1}); err != nil || v != 1 {
+		t.Errorf("KaryTreeBound(h huge, k 1) = %d, %v; want 1", v, err)
+	}
+	if v := tokendist.PairTime(math.MaxInt64, 0); v != 1<<62+1 {
+		t.Errorf("PairTime(MaxInt64, 0) = %d", v)
+	}
+	// Worst-case loads whose total would overflow are refused.
+	if _, err := tokendist.DimensionOrderWorstLoads(10, math.MaxInt64); !errors.Is(err, tokendist.ErrOverflow) {
+		t.Errorf("DimensionOrderWorstLoads(10, MaxInt64): %v", err)
+	}
+	if l, err := tokendist.HammingBallLoads(4, math.MaxInt64, math.MaxInt64, 0); err != nil || l.Total() != math.MaxInt64 {
+		t.Errorf("HammingBallLoads(4, MaxInt64, MaxInt64): total %d, %v", l.Total(), err)
+	}
+	// Run's counters: a step that wraps Moved fails with ErrOverflow, counters intact.
+	g, _ := tokendist.Path(2)
+	b := &tokendist.Funcs{StepFunc: func(s *tokendist.State) error { s.Moved += math.MaxInt64 / 2; s.Time++; return nil }}
+	res, err := tokendist.Run(context.Background(), g, tokendist.Loads{1, 0}, b, &tokendist.RunOptions{MaxSteps: 10})
+	if !errors.Is(err, tokendist.ErrOverflow) || res.Moved < 0 || res.Status != tokendist.StatusFailed || res.Steps != 2 {
+		t.Errorf("wrapping Moved: %v, %v", res, err)
+	}
+}
+
+func TestHardeningResize(t *testing.T) {
+	g, _ := tokendist.Path(4)
+	for _, periodic := range []bool{false, true} {
+		for name, step := range map[string]func(s *tokendist.State) error{
+			"grow":   func(s *tokendist.State) error { s.Loads = append(s.Loads, 0); return nil },
+			"shrink": func(s *tokendist.State) error { s.Loads = s.Loads[:1]; return nil },
+			"nil":    func(s *tokendist.State) error { s.Loads = nil; return nil },
+		} {
+			b := &tokendist.Funcs{StepFunc: step}
+			if periodic {
+				b.PeriodFunc = func(*tokendist.State) int64 { return 1 }
+			}
+			_, err := tokendist.Run(context.Background(), g, tokendist.Loads{1, 2, 3, 4}, b, nil)
+			var ie *tokendist.InvariantError
+			if !errors.As(err, &ie) {
+				t.Errorf("%s (periodic %v): %v, want *InvariantError", name, periodic, err)
+			}
+		}
+	}
+}
+
+func TestHardeningNilInputs(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	g, _ := tokendist.Path(4)
+	l := tokendist.Loads{4, 0, 0, 0}
+	var nilFuncs *tokendist.Funcs
+	var nilDE *tokendist.DimensionExchange
+	for _, b := range []tokendist.Balancer{nilFuncs, nilDE} {
+		if _, err := tokendist.Run(context.Background(), g, l, b, nil); !errors.Is(err, tokendist.ErrNilBalancer) {
+			t.Errorf("Run(typed nil %T): %v", b, err)
+		}
+	}
+	var nilCtx context.Context
+	ok := &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}
+	if _, err := tokendist.Run(nilCtx, g, l, ok, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("Run(nil ctx): %v", err)
+	}
+	if _, err := tokendist.RunPerfectTreeConcurrent(nilCtx, g, l, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("RunPerfectTreeConcurrent(nil ctx): %v", err)
+	}
+	if _, err := tokendist.RunPerfectTree(nilCtx, g, l, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("RunPerfectTree(nil ctx): %v", err)
+	}
+	if _, err := tokendist.NewEdgeColoring(g, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Errorf("NewEdgeColoring(g, nil): %v", err)
+	}
+	if got := tokendist.Shuffle(3, 0); got != -1 {
+		t.Errorf("Shuffle(3, 0) = %d, want -1", got)
+	}
+}
+
+// TestHardeningWorkerPanics: a panic in user code on a worker goroutine reaches the
+// caller, the balancer is correct when reused, and no goroutine is left behind.
+func TestHardeningWorkerPanics(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	g, _ := tokendist.Path(1<<17 + 1) // matchings of 2^16 edges: the parallel path
+	ec, _ := tokendist.BipartiteColoring(g)
+	boom := true
+	p := tokendist.ProtocolFunc(func(_ int64, u, _ int, lu, lv int64) int64 {
+		if boom && u == 3<<14 {
+			panic("protocol panic")
+		}
+		return (lu - lv) / 2
+	})
+	d, err := tokendist.NewDimensionExchange(g, ec, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads, _ := tokendist.RandomRange(g.Order(), 0, 100, 3)
+	opts := &tokendist.RunOptions{MaxSteps: 6, Workers: 4}
+	func() {
+		defer func() {
+			if r := recover(); r != "protocol panic" {
+				t.Errorf("recovered %v, want the protocol's panic", r)
+			}
+		}()
+		_, _ = tokendist.Run(context.Background(), g, loads, d, opts)
+		t.Errorf("Run returned instead of panicking")
+	}()
+	boom = false
+	got, err := tokendist.Run(context.Background(), g, loads, d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := tokendist.NewDimensionExchange(g, ec, p)
+	want, err := tokendist.Run(context.Background(), g, loads, fresh, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range want.Loads {
+		if got.Loads[v] != want.Loads[v] {
+			t.Fatalf("reused balancer after a panic: node %d has %d, fresh %d", v, got.Loads[v], want.Loads[v])
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "rule panic" {
+				t.Errorf("RunRingComparison: recovered %v", r)
+			}
+		}()
+		_, _ = tokendist.RunRingComparison(context.Background(), tokendist.RingExperiment{
+			Name: "p", P: []int{3}, Seeds: []uint64{1, 2, 3, 4}, Workers: 4,
+			Tree: func(uint64) (tokendist.TreeDag, error) {
+				return tokendist.TreeDagFunc(func(x tokendist.TreeNode) bool {
+					if x.Level() > 2 {
+						panic("rule panic")
+					}
+					return true
+				}), nil
+			},
+		})
+	}()
+}
+
+// TestHardeningNoLeaks calls the parallel entry points and checks, with no ignore
+// options, that every goroutine they started has exited.
+func TestHardeningNoLeaks(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := context.Background()
+	g, _ := tokendist.Torus(128, 128)
+	loads, _ := tokendist.PointMass(g.Order(), 1<<20, 0)
+	for _, mk := range []func() (tokendist.Balancer, error){
+		func() (tokendist.Balancer, error) { return tokendist.NewRandomizedDiffusion(g) },
+		func() (tokendist.Balancer, error) { return tokendist.NewRSWDiffusion(g) },
+		func() (tokendist.Balancer, error) { return tokendist.NewRandomMatching(g) },
+	} {
+		b, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 20}); err != nil && !errors.Is(err, tokendist.ErrNotConverged) {
+		t.Fatal(err)
+	}
+	small, _ := tokendist.Torus(24, 24)
+	if _, err := small.Eccentricities(); err != nil {
+		t.Fatal(err)
+	}
+	tree, _ := tokendist.Path(16)
+	if _, err := tokendist.RunPerfectTreeConcurrent(ctx, tree, make(tokendist.Loads, 16), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHardeningErrorText(t *testing.T) {
+	var u tokendist.Uint128
+	err := u.UnmarshalText([]byte(strings.Repeat("9", 100<<10)))
+	if err == nil || len(err.Error()) > 200 || !strings.HasPrefix(err.Error(), "tokendist: ") {
+		t.Errorf("Uint128.UnmarshalText(100 KB): %d bytes of error", len(err.Error()))
+	}
+	var st tokendist.Status
+	if err := st.UnmarshalText(bytes.Repeat([]byte("x"), 100<<10)); err == nil || len(err.Error()) > 200 {
+		t.Errorf("Status.UnmarshalText(100 KB): %v", err != nil)
+	}
+	userErr := errors.New("user build failed")
+	g, _ := tokendist.Path(5)
+	_, err = tokendist.NewSpanningTree(g, 0, func(*tokendist.Graph) (tokendist.Balancer, error) { return nil, userErr })
+	if !errors.Is(err, userErr) || !strings.HasPrefix(err.Error(), "tokendist: ") {
+		t.Errorf("NewSpanningTree build error: %v", err)
+	}
+	tr := tokendist.Trace{{Step: 1}}
+	if err := tr.WriteCSV(advFailWriter{}); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+		t.Errorf("WriteCSV to a failing writer: %v", err)
+	}
+	if err := tr.WriteJSON(advFailWriter{}); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+		t.Errorf("WriteJSON to a failing writer: %v", err)
+	}
+}
+
+func TestReadTraceCSVRoundTrip(t *testing.T) {
+	g, _ := tokendist.Path(12)
+	loads, _ := tokendist.PointMass(12, 1<<40, 0)
+	b, _ := tokendist.NewRandomizedDiffusion(g)
+	res, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 50, SampleEvery: 3, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzzRoundTrip(t, res.Trace)
+	for _, bad := range []string{"", "step\n", "step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3\n",
+		"step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3,4,5,x,7,8,9\n"} {
+		if _, err := tokendist.ReadTraceCSV(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+			t.Errorf("ReadTraceCSV(%q): %v", bad, err)
+		}
+	}
+}
