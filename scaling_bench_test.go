@@ -223,7 +223,7 @@ func TestScalingPlot(t *testing.T) {
 	svg, err := PlotLines(lines, &PlotOptions{
 		Title:  "One round, one worker: CPU time and memory per node",
 		XLabel: "nodes n", YLabel: "ns per node / bytes per node",
-		LogX: true, LogY: true, Points: true, LegendLeft: true, LegendBottom: false,
+		LogX: true, LogY: true, Points: true,
 		Width: 18, Height: 11,
 	})
 	if err != nil {

@@ -36,7 +36,7 @@ func main() {
 	flag.IntVar(&c.n, "n", 400, "nodes of the largest random networks")
 	flag.IntVar(&c.seeds, "seeds", 40, "runs per family")
 	flag.Uint64Var(&c.seed, "seed", 1, "base seed")
-	flag.StringVar(&c.out, "out", "threshold-out", "output folder")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "threshold"), "output folder")
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes (a few seconds)")
 	flag.Parse()
 	if c.quick {
@@ -349,7 +349,7 @@ func terminationErratum(c config) (bool, error) {
 
 // savePlot writes the discrepancy traces as SVG, CSV and JSON.
 func savePlot(c config, name, title string, series []tokendist.Series) error {
-	svg, err := tokendist.PlotTraces(title, series)
+	svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: title})
 	if err != nil {
 		return err
 	}
