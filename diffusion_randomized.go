@@ -3,6 +3,7 @@ package tokendist
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/tokendist/tokendist/internal/par"
 	"github.com/tokendist/tokendist/internal/rng"
@@ -43,12 +44,14 @@ type RandomizedDiffusion struct {
 	div   divider
 	table subsetTable
 
-	// Records of the current round in one of four formats. Packed (d+1 ≤ 64):
+	// Records of the current round in one of five formats. Packed (d+1 ≤ 64):
 	// (q − qmin) << d | nb, where nb has bit p set when the node's p-th neighbour gets an
 	// excess token. Wide: wide[stride·i] = q, then the slot mask in stride−1 words
 	// (bits ≥ deg(i) are the node's own slots).
+	// The four packed views (8 to 64 bits) share one buffer of 8 bytes per node: a round uses one.
 	format rdFormat
 	qmin   uint64
+	p8     []uint8
 	p16    []uint16
 	p32    []uint32
 	p64    []uint64
@@ -78,13 +81,16 @@ type rdFormat uint8
 
 const (
 	rdWide rdFormat = iota
+	rd8
 	rd16
 	rd32
 	rd64
 )
 
 // packedWord is the word of a packed record.
-type packedWord interface{ ~uint16 | ~uint32 | ~uint64 }
+type packedWord interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64
+}
 
 // NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
 // a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
@@ -146,17 +152,16 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 		b.moved, b.msgs = make([]int64, c), make([]int64, c)
 		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
 		// Packed formats need the link array and at least one bit for the quotient.
-		switch {
-		case b.link == nil:
+		// The narrower views alias p64 (one format is live per round), so records cost
+		// 8 bytes per node whatever the format.
+		if b.link == nil {
 			b.wide = make([]uint64, b.stride*n)
-		case b.d < 16:
-			b.p16 = make([]uint16, n)
-			fallthrough
-		case b.d < 32:
-			b.p32 = make([]uint32, n)
-			fallthrough
-		default:
+		} else {
 			b.p64 = make([]uint64, n)
+			base := unsafe.Pointer(unsafe.SliceData(b.p64))
+			b.p8 = unsafe.Slice((*uint8)(base), n)
+			b.p16 = unsafe.Slice((*uint16)(base), n)
+			b.p32 = unsafe.Slice((*uint32)(base), n)
 		}
 	}
 	b.workers = b.ln.workers(s.Workers)
@@ -205,6 +210,8 @@ func (b *RandomizedDiffusion) chooseFormat() {
 	spread := uint64(b.xmax)/b.slots - b.qmin
 	fits := func(w uint) bool { return b.link != nil && b.d < w && spread>>(w-b.d) == 0 }
 	switch {
+	case fits(8):
+		b.format = rd8
 	case fits(16):
 		b.format = rd16
 	case fits(32):
@@ -259,6 +266,8 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		switch {
 		case b.slots > 64:
 			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
+		case b.format == rd8:
+			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p8)
 		case b.format == rd16:
 			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p16)
 		case b.format == rd32:
@@ -488,6 +497,8 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 		v0, v1 := b.ln.chunkRange(c)
 		var mn, mx uint64 // the new loads are non-negative
 		switch {
+		case b.format == rd8:
+			mn, mx = gatherPacked(b, v0, v1, b.p8)
 		case b.format == rd16:
 			mn, mx = gatherPacked(b, v0, v1, b.p16)
 		case b.format == rd32:
@@ -566,6 +577,8 @@ func (b *RandomizedDiffusion) share(k int, p uint64) uint64 {
 	d := b.d & 63
 	var rec uint64
 	switch b.format {
+	case rd8:
+		rec = uint64(b.p8[k])
 	case rd16:
 		rec = uint64(b.p16[k])
 	case rd32:
