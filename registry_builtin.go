@@ -410,7 +410,7 @@ func registerAlgorithms(r *Registry) {
 	must(r.RegisterAlgorithm(Entry{Name: "leighton-balance", Doc: "Leighton's minimum-error balance (NewLeightonBalance)", Paper: paperPlaxton + ", section 2.1"},
 		func(g *Graph, _ Loads, _ Params) (Balancer, error) { return NewLeightonBalance(g) }))
 	must(r.RegisterAlgorithm(Entry{Name: "multi-balance", Doc: "MultiBalance of g token groups: node v's load is split into groups, group j getting ⌊(load+g−1−j)/g⌋ (NewMultiBalance)",
-		Paper: paperPlaxton + ", section 3",
+		Paper:  paperPlaxton + ", section 3",
 		Params: []Param{pInt("groups", 2, "number of token groups g"), pBool("ascending", "dimensions in ascending order (section 3.3)"), pBool("min_error", "minimum-error post-processing per group")}},
 		func(g *Graph, l Loads, p Params) (Balancer, error) {
 			k, err := p.Int("groups")
