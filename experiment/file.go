@@ -770,9 +770,13 @@ func (f *File) label(kind tokendist.Kind, c tokendist.Choice) string {
 	if err != nil {
 		return Label(c)
 	}
-	def, err := e.Resolve(nil)
-	if err != nil {
-		def = nil
+	def := map[string]any{}
+	for _, par := range e.Params {
+		if par.Default != nil {
+			if v, err := par.Convert(par.Default); err == nil {
+				def[par.Name] = v
+			}
+		}
 	}
 	p := tokendist.Params{}
 	for k, v := range c.Params {
