@@ -463,6 +463,7 @@ mean steps, moves and metrics. CSV and JSON Lines read directly into pandas, R o
   --format F      text (default), csv, markdown or jsonl
   --summary       aggregate over seeds
   --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
+  --no-timing     leave out the wall time, so that equal databases print equal reports
 `
 
 func (c *command) report(args []string) int {
@@ -471,6 +472,7 @@ func (c *command) report(args []string) int {
 	format := fs.String("format", "text", "text, csv, markdown or jsonl")
 	summary := fs.Bool("summary", false, "aggregate over seeds")
 	where := fs.String("where", "", "SQL condition")
+	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -499,6 +501,9 @@ func (c *command) report(args []string) int {
 	}
 	if err != nil {
 		return c.fail(ExitUsage, err)
+	}
+	if *noTiming {
+		t = t.Without("wall_seconds")
 	}
 	if err := t.Write(c.stdout, *format); err != nil {
 		return c.fail(ExitFailed, err)

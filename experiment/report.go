@@ -214,6 +214,24 @@ func cell(v any) string {
 	return fmt.Sprint(v)
 }
 
+// Without returns t without the column named col.
+func (t Table) Without(col string) Table {
+	k := -1
+	for i, c := range t.Cols {
+		if c == col {
+			k = i
+		}
+	}
+	if k < 0 {
+		return t
+	}
+	out := Table{Cols: append(append([]string(nil), t.Cols[:k]...), t.Cols[k+1:]...)}
+	for _, r := range t.Rows {
+		out.Rows = append(out.Rows, append(append([]any(nil), r[:k]...), r[k+1:]...))
+	}
+	return out
+}
+
 // Write writes t in format text (aligned columns), csv, markdown or jsonl (one JSON
 // object per row).
 func (t Table) Write(w io.Writer, format string) error {
