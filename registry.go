@@ -25,6 +25,11 @@ const (
 	KindChurn     Kind = "churn"
 )
 
+// ErrNotApplicable is returned (wrapped) by a metric that does not apply to a run (a
+// ring statistic of a non-ring balancer, an optimum defined on trees only); Registry.Run
+// then leaves the metric out of SpecResult.Metrics instead of failing the run.
+var ErrNotApplicable = errors.New("tokendist: metric not applicable")
+
 // ErrUnknownName reports a name that no registry entry of its kind has.
 var ErrUnknownName = errors.New("tokendist: unknown name")
 
@@ -387,7 +392,8 @@ type MetricInput struct {
 }
 
 // MetricFunc computes one number from a finished run (a bound, an optimum, a
-// balancer-specific statistic).
+// balancer-specific statistic). It returns an error wrapping ErrNotApplicable for a run
+// it does not apply to.
 type MetricFunc func(m MetricInput) (float64, error)
 
 type regEntry struct {
@@ -780,6 +786,9 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 				return out, err
 			}
 			v, err := me.metric(MetricInput{Net: g, Loads: l, Balancer: b, Result: res, Params: s.Algorithm.Params})
+			if errors.Is(err, ErrNotApplicable) {
+				continue
+			}
 			if err != nil {
 				return out, fmt.Errorf("metric %s: %w", m, err)
 			}

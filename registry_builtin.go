@@ -259,19 +259,37 @@ func registerLoads(r *Registry) {
 			}
 			return RandomRange(g.Order(), lo, hi, p.Seed(seed))
 		}))
-	must(r.RegisterLoads(Entry{Name: "distance", Doc: "each node holds its distance from a node (DistanceLoads)",
-		Params: []Param{pInt("node", -1, "the source node; -1: a peripheral node (Peripheral)")}},
+	must(r.RegisterLoads(Entry{Name: "distance", Doc: "each node holds scale × its distance from a node (DistanceLoads); scale 0 is the maximum degree d, Table 1's gradient start d·dist, on which RSW moves nothing",
+		Paper:  paperBerenbink + ", Table 1",
+		Params: []Param{pInt("node", -1, "the source node; -1: a peripheral node (Peripheral)"), pInt("scale", 1, "tokens per unit of distance; 0: the maximum degree")}},
 		func(g *Graph, p Params, _ uint64) (Loads, error) {
 			v, err := p.Int("node")
 			if err != nil {
 				return nil, err
+			}
+			scale, err := p.Int64("scale")
+			if err != nil {
+				return nil, err
+			}
+			if scale < 0 || scale > 1<<32 {
+				return nil, fmt.Errorf("%w: scale %d (want 0..2^32)", ErrBadParameter, scale)
+			}
+			if scale == 0 {
+				scale = int64(g.MaxDegree())
 			}
 			if v == -1 {
 				if v, err = Peripheral(g); err != nil {
 					return nil, err
 				}
 			}
-			return DistanceLoads(g, v)
+			l, err := DistanceLoads(g, v)
+			if err != nil {
+				return nil, err
+			}
+			for i := range l {
+				l[i] *= scale
+			}
+			return l, nil
 		}))
 	must(r.RegisterLoads(Entry{Name: "constant", Doc: "every node holds the same load, plus extra tokens on node 0",
 		Params: []Param{pInt("per_node", required, "tokens per node"), pInt("extra", 0, "additional tokens on node 0")}},
@@ -587,7 +605,7 @@ func registerMetrics(r *Registry) {
 		func(m MetricInput) (float64, error) {
 			mb, ok := m.Balancer.(*MultiBalancer)
 			if !ok {
-				return 0, fmt.Errorf("%w: group_discrepancy needs multi-balance, not %s", ErrBadParameter, BalancerName(m.Balancer))
+				return 0, fmt.Errorf("%w: group_discrepancy needs multi-balance, not %s", ErrNotApplicable, BalancerName(m.Balancer))
 			}
 			var worst int64
 			for _, g := range mb.Groups() {
@@ -602,11 +620,17 @@ func registerMetrics(r *Registry) {
 		})
 	metric("optimal_moves", "the fewest token moves of any perfect distribution from the initial loads (OptimalPerfectMoves; trees)", paperMargara,
 		func(m MetricInput) (float64, error) {
+			if !m.Net.IsTree() {
+				return 0, fmt.Errorf("%w: optimal_moves needs a tree", ErrNotApplicable)
+			}
 			v, err := OptimalPerfectMoves(m.Net, m.Loads)
 			return float64(v), err
 		})
 	metric("moves_ratio", "the run's token moves divided by optimal_moves (1 when both are 0)", paperMargara,
 		func(m MetricInput) (float64, error) {
+			if !m.Net.IsTree() {
+				return 0, fmt.Errorf("%w: moves_ratio needs a tree", ErrNotApplicable)
+			}
 			v, err := OptimalPerfectMoves(m.Net, m.Loads)
 			if err != nil {
 				return 0, err
@@ -623,7 +647,7 @@ func registerMetrics(r *Registry) {
 		metric(name, doc, paperGao, func(m MetricInput) (float64, error) {
 			rs, ok := m.Balancer.(*RingScheduler)
 			if !ok {
-				return 0, fmt.Errorf("%w: %s needs the ring algorithm, not %s", ErrBadParameter, name, BalancerName(m.Balancer))
+				return 0, fmt.Errorf("%w: %s needs the ring algorithm, not %s", ErrNotApplicable, name, BalancerName(m.Balancer))
 			}
 			return f(rs.Stats()), nil
 		})

@@ -72,6 +72,11 @@ func TestRegistryEveryAlgorithm(t *testing.T) {
 			t.Errorf("%s: rerun of the canonical spec differs (%v)", name, err)
 		}
 	}
+	na := specs["rsw-diffusion"]
+	na.Algorithm, na.Metrics = Choice{Name: "rsw-diffusion"}, []string{"ring_speedup", "optimal_moves", "lambda_max"}
+	if r, err := reg.Run(context.Background(), na, 1); err != nil || len(r.Metrics) != 1 || r.Metrics["lambda_max"] <= 0 {
+		t.Errorf("inapplicable metrics: %v %v, want only lambda_max", r.Metrics, err)
+	}
 	m := specs["multi-balance"]
 	m.Algorithm = ch("multi-balance", "groups", 3)
 	if r, _ := reg.Run(context.Background(), m, 1); r.Metrics["group_discrepancy"] > 4 {

@@ -20,7 +20,7 @@ type Table struct {
 }
 
 // reportCols are the per-run columns of a report (config is left to JSON Lines).
-var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "discrepancy", "initial_discrepancy",
+var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "error", "discrepancy", "initial_discrepancy",
 	"steps", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
 
 // RunsTable returns one row per stored run (with metrics as extra columns "m.NAME"),
