@@ -23,9 +23,9 @@ func ExampleRandomizedDiffusion() {
 	// final discrepancy: 8 total: 10000
 }
 
-// Compare runs a discrete scheme next to the continuous process and reports the
+// RunDeviation runs a discrete scheme next to the continuous process and reports the
 // deviation max_k |X_k(t) − ξ_k(t)| that Theorem 1.1 bounds.
-func ExampleCompare() {
+func ExampleRunDeviation() {
 	g, _ := tokendist.Torus(8, 8)
 	start, _ := tokendist.PointMass(g.Order(), 6400, 0)
 	for _, mk := range []func(tokendist.Network) (tokendist.Balancer, error){

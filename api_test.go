@@ -1,0 +1,24 @@
+package tokendist_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tokendist/tokendist/internal/apigen"
+)
+
+// TestAPISurface guards the exported API (the Go project's api/go1.txt discipline): a
+// name removed or a signature changed fails outright; a name added fails until it is
+// recorded in api/ with `go run ./internal/apigen/cmd -w` (and in CHANGELOG.md).
+func TestAPISurface(t *testing.T) {
+	removed, added, err := apigen.Diff(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) > 0 {
+		t.Errorf("%d exported names removed or changed (v1 changes are additive):\n%s", len(removed), strings.Join(removed, "\n"))
+	}
+	if len(added) > 0 {
+		t.Errorf("%d exported names added but not recorded; run `go run ./internal/apigen/cmd -w` and add a CHANGELOG.md line:\n%s", len(added), strings.Join(added, "\n"))
+	}
+}
