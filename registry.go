@@ -309,10 +309,15 @@ func (p Params) Seed(derived uint64) uint64 {
 // Entry describes one registry entry: its kind, name, documentation, the paper and
 // section it comes from, and its parameters.
 type Entry struct {
-	Kind   Kind    `json:"kind"`
-	Name   string  `json:"name"`
-	Doc    string  `json:"doc"`
-	Paper  string  `json:"paper,omitempty"`
+	// Kind is set by the Register method.
+	Kind Kind `json:"kind"`
+	// Name is the name files and Specs use (lower case with hyphens, by convention).
+	Name string `json:"name"`
+	// Doc says what the entry builds, in one line, naming the Go constructor.
+	Doc string `json:"doc"`
+	// Paper names the paper and section the entry implements (empty for generic ones).
+	Paper string `json:"paper,omitempty"`
+	// Params are the entry's parameters, in the order tokendist list shows them.
 	Params []Param `json:"params,omitempty"`
 }
 
@@ -384,11 +389,15 @@ type AlgorithmFunc func(net *Graph, loads Loads, p Params) (Balancer, error)
 
 // MetricInput is what a metric sees after a run.
 type MetricInput struct {
-	Net      *Graph
-	Loads    Loads // the initial loads
+	// Net is the run's network and Loads its initial loads.
+	Net   *Graph
+	Loads Loads
+	// Balancer is the balancer after the run (for balancer-specific statistics).
 	Balancer Balancer
-	Result   Result
-	Params   Params // the algorithm's parameters
+	// Result is Run's result.
+	Result Result
+	// Params are the algorithm's resolved parameters.
+	Params Params
 }
 
 // MetricFunc computes one number from a finished run (a bound, an optimum, a
@@ -588,7 +597,9 @@ func (r *Registry) lookup(kind Kind, name string) (*regEntry, error) {
 
 // Choice names a registry entry and its parameters.
 type Choice struct {
-	Name   string `json:"name"`
+	// Name is the registry entry's name.
+	Name string `json:"name"`
+	// Params are its parameters (absent ones take their defaults).
 	Params Params `json:"params,omitempty"`
 }
 
@@ -601,8 +612,9 @@ type StopRule struct {
 	// LambdaMax per run.
 	Tau bool `json:"tau,omitempty"`
 	// UseTarget stops once the discrepancy is at most Target.
-	UseTarget bool  `json:"use_target,omitempty"`
-	Target    int64 `json:"target,omitempty"`
+	UseTarget bool `json:"use_target,omitempty"`
+	// Target is the discrepancy target of UseTarget.
+	Target int64 `json:"target,omitempty"`
 	// NoStability disables the stability stop of Periodic balancers.
 	NoStability bool `json:"no_stability,omitempty"`
 }
@@ -611,18 +623,26 @@ type StopRule struct {
 // a stop rule, a seed, the sampling interval and the metrics to compute. Canonical
 // fills in every default so that equal runs have equal Specs.
 type Spec struct {
-	Network     Choice   `json:"network"`
-	Loads       Choice   `json:"loads"`
-	Algorithm   Choice   `json:"algorithm"`
-	Stop        StopRule `json:"stop"`
-	Seed        uint64   `json:"seed"`
-	SampleEvery int64    `json:"sample_every,omitempty"`
-	Metrics     []string `json:"metrics,omitempty"`
+	// Network, Loads and Algorithm name registry entries of their kinds.
+	Network   Choice `json:"network"`
+	Loads     Choice `json:"loads"`
+	Algorithm Choice `json:"algorithm"`
+	// Stop adds stop rules to the balancer's own.
+	Stop StopRule `json:"stop"`
+	// Seed fixes every random choice: DeriveSeed(Seed, 1) the network's,
+	// DeriveSeed(Seed, 2) the loads', Seed itself the run's (RunOptions.Seed).
+	Seed uint64 `json:"seed"`
+	// SampleEvery is RunOptions.SampleEvery.
+	SampleEvery int64 `json:"sample_every,omitempty"`
+	// Metrics name registry metrics computed after the run.
+	Metrics []string `json:"metrics,omitempty"`
 }
 
 // SpecResult is the outcome of Registry.Run.
 type SpecResult struct {
-	Spec   Spec   `json:"spec"`
+	// Spec is the canonical spec that ran.
+	Spec Spec `json:"spec"`
+	// Result is Run's result.
 	Result Result `json:"result"`
 	// N and Edges describe the network; InitialDiscrepancy and Total the initial loads.
 	N                  int   `json:"n"`
