@@ -611,6 +611,10 @@ func (f *File) fieldKeys() map[string]bool {
 	return out
 }
 
+// MaxRuns bounds the runs of one file's grid (each run takes about a kilobyte before it
+// starts).
+const MaxRuns = 1 << 22
+
 // Run is one run of a file's grid: its canonical spec and its key.
 type Run struct {
 	// Index is the run's position in the grid (the order of Specs).
@@ -643,6 +647,16 @@ func (f *File) Specs() ([]Run, error) {
 				axes, err := f.axes(fields)
 				if err != nil {
 					return nil, err
+				}
+				size := len(out) + len(f.seeds)
+				for _, ax := range axes {
+					size *= len(ax[0].values)
+					if size > MaxRuns {
+						break
+					}
+				}
+				if size > MaxRuns {
+					return nil, &FileError{File: f.Path, Line: nc.line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
 				}
 				idx := make([]int, len(axes))
 				for {

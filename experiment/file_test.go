@@ -225,3 +225,31 @@ func TestShardFromEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestGridTooLarge(t *testing.T) {
+	text := "networks:\n  - name: path\n    n: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\nloads:\n  - name: point-mass\n    tokens: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\n" +
+		"algorithms: [threshold-1]\nseeds: 100000\n"
+	_, err := parse(t, text, false)
+	if err == nil || !strings.Contains(err.Error(), "exp.yaml:2: the grid has more than") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(goodFile)
+	f.Add("networks: [path]\nloads: [point-mass]\nalgorithms: [threshold-1]\n")
+	f.Add("networks:\n  - name: torus\n    sides: [[2, 3], [4]]\nloads:\n  - name: point-mass\n    tokens: 1\nalgorithms: [threshold-1]\nzip: [[network.sides, loads.tokens]]\n")
+	reg := tokendist.NewRegistry()
+	f.Fuzz(func(t *testing.T, text string) {
+		fl, err := Parse("f.yaml", []byte(text), reg, true)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tokendist: f.yaml") {
+				t.Errorf("error without the file name: %v", err)
+			}
+			return
+		}
+		if _, err := fl.Specs(); err != nil {
+			t.Errorf("Parse accepted a file whose Specs fail: %v", err)
+		}
+	})
+}
