@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 
@@ -9,6 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Line is one named curve for PlotLines.
@@ -17,45 +17,150 @@ type Line struct {
 	X, Y []float64
 }
 
-// PlotOptions configures PlotLines; the zero value gives a linear 16×10 cm plot.
+// LegendPlace says where PlotLines puts the legend.
+type LegendPlace int
+
+const (
+	// LegendAuto, the zero value, keeps the legend off the data: it takes the first
+	// corner of the data area (top right, top left, bottom right, bottom left) whose
+	// box no line or point crosses. When every corner is crossed it tries, in turn:
+	// raising the top of the y axis to free a band as tall as the legend (legend at
+	// most 45% of the data height), a strip right of the plot (legend at most 40% of
+	// the width), and else a strip below the plot on an image made taller by the
+	// legend's height.
+	LegendAuto LegendPlace = iota
+	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
+	// legend in that corner of the data area, whatever it covers.
+	LegendTopRight
+	LegendTopLeft
+	LegendBottomRight
+	LegendBottomLeft
+	// LegendHidden draws no legend.
+	LegendHidden
+)
+
+// PlotOptions configures PlotLines, PlotTrace and PlotTraces; the zero value gives a
+// linear 16×10 cm plot with the legend placed automatically.
 type PlotOptions struct {
-	// Title, XLabel and YLabel label the plot.
+	// Title, XLabel and YLabel label the plot. PlotTrace and PlotTraces label empty
+	// axis labels "step" and "discrepancy".
 	Title, XLabel, YLabel string
-	// LogX and LogY use logarithmic axes (non-positive values are dropped).
+	// LogX and LogY use logarithmic axes, labelled 1, 2, 4 … or 10, 100, 1000 …. Zero
+	// values are drawn on a row labelled 0 one tick step below the smallest positive
+	// tick; negative values are dropped.
 	LogX, LogY bool
 	// Points draws markers as well as lines.
 	Points bool
-	// LegendLeft and LegendBottom move the legend from the top right corner, for curves
-	// that rise to the right.
-	LegendLeft, LegendBottom bool
+	// Legend places the legend (zero: LegendAuto).
+	Legend LegendPlace
 	// Width and Height in centimetres (0: 16 × 10).
 	Width, Height float64
 }
 
+// maxPlotValue bounds the coordinates PlotLines accepts: gonum/plot's tick code loops
+// forever on a range that overflows (±1.7e308) or is not a number.
+const maxPlotValue = 1e300
+
+// checkPlotValues returns an error naming the first coordinate of the lines that is NaN,
+// infinite or larger in magnitude than maxPlotValue, or a line whose X and Y lengths
+// differ.
+func checkPlotValues(lines []Line) error {
+	for _, ln := range lines {
+		if len(ln.X) != len(ln.Y) {
+			return badParam("line %q has %d x values and %d y values", ln.Name, len(ln.X), len(ln.Y))
+		}
+		for axis, vs := range [2][]float64{ln.X, ln.Y} {
+			for k, v := range vs {
+				if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxPlotValue {
+					return badParam("line %q: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
+						ln.Name, "xy"[axis], k, v, maxPlotValue)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // PlotLines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
 // a notebook's display.SVG(string(svg)).
+//
+// Text is drawn as glyph outlines of the Liberation fonts gonum/plot measures its layout
+// with, so the image looks the same in every SVG viewer with or without fonts
+// installed; the labels are also listed in the SVG's <title> and <desc>. Coordinates
+// must be finite with magnitude at most 1e300 (an error names the first that is not).
+// The cost is O(total points) plus the size of the text.
 func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	var o PlotOptions
 	if opts != nil {
 		o = *opts
 	}
+	p, leg, c, area, err := layoutPlot(lines, o)
+	if err != nil {
+		return nil, err
+	}
+	if leg != nil && leg.strip == nil {
+		p.Add(leg)
+	}
+	p.Draw(area)
+	if leg != nil && leg.strip != nil {
+		leg.Plot(*leg.strip, p)
+	}
+	return c.finishSVG(o.Title)
+}
+
+// plotArea returns the part of the canvas gonum/plot may draw in: gonum/plot centres the
+// last x tick label on the right end of the axis and the top y tick label on its top,
+// where half of each would be cut off by the image's border. The area leaves half the
+// widest x label's width on the right and, without a title, half a label's height on
+// top, and 2 points of white on every side.
+func plotArea(p *plot.Plot, c *outlineCanvas) draw.Canvas {
+	dc := draw.New(c)
+	var right, top vg.Length
+	if p.X.Min < p.X.Max {
+		for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			if t.Label != "" {
+				right = max(right, p.X.Tick.Label.Width(t.Label)/2)
+			}
+		}
+	}
+	if p.Title.Text == "" {
+		top = p.Y.Tick.Label.Height("0") / 2
+	}
+	const edge = 2 // points of white around everything
+	return draw.Crop(dc, edge, -right-edge, edge, -top-edge)
+}
+
+// layoutPlot builds PlotLines' plot, its legend with the place chosen (nil: no legend),
+// the canvas and the area of it to draw the plot in.
+func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanvas, draw.Canvas, error) {
+	if o.Legend < LegendAuto || o.Legend > LegendHidden {
+		return nil, nil, nil, draw.Canvas{}, badParam("PlotOptions.Legend = %d is not a LegendPlace", int(o.Legend))
+	}
+	if err := checkPlotValues(lines); err != nil {
+		return nil, nil, nil, draw.Canvas{}, err
+	}
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
+
+	// The log axes' tick plans, from the positive data and whether any value is 0.
+	xPlan, xZero := logPlan(lines, o.LogX, func(l Line) []float64 { return l.X })
+	yPlan, yZero := logPlan(lines, o.LogY, func(l Line) []float64 { return l.Y })
 	if o.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, xPlan
 	}
 	if o.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, yPlan
 	}
 	p.Add(plotter.NewGrid())
+
+	leg := &legend{place: o.Legend, style: p.Legend.TextStyle, thumb: p.Legend.ThumbnailWidth}
 	for i, ln := range lines {
-		if len(ln.X) != len(ln.Y) {
-			return nil, badParam("line %q has %d x values and %d y values", ln.Name, len(ln.X), len(ln.Y))
-		}
 		pts := make(plotter.XYs, 0, len(ln.X))
 		for k := range ln.X {
-			x, y := ln.X[k], ln.Y[k]
-			if (o.LogX && x <= 0) || (o.LogY && y <= 0) || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+			x, okX := logMap(ln.X[k], o.LogX, xZero)
+			y, okY := logMap(ln.Y[k], o.LogY, yZero)
+			if !okX || !okY {
 				continue
 			}
 			pts = append(pts, plotter.XY{X: x, Y: y})
@@ -65,29 +170,23 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
 		p.Add(l)
-		p.Legend.Add(ln.Name, l)
+		e := legendEntry{name: ln.Name, thumbs: []plot.Thumbnailer{l}}
 		if o.Points {
-			s, _ := plotter.NewScatter(pts)
+			s, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+			}
 			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 			p.Add(s)
+			e.thumbs = append(e.thumbs, s)
 		}
-	}
-	p.Legend.Top = !o.LegendBottom
-	p.Legend.Left = o.LegendLeft
-	// Keep the legend off the title and the border: SVG viewers often substitute a wider
-	// font than the one gonum/plot measured the labels with.
-	p.Legend.YOffs = -4 * vg.Millimeter
-	if o.LegendBottom {
-		p.Legend.YOffs = 4 * vg.Millimeter
-	}
-	p.Legend.XOffs = -8 * vg.Millimeter
-	if o.LegendLeft {
-		p.Legend.XOffs = 12 * vg.Millimeter
+		leg.entries = append(leg.entries, e)
+		leg.data = append(leg.data, pts)
 	}
 	if o.LogX {
 		logRange(&p.X)
@@ -95,19 +194,63 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 	if o.LogY {
 		logRange(&p.Y)
 	}
+
 	w, h := o.Width, o.Height
 	if w <= 0 || h <= 0 {
 		w, h = 16, 10
 	}
-	wt, err := p.WriterTo(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter, "svg")
-	if err != nil {
-		return nil, fmt.Errorf("tokendist: plot: %w", err)
+	c := newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter)
+	area := plotArea(p, c)
+	if len(leg.entries) == 0 || o.Legend == LegendHidden {
+		return p, nil, c, area, nil
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("tokendist: plot: %w", err)
+	area, grow := leg.choose(p, area, o.LogY)
+	if grow > 0 {
+		c = newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter+grow)
+		full := plotArea(p, c)
+		area = draw.Crop(full, 0, 0, grow, 0)
+		leg.below(p, full, area)
 	}
-	return buf.Bytes(), nil
+	return p, leg, c, area, nil
+}
+
+// logPlan returns the tick plan of a logarithmic axis over the given coordinates of the
+// lines and the position of its 0 row (0: no zero in the data).
+func logPlan(lines []Line, on bool, coord func(Line) []float64) (logTicks, float64) {
+	if !on {
+		return logTicks{}, 0
+	}
+	lo, hi, zeros := math.Inf(1), math.Inf(-1), false
+	for _, l := range lines {
+		for _, v := range coord(l) {
+			switch {
+			case v == 0:
+				zeros = true
+			case v > 0:
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if lo > hi { // no positive value: the axis is [1, 10], a lone 0 row below it
+		lo, hi = 1, 10
+	}
+	if lo == hi {
+		lo, hi = lo/10, hi*10
+	}
+	t := planLogTicks(lo, hi, zeros)
+	return t, t.zero
+}
+
+// logMap maps a coordinate to where it is drawn: itself on a linear axis; on a
+// logarithmic one itself when positive, the 0 row when 0, and nothing when negative.
+func logMap(v float64, log bool, zero float64) (float64, bool) {
+	switch {
+	case !log || v > 0:
+		return v, true
+	case v == 0 && zero > 0:
+		return zero, true
+	}
+	return 0, false
 }
 
 // logRange gives a logarithmic axis a positive, non-empty range: gonum/plot widens an
@@ -127,18 +270,31 @@ type Series struct {
 	Trace Trace
 }
 
-// PlotTrace draws one run's discrepancy against steps as SVG.
-func PlotTrace(title string, r Result) ([]byte, error) {
-	return PlotTraces(title, []Series{{Name: r.Balancer, Trace: r.Trace}})
+// PlotTrace draws one run's discrepancy against steps as SVG, with the options of
+// PlotLines (nil: defaults); the line is named after r.Balancer and empty axis labels
+// read "step" and "discrepancy". Cost O(len(r.Trace)).
+func PlotTrace(r Result, opts *PlotOptions) ([]byte, error) {
+	return PlotTraces([]Series{{Name: r.Balancer, Trace: r.Trace}}, opts)
 }
 
 // PlotTraces draws the discrepancy of several traces against steps as SVG, one line
-// each, for comparing balancers on one network.
-func PlotTraces(title string, series []Series) ([]byte, error) {
+// each, for comparing balancers on one network, with the options of PlotLines (nil:
+// defaults); empty axis labels read "step" and "discrepancy". Cost O(total samples).
+func PlotTraces(series []Series, opts *PlotOptions) ([]byte, error) {
+	var o PlotOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.XLabel == "" {
+		o.XLabel = "step"
+	}
+	if o.YLabel == "" {
+		o.YLabel = "discrepancy"
+	}
 	lines := make([]Line, len(series))
 	for i, s := range series {
 		x, y := s.Trace.Discrepancies()
 		lines[i] = Line{Name: s.Name, X: x, Y: y}
 	}
-	return PlotLines(lines, &PlotOptions{Title: title, XLabel: "step", YLabel: "discrepancy"})
+	return PlotLines(lines, &o)
 }

@@ -242,7 +242,7 @@ func (c *command) run(args []string) int {
 		return c.fail(ExitUsage, err)
 	}
 	if *plotFile != "" {
-		svg, err := tokendist.PlotTraces(f.Name, series)
+		svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: f.Name})
 		if err == nil {
 			err = os.WriteFile(*plotFile, svg, 0o644)
 		}

@@ -349,7 +349,7 @@ func terminationErratum(c config) (bool, error) {
 
 // savePlot writes the discrepancy traces as SVG, CSV and JSON.
 func savePlot(c config, name, title string, series []tokendist.Series) error {
-	svg, err := tokendist.PlotTraces(title, series)
+	svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: title})
 	if err != nil {
 		return err
 	}

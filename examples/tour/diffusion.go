@@ -124,6 +124,6 @@ func diffusionSection(t *tour) error {
 	t.table([]string{"network", "scheme", "start K", "final discrepancy", "steps (τ)", "time", "moved", "bound", "held"}, rows)
 	fmt.Println("  Start: d·dist(v, v0), stable under RSW (its lower bound d·diam). Moved counts tokens sent as each scheme")
 	fmt.Println("  specifies: RandomizedDiffusion sends ⌊X/(d+1)⌋ both ways along every link; the others send net flows.")
-	svg, err := tokendist.PlotTraces(fmt.Sprintf("Table 1 schemes on Torus(%d,%d), gradient start", tor, tor), series)
+	svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: fmt.Sprintf("Table 1 schemes on Torus(%d,%d), gradient start", tor, tor)})
 	return t.savePlot("diffusion_torus.svg", svg, err)
 }
