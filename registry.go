@@ -617,6 +617,9 @@ type StopRule struct {
 	Target int64 `json:"target,omitempty"`
 	// NoStability disables the stability stop of Periodic balancers.
 	NoStability bool `json:"no_stability,omitempty"`
+	// StopWhenStable is RunOptions.StopWhenStable: the stability stop also for
+	// Periodic balancers with their own termination rule.
+	StopWhenStable bool `json:"stop_when_stable,omitempty"`
 }
 
 // Spec is one run described by registry names: a network, initial loads, an algorithm,
@@ -649,7 +652,9 @@ type SpecResult struct {
 	Edges              int   `json:"edges"`
 	Total              int64 `json:"total"`
 	InitialDiscrepancy int64 `json:"initial_discrepancy"`
-	// MaxSteps is the step budget the run had (after StopRule.Tau).
+	// MaxSteps is the explicit step budget of the run (StopRule.MaxSteps, or τ(G, K)
+	// with StopRule.Tau); 0 means Run's default (the balancer's StepBudget, else
+	// DefaultMaxSteps).
 	MaxSteps int64 `json:"max_steps"`
 	// Metrics holds the requested metrics by name.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
@@ -766,6 +771,7 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 		UseTarget:         s.Stop.UseTarget,
 		TargetDiscrepancy: s.Stop.Target,
 		NoStability:       s.Stop.NoStability,
+		StopWhenStable:    s.Stop.StopWhenStable,
 		SampleEvery:       s.SampleEvery,
 		Seed:              s.Seed,
 		Workers:           workers,
@@ -790,9 +796,6 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 		}
 	}
 	out.MaxSteps = opts.MaxSteps
-	if out.MaxSteps == 0 {
-		out.MaxSteps = DefaultMaxSteps
-	}
 	res, err := Run(ctx, g, l, b, &opts)
 	out.Result = res
 	if err != nil {

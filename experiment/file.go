@@ -91,7 +91,7 @@ type File struct {
 
 var (
 	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "quick"}
-	stopKeys   = []string{"max_steps", "tau", "target", "no_stability"}
+	stopKeys   = []string{"max_steps", "tau", "target", "no_stability", "stop_when_stable"}
 	recordKeys = []string{"metrics", "sample_every", "trace"}
 )
 
@@ -453,7 +453,7 @@ func (p *parser) stop(n *yaml.Node) ([]field, error) {
 			continue
 		}
 		typ := tokendist.ParamInt
-		if k == "tau" || k == "no_stability" {
+		if k == "tau" || k == "no_stability" || k == "stop_when_stable" {
 			typ = tokendist.ParamBool
 		}
 		f, err := p.paramField(v, "stop."+k, tokendist.Param{Name: k, Type: typ})
@@ -762,6 +762,8 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 			s.Stop.Tau = v.v.(bool)
 		case "stop.no_stability":
 			s.Stop.NoStability = v.v.(bool)
+		case "stop.stop_when_stable":
+			s.Stop.StopWhenStable = v.v.(bool)
 		}
 	}
 	cs, err := f.reg.Canonical(s)

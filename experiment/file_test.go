@@ -117,7 +117,7 @@ func TestBadFiles(t *testing.T) {
 		{"missing required", strings.Replace(base, "    n: 8\n", "", 1), 2, "networks[0].n: missing required parameter of network path (int"},
 		{"bad coloring", strings.Replace(base, "algorithms: [threshold-1]", "algorithms:\n  - name: threshold-1\n    coloring: vizing", 1), 9, "allowed: default, bipartite, misra-gries"},
 		{"bad bool", strings.Replace(base, "algorithms: [threshold-1]", "algorithms:\n  - name: threshold-1\n    spanning_tree: maybe", 1), 9, "spanning_tree: parameter spanning_tree: want bool"},
-		{"unknown stop key", base + "stop:\n  max_step: 5\n", 9, "stop.max_step: unknown key (allowed: max_steps, tau, target, no_stability)"},
+		{"unknown stop key", base + "stop:\n  max_step: 5\n", 9, "stop.max_step: unknown key (allowed: max_steps, tau, target, no_stability, stop_when_stable)"},
 		{"negative stop", base + "stop:\n  max_steps: -5\n", 9, "stop.max_steps: -5 is negative"},
 		{"seeds zero", base + "seeds: 0\n", 8, "seeds: want a count"},
 		{"seeds repeated", base + "seeds: [1, 2, 1]\n", 8, "seed 1 repeated"},
