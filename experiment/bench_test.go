@@ -1,0 +1,80 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokendist/tokendist"
+)
+
+// BenchmarkDBInsert measures storing a batch of 256 finished runs in one transaction.
+func BenchmarkDBInsert(b *testing.B) {
+	reg := tokendist.NewRegistry()
+	f, err := Parse("b.yaml", []byte("networks:\n  - name: path\n    n: 64\nloads:\n  - name: random-range\n    hi: 9\nalgorithms: [threshold-1]\nseeds: 256\n"), reg, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs, _ := f.Specs()
+	recs := make([]Record, len(runs))
+	for i, r := range runs {
+		out, err := reg.Run(context.Background(), r.Spec, 1)
+		recs[i] = Record{Run: r, Out: out, Err: err, Wall: time.Millisecond}
+	}
+	db, err := OpenDB(filepath.Join(b.TempDir(), "b.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for j := range recs {
+			recs[j].Run.Key = runs[j].Key + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+(i/26)%26)) + string(rune('a'+(i/676)%26))
+		}
+		b.StartTimer()
+		if err := db.Insert(recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/run")
+}
+
+// BenchmarkRegistryOverhead measures what Registry.Run adds to a run: Canonical, the
+// constructors and the metric bookkeeping, on a 2-node path with a 1-step budget.
+func BenchmarkRegistryOverhead(b *testing.B) {
+	reg := tokendist.NewRegistry()
+	s := tokendist.Spec{Network: tokendist.Choice{Name: "path", Params: tokendist.Params{"n": 2}},
+		Loads:     tokendist.Choice{Name: "point-mass", Params: tokendist.Params{"tokens": 1}},
+		Algorithm: tokendist.Choice{Name: "threshold-1"}, Stop: tokendist.StopRule{MaxSteps: 1}}
+	for i := 0; i < b.N; i++ {
+		if _, err := reg.Run(context.Background(), s, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(SweepOptions{Progress: &buf, Every: time.Nanosecond}, 10, 2)
+	p.add(5, 1)
+	time.Sleep(time.Millisecond)
+	p.tick()
+	p.finish(SweepStats{Ran: 5, Failed: 1, Skipped: 2, Total: 12})
+	out := buf.String()
+	for _, want := range []string{"sweep: 10 runs to do, 2 already", "sweep: 5/10 runs (50.0%), 1 failed", "ETA", "5 runs done (1 failed), 2 skipped, 12 total"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output %q lacks %q", out, want)
+		}
+	}
+	buf.Reset()
+	p = newProgress(SweepOptions{Progress: &buf, Terminal: true}, 4, 0)
+	p.add(2, 0)
+	p.tick()
+	if !strings.Contains(buf.String(), "\r[###############               ] 2/4  50.0%") {
+		t.Errorf("bar %q", buf.String())
+	}
+}

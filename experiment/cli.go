@@ -1,0 +1,608 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tokendist/tokendist"
+)
+
+// Exit codes of Main.
+const (
+	ExitOK     = 0 // success
+	ExitFailed = 1 // some runs failed (or a database error)
+	ExitUsage  = 2 // bad usage or a bad experiment file
+)
+
+const mainUsage = `tokendist — token-distribution experiments from files
+
+Usage:
+  tokendist run FILE        run every run of FILE now, print a table (no database)
+  tokendist sweep FILE      run FILE's grid in parallel into a results database (resumable)
+  tokendist list            list the networks, loads, algorithms and metrics files can name
+  tokendist report          print the runs of a database as text, CSV, Markdown or JSON Lines
+  tokendist plot            draw an SVG plot from a database
+  tokendist merge           fold result databases into one (idempotent)
+  tokendist help COMMAND    the manual of COMMAND (same as COMMAND --help)
+
+Exit status: 0 success, 1 some runs failed, 2 bad usage or a bad file.
+The file format and workflow: docs/experiments.md; clusters: docs/cluster.md.
+`
+
+// Main runs the tokendist command line with args (without the program name) against
+// reg and returns the exit status. Interrupts (SIGINT, SIGTERM) stop a sweep between
+// runs after committing the finished ones.
+func Main(reg *tokendist.Registry, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mainUsage)
+		return ExitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "-h", "--help", "-help":
+		fmt.Fprint(stdout, mainUsage)
+		return ExitOK
+	case "help":
+		if len(rest) == 0 {
+			fmt.Fprint(stdout, mainUsage)
+			return ExitOK
+		}
+		cmd, rest = rest[0], []string{"--help"}
+	}
+	c := &command{reg: reg, stdout: stdout, stderr: stderr}
+	switch cmd {
+	case "run":
+		return c.run(rest)
+	case "sweep":
+		return c.sweep(rest)
+	case "list":
+		return c.list(rest)
+	case "report":
+		return c.report(rest)
+	case "plot":
+		return c.plot(rest)
+	case "merge":
+		return c.merge(rest)
+	}
+	fmt.Fprintf(stderr, "tokendist: unknown command %q\n\n%s", cmd, mainUsage)
+	return ExitUsage
+}
+
+type command struct {
+	reg            *tokendist.Registry
+	stdout, stderr io.Writer
+}
+
+// flags returns a FlagSet whose --help prints manual.
+func (c *command) flags(name, manual string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), manual)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args (flags may follow positional arguments) and returns the positional
+// ones, or an exit code.
+func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(c.stdout)
+				fs.Usage()
+				return nil, ExitOK, false
+			}
+			return nil, ExitUsage, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (c *command) fail(code int, err error) int {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "tokendist: ") {
+		msg = "tokendist: " + msg
+	}
+	fmt.Fprintln(c.stderr, msg)
+	return code
+}
+
+const runManual = `Usage: tokendist run [flags] FILE
+
+Runs every run of the experiment FILE now, in parallel, without a database, and prints
+one row per run (network, loads, algorithm, seed, status, final discrepancy, steps, model
+time, tokens moved, metrics). Use it to try a file before sweeping it.
+
+  --quick         use the file's quick section
+  --format F      text (default), csv, markdown or jsonl
+  --trace-dir D   write each run's trace as D/<key>.csv
+  --plot F        draw every run's discrepancy against steps into the SVG file F
+
+Exit status: 0 if every run succeeded, 1 if some failed, 2 for a bad file or flag.
+`
+
+func (c *command) run(args []string) int {
+	fs := c.flags("run", runManual)
+	quick := fs.Bool("quick", false, "use the file's quick section")
+	format := fs.String("format", "text", "text, csv, markdown or jsonl")
+	traceDir := fs.String("trace-dir", "", "directory for per-run trace CSV files")
+	plotFile := fs.String("plot", "", "SVG file for the discrepancy traces")
+	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(c.stderr, "tokendist: run needs exactly one FILE")
+		return ExitUsage
+	}
+	f, err := ReadFile(pos[0], c.reg, *quick)
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	if *traceDir != "" {
+		if err := os.MkdirAll(*traceDir, 0o755); err != nil {
+			return c.fail(ExitUsage, err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	outs := make([]tokendist.SpecResult, len(runs))
+	errs := make([]error, len(runs))
+	w := *workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for i := 0; i < w; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				outs[j], errs[j] = c.reg.Run(ctx, runs[j].Spec, 1)
+			}
+		}()
+	}
+	for j := range runs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	t := Table{Cols: []string{"network", "loads", "algorithm", "seed", "status", "discrepancy", "steps", "time", "moved"}}
+	mset := map[string]bool{}
+	for _, o := range outs {
+		for k := range o.Metrics {
+			mset[k] = true
+		}
+	}
+	var ms []string
+	for k := range mset {
+		ms = append(ms, k)
+	}
+	sort.Strings(ms)
+	for _, m := range ms {
+		t.Cols = append(t.Cols, "m."+m)
+	}
+	failed := 0
+	var series []tokendist.Series
+	for i, r := range runs {
+		o := outs[i]
+		st := o.Result.Status.String()
+		if errs[i] != nil {
+			failed++
+			st = "Failed: " + errs[i].Error()
+		}
+		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
+		for _, m := range ms {
+			if v, ok := o.Metrics[m]; ok {
+				row = append(row, v)
+			} else {
+				row = append(row, nil)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+		if *traceDir != "" && errs[i] == nil {
+			fh, err := os.Create(filepath.Join(*traceDir, r.Key+".csv"))
+			if err != nil {
+				return c.fail(ExitFailed, err)
+			}
+			o.Result.Trace.WriteCSV(fh)
+			fh.Close()
+		}
+		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s %s s%d", r.Algorithm, r.Network, r.Spec.Seed), Trace: o.Result.Trace})
+	}
+	if err := t.Write(c.stdout, *format); err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	if *plotFile != "" {
+		svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: f.Name})
+		if err == nil {
+			err = os.WriteFile(*plotFile, svg, 0o644)
+		}
+		if err != nil {
+			return c.fail(ExitFailed, err)
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(c.stderr, "tokendist: %d of %d runs failed\n", failed, len(runs))
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+const sweepManual = `Usage: tokendist sweep [flags] FILE
+
+Runs the grid of the experiment FILE into an SQLite results database, in parallel on
+every core. Each run is stored once, keyed by a hash of its canonical configuration and
+the library version, with its full configuration (JSON), status, final discrepancy,
+counters, metrics, wall time and seed; traces go to their own table when the file's
+record.trace is true.
+
+Resume: interrupt a sweep at any moment (Ctrl-C, SIGTERM, even SIGKILL) and run the same
+command again: it runs only the runs missing from the database. Finished runs are
+committed in transactions every 200 ms, so no row is ever half written; runs in progress
+at the interruption are not stored and run again. Failed runs are stored with their
+error and not retried unless --retry is given.
+
+Shards: --shard i/n runs the i-th of n disjoint slices of the grid (run number mod n);
+without the flag, a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or
+SLURM_ARRAY_TASK_MIN/MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with
+--shards or TOKENDIST_SHARDS) selects the shard. Give each shard its own database: in
+--db, {i} and {n} are replaced by the shard index and count (default: FILE's name with
+.db, or .shard-{i}-of-{n}.db when sharded). Combine them with tokendist merge.
+
+Progress goes to stderr: a bar with ETA on a terminal, a line every --every otherwise.
+
+Exit status: 0 if every run of the shard is stored without failure, 1 if some failed or
+the sweep was interrupted, 2 for a bad file or flag.
+`
+
+func (c *command) sweep(args []string) int {
+	fs := c.flags("sweep", sweepManual)
+	quick := fs.Bool("quick", false, "use the file's quick section")
+	dbPath := fs.String("db", "", "results database (default FILE.db; {i} and {n} name the shard)")
+	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
+	shardFlag := fs.String("shard", "", "run shard i/n of the grid")
+	shards := fs.Int("shards", 0, "shard count for a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
+	retry := fs.Bool("retry", false, "run again the runs stored as failed")
+	prog := fs.String("progress", "auto", "auto, bar, lines or none")
+	every := fs.Duration("every", 10*time.Second, "interval of plain progress lines")
+	name := fs.String("name", "", "experiment name stored with the runs (default: the file's name key or base name)")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(c.stderr, "tokendist: sweep needs exactly one FILE")
+		return ExitUsage
+	}
+	f, err := ReadFile(pos[0], c.reg, *quick)
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	var shard Shard
+	if *shardFlag != "" {
+		if shard, err = ParseShard(*shardFlag); err != nil {
+			return c.fail(ExitUsage, err)
+		}
+	} else if s, ok, err := ShardFromEnv(os.Getenv, *shards); err != nil {
+		return c.fail(ExitUsage, err)
+	} else if ok {
+		shard = s
+	}
+	path := *dbPath
+	base := strings.TrimSuffix(pos[0], filepath.Ext(pos[0]))
+	if path == "" {
+		path = base + ".db"
+		if shard.Count > 1 {
+			path = base + ".shard-{i}-of-{n}.db"
+		}
+	}
+	path = strings.ReplaceAll(strings.ReplaceAll(path, "{i}", fmt.Sprint(shard.Index)), "{n}", fmt.Sprint(shard.Count))
+	db, err := OpenDB(path)
+	if err != nil {
+		return c.fail(ExitFailed, err)
+	}
+	defer db.Close()
+	exp := *name
+	if exp == "" {
+		exp = f.Name
+	}
+	if exp == "" {
+		exp = filepath.Base(base)
+	}
+	o := SweepOptions{Workers: *workers, Shard: shard, Experiment: exp, Retry: *retry, Every: *every}
+	switch *prog {
+	case "auto":
+		o.Progress = c.stderr
+		if fh, ok := c.stderr.(*os.File); ok {
+			o.Terminal = isTerminal(fh)
+		}
+	case "bar":
+		o.Progress, o.Terminal = c.stderr, true
+	case "lines":
+		o.Progress = c.stderr
+	case "none":
+	default:
+		fmt.Fprintf(c.stderr, "tokendist: --progress %q (allowed: auto, bar, lines, none)\n", *prog)
+		return ExitUsage
+	}
+	if shard.Count > 1 {
+		fmt.Fprintf(c.stderr, "sweep: shard %d/%d into %s\n", shard.Index, shard.Count, path)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := Sweep(ctx, c.reg, runs, db, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(c.stderr, "tokendist: sweep interrupted: %d runs stored; run the same command to finish\n", st.Ran)
+			return ExitFailed
+		}
+		return c.fail(ExitFailed, err)
+	}
+	if st.Failed > 0 {
+		fmt.Fprintf(c.stderr, "tokendist: %d runs failed (see tokendist report --db %s --where \"status = 'Failed'\")\n", st.Failed, path)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+const listManual = `Usage: tokendist list [flags] [KIND]
+
+Lists every name an experiment file can use: networks, loads, algorithms, metrics (and
+any other kind registered), with each parameter's type, default and meaning and the
+paper section the entry implements. KIND restricts the list to one kind.
+
+  --json   print the entries as JSON
+`
+
+func (c *command) list(args []string) int {
+	fs := c.flags("list", listManual)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	kinds := c.reg.Kinds()
+	if len(pos) > 1 {
+		fmt.Fprintln(c.stderr, "tokendist: list takes at most one KIND")
+		return ExitUsage
+	}
+	if len(pos) == 1 {
+		k := tokendist.Kind(strings.TrimSuffix(pos[0], "s"))
+		if pos[0] == "loads" {
+			k = tokendist.KindLoads
+		}
+		found := false
+		for _, x := range kinds {
+			found = found || x == k
+		}
+		if !found {
+			fmt.Fprintf(c.stderr, "tokendist: unknown kind %q (kinds: %v)\n", pos[0], kinds)
+			return ExitUsage
+		}
+		kinds = []tokendist.Kind{k}
+	}
+	if *asJSON {
+		var all []tokendist.Entry
+		for _, k := range kinds {
+			all = append(all, c.reg.Entries(k)...)
+		}
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return c.fail(ExitFailed, err)
+		}
+		return ExitOK
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(c.stdout, "%sS\n", strings.ToUpper(string(k)))
+		for _, e := range c.reg.Entries(k) {
+			fmt.Fprintf(c.stdout, "  %s — %s\n", e.Name, e.Doc)
+			if e.Paper != "" {
+				fmt.Fprintf(c.stdout, "      paper: %s\n", e.Paper)
+			}
+			for _, p := range e.Params {
+				def := "required"
+				if p.Default != nil {
+					def = "default " + fmtValue(p.Default)
+				}
+				fmt.Fprintf(c.stdout, "      %s (%s, %s): %s", p.Name, p.Type, def, p.Doc)
+				if len(p.Allowed) > 0 {
+					fmt.Fprintf(c.stdout, " [%s]", strings.Join(p.Allowed, ", "))
+				}
+				fmt.Fprintln(c.stdout)
+			}
+		}
+		fmt.Fprintln(c.stdout)
+	}
+	return ExitOK
+}
+
+const reportManual = `Usage: tokendist report [flags] --db FILE
+
+Prints the runs stored in a results database: one row per run (experiment, network, n,
+loads, algorithm, seed, status, final and initial discrepancy, steps, model time, tokens
+moved, messages, negative steps, wall seconds, key, and one column m.NAME per metric), or
+with --summary one row per (experiment, network, loads, algorithm) with the count, mean,
+standard deviation, minimum and maximum of the final discrepancy over the seeds, the
+mean steps, moves and metrics. CSV and JSON Lines read directly into pandas, R or DuckDB.
+
+  --db FILE       the database (required)
+  --format F      text (default), csv, markdown or jsonl
+  --summary       aggregate over seeds
+  --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
+  --no-timing     leave out the wall time, so that equal databases print equal reports
+`
+
+func (c *command) report(args []string) int {
+	fs := c.flags("report", reportManual)
+	dbPath := fs.String("db", "", "results database")
+	format := fs.String("format", "text", "text, csv, markdown or jsonl")
+	summary := fs.Bool("summary", false, "aggregate over seeds")
+	where := fs.String("where", "", "SQL condition")
+	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if *dbPath == "" && len(pos) == 1 {
+		*dbPath, pos = pos[0], nil
+	}
+	if *dbPath == "" || len(pos) > 0 {
+		fmt.Fprintln(c.stderr, "tokendist: report needs --db FILE and no other argument")
+		return ExitUsage
+	}
+	if !contains([]string{"text", "csv", "markdown", "jsonl"}, *format) {
+		fmt.Fprintf(c.stderr, "tokendist: --format %q (allowed: text, csv, markdown, jsonl)\n", *format)
+		return ExitUsage
+	}
+	db, err := openExisting(*dbPath)
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	defer db.Close()
+	var t Table
+	if *summary {
+		t, err = SummaryTable(db, *where)
+	} else {
+		t, err = RunsTable(db, *where)
+	}
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	if *noTiming {
+		t = t.Without("wall_seconds")
+	}
+	if err := t.Write(c.stdout, *format); err != nil {
+		return c.fail(ExitFailed, err)
+	}
+	return ExitOK
+}
+
+func openExisting(path string) (*DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("tokendist: database: %w", err)
+	}
+	return OpenDB(path)
+}
+
+const plotManual = `Usage: tokendist plot [flags] --db FILE --out FILE.svg
+
+Draws an SVG plot from a results database: the column --y against the column --x, one
+line per value of --by, at the mean over the seeds (with --spread also the minimum and
+maximum). Columns are those of tokendist report (n, seed, discrepancy, steps, time,
+moved, messages, wall_seconds, initial_discrepancy, ..., and m.NAME for a metric).
+Example: final discrepancy against n per algorithm:
+
+  tokendist plot --db results.db --x n --y discrepancy --by algorithm --out disc.svg
+`
+
+func (c *command) plot(args []string) int {
+	fs := c.flags("plot", plotManual)
+	dbPath := fs.String("db", "", "results database")
+	out := fs.String("out", "", "SVG output file")
+	o := PlotOptions{}
+	fs.StringVar(&o.X, "x", "n", "x column")
+	fs.StringVar(&o.Y, "y", "discrepancy", "y column")
+	fs.StringVar(&o.By, "by", "algorithm", "one line per value of this column")
+	fs.BoolVar(&o.Spread, "spread", false, "add min and max lines over seeds")
+	fs.StringVar(&o.Where, "where", "", "SQL condition on the runs")
+	fs.StringVar(&o.Title, "title", "", "plot title")
+	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
+	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if *dbPath == "" || *out == "" || len(pos) > 0 {
+		fmt.Fprintln(c.stderr, "tokendist: plot needs --db FILE and --out FILE.svg")
+		return ExitUsage
+	}
+	db, err := openExisting(*dbPath)
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	defer db.Close()
+	svg, err := Plot(db, o)
+	if err != nil {
+		return c.fail(ExitUsage, err)
+	}
+	if err := os.WriteFile(*out, svg, 0o644); err != nil {
+		return c.fail(ExitFailed, err)
+	}
+	return ExitOK
+}
+
+const mergeManual = `Usage: tokendist merge --into OUT.db SRC.db...
+
+Copies into OUT.db (created if missing) every run and trace of the SRC databases that OUT
+lacks, one transaction per source. Runs are keyed by their configuration hash, so merging
+a database twice, or overlapping shards, stores each run once: merge is idempotent.
+`
+
+func (c *command) merge(args []string) int {
+	fs := c.flags("merge", mergeManual)
+	into := fs.String("into", "", "target database")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if *into == "" || len(pos) == 0 {
+		fmt.Fprintln(c.stderr, "tokendist: merge needs --into OUT.db and at least one SRC.db")
+		return ExitUsage
+	}
+	for _, p := range pos {
+		if _, err := os.Stat(p); err != nil {
+			return c.fail(ExitUsage, err)
+		}
+		if a, _ := filepath.Abs(p); a != "" {
+			if b, _ := filepath.Abs(*into); a == b {
+				fmt.Fprintf(c.stderr, "tokendist: merge: %s is the target\n", p)
+				return ExitUsage
+			}
+		}
+	}
+	db, err := OpenDB(*into)
+	if err != nil {
+		return c.fail(ExitFailed, err)
+	}
+	defer db.Close()
+	n, err := db.Merge(pos)
+	if err != nil {
+		return c.fail(ExitFailed, err)
+	}
+	fmt.Fprintf(c.stderr, "merge: %d runs added to %s\n", n, *into)
+	return ExitOK
+}

@@ -1,0 +1,370 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tokendist/tokendist"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver
+)
+
+// Version is the library version recorded with every run and mixed into its key: a
+// change of version runs the grid again instead of mixing results of different code.
+const Version = "v1.0.0-dev"
+
+// SchemaVersion is the results-database layout version.
+const SchemaVersion = 1
+
+// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of the
+// version, the spec's JSON and the contents of any file the network reads.
+func RunKey(s tokendist.Spec) (string, error) {
+	js, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "tokendist %s\n", Version)
+	h.Write(js)
+	if f, ok := s.Network.Params["file"].(string); ok {
+		fh, err := os.Open(f)
+		if err != nil {
+			return "", fmt.Errorf("tokendist: network file: %w", err)
+		}
+		defer fh.Close()
+		if _, err := io.Copy(h, fh); err != nil {
+			return "", fmt.Errorf("tokendist: network file: %w", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+	key TEXT PRIMARY KEY,
+	experiment TEXT NOT NULL,
+	version TEXT NOT NULL,
+	config TEXT NOT NULL,
+	network TEXT NOT NULL,
+	network_name TEXT NOT NULL,
+	loads TEXT NOT NULL,
+	algorithm TEXT NOT NULL,
+	algorithm_name TEXT NOT NULL,
+	seed INTEGER NOT NULL,
+	n INTEGER NOT NULL,
+	edges INTEGER NOT NULL,
+	total INTEGER NOT NULL,
+	initial_discrepancy INTEGER NOT NULL,
+	max_steps INTEGER NOT NULL,
+	status TEXT NOT NULL,
+	error TEXT NOT NULL,
+	balancer TEXT NOT NULL,
+	discrepancy INTEGER NOT NULL,
+	max_load INTEGER NOT NULL,
+	min_load INTEGER NOT NULL,
+	steps INTEGER NOT NULL,
+	time INTEGER NOT NULL,
+	moved INTEGER NOT NULL,
+	messages INTEGER NOT NULL,
+	negative_steps INTEGER NOT NULL,
+	most_negative INTEGER NOT NULL,
+	metrics TEXT NOT NULL,
+	wall_seconds REAL NOT NULL,
+	finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS traces (
+	key TEXT NOT NULL,
+	step INTEGER NOT NULL,
+	time INTEGER NOT NULL,
+	discrepancy INTEGER NOT NULL,
+	max_load INTEGER NOT NULL,
+	min_load INTEGER NOT NULL,
+	potential TEXT NOT NULL,
+	moved INTEGER NOT NULL,
+	messages INTEGER NOT NULL,
+	negative INTEGER NOT NULL,
+	PRIMARY KEY (key, step)
+);
+`
+
+// runColumns are the columns of runs, in table order.
+var runColumns = []string{"key", "experiment", "version", "config", "network", "network_name", "loads", "algorithm", "algorithm_name",
+	"seed", "n", "edges", "total", "initial_discrepancy", "max_steps", "status", "error", "balancer", "discrepancy", "max_load", "min_load",
+	"steps", "time", "moved", "messages", "negative_steps", "most_negative", "metrics", "wall_seconds", "finished_at"}
+
+// DB is a results database.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// OpenDB opens (creating if needed) the SQLite results database at path, in WAL mode.
+func OpenDB(path string) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	s, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+	}
+	s.SetMaxOpenConns(1)
+	if _, err := s.Exec(schema); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+	}
+	var v string
+	err = s.QueryRow(`SELECT v FROM meta WHERE k = 'schema'`).Scan(&v)
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := s.Exec(`INSERT INTO meta (k, v) VALUES ('schema', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		}
+	case err != nil:
+		s.Close()
+		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+	case v != fmt.Sprint(SchemaVersion):
+		s.Close()
+		return nil, fmt.Errorf("tokendist: database %s has schema %s, this program writes %d", path, v, SchemaVersion)
+	}
+	return &DB{sql: s, path: path}, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// Done returns the keys of the runs stored.
+func (db *DB) Done() (map[string]bool, error) {
+	rows, err := db.sql.Query(`SELECT key FROM runs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out[k] = true
+	}
+	return out, rows.Err()
+}
+
+// Record is one finished run, as stored.
+type Record struct {
+	Run        Run
+	Experiment string
+	Out        tokendist.SpecResult
+	Err        error
+	Wall       time.Duration
+}
+
+// Insert stores the records in one transaction (all or none; a key already present is
+// left as it is).
+func (db *DB) Insert(recs []Record) error {
+	ctx := context.Background()
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(runColumns)), ",")
+	st, err := tx.Prepare(`INSERT OR IGNORE INTO runs (` + strings.Join(runColumns, ",") + `) VALUES (` + ph + `)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var tr *sql.Stmt
+	for _, r := range recs {
+		cfg, err := json.Marshal(r.Run.Spec)
+		if err != nil {
+			return err
+		}
+		met := []byte("{}")
+		if len(r.Out.Metrics) > 0 {
+			if met, err = json.Marshal(r.Out.Metrics); err != nil {
+				return err
+			}
+		}
+		res := r.Out.Result
+		errText := ""
+		if r.Err != nil {
+			errText = r.Err.Error()
+		}
+		status := res.Status.String()
+		if r.Err != nil && res.Status != tokendist.StatusFailed {
+			status = tokendist.StatusFailed.String()
+		}
+		res2, err := st.Exec(r.Run.Key, r.Experiment, Version, string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
+			r.Run.Spec.Algorithm.Name, int64(r.Run.Spec.Seed), r.Out.N, r.Out.Edges, r.Out.Total, r.Out.InitialDiscrepancy, r.Out.MaxSteps,
+			status, errText, res.Balancer, res.Loads.Discrepancy(), res.Loads.Max(), res.Loads.Min(), res.Steps, res.Time, res.Moved, res.Messages,
+			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano))
+		if err != nil {
+			return err
+		}
+		if n, _ := res2.RowsAffected(); n == 0 || !r.Run.Trace {
+			continue
+		}
+		if tr == nil {
+			if tr, err = tx.Prepare(`INSERT OR IGNORE INTO traces (key, step, time, discrepancy, max_load, min_load, potential, moved, messages, negative) VALUES (?,?,?,?,?,?,?,?,?,?)`); err != nil {
+				return err
+			}
+			defer tr.Close()
+		}
+		for _, smp := range res.Trace {
+			if _, err := tr.Exec(r.Run.Key, smp.Step, smp.Time, smp.Discrepancy, smp.Max, smp.Min, smp.Potential.String(), smp.Moved, smp.Messages, smp.Negative); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// Merge copies every run (and trace) of the databases at srcs that db lacks, in one
+// transaction per source. Merging the same source twice changes nothing. It returns the
+// number of runs added.
+func (db *DB) Merge(srcs []string) (int64, error) {
+	var added int64
+	for _, src := range srcs {
+		if _, err := os.Stat(src); err != nil {
+			return added, fmt.Errorf("tokendist: merge: %w", err)
+		}
+		// Open each source once to check its schema (and replay its WAL).
+		s, err := OpenDB(src)
+		if err != nil {
+			return added, err
+		}
+		s.Close()
+		ctx := context.Background()
+		conn, err := db.sql.Conn(ctx)
+		if err != nil {
+			return added, err
+		}
+		err = func() error {
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, src); err != nil {
+				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+			}
+			defer conn.ExecContext(ctx, `DETACH DATABASE src`)
+			tx, err := conn.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			cols := strings.Join(runColumns, ",")
+			res, err := tx.Exec(`INSERT OR IGNORE INTO main.runs (` + cols + `) SELECT ` + cols + ` FROM src.runs`)
+			if err != nil {
+				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+			}
+			n, _ := res.RowsAffected()
+			added += n
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO main.traces SELECT * FROM src.traces`); err != nil {
+				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+			}
+			return tx.Commit()
+		}()
+		if err != nil {
+			return added, err
+		}
+	}
+	return added, nil
+}
+
+// Row is one stored run as strings and numbers, for reports.
+type Row struct {
+	Cols []string
+	Vals []any
+}
+
+// Query returns rows of runs matching the optional SQL condition where (for example
+// "status = 'Done'"), ordered by experiment, network, loads, algorithm, seed.
+func (db *DB) Query(where string) ([]string, [][]any, error) {
+	q := `SELECT ` + strings.Join(runColumns, ",") + ` FROM runs`
+	if where != "" {
+		q += ` WHERE ` + where
+	}
+	q += ` ORDER BY experiment, network_name, n, network, loads, algorithm, seed, key`
+	rows, err := db.sql.Query(q)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokendist: query: %w", err)
+	}
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(runColumns))
+		ptrs := make([]any, len(runColumns))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, vals)
+	}
+	return runColumns, out, rows.Err()
+}
+
+// Traces returns the stored samples of run key, in step order.
+func (db *DB) Traces(key string) (tokendist.Trace, error) {
+	rows, err := db.sql.Query(`SELECT step, time, discrepancy, max_load, min_load, moved, messages, negative FROM traces WHERE key = ? ORDER BY step`, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out tokendist.Trace
+	for rows.Next() {
+		var s tokendist.Sample
+		if err := rows.Scan(&s.Step, &s.Time, &s.Discrepancy, &s.Max, &s.Min, &s.Moved, &s.Messages, &s.Negative); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Dump returns every run as comparable text lines (without the wall time and finish
+// time, which differ between equal runs), sorted: two databases with equal dumps hold
+// the same runs with the same results.
+func (db *DB) Dump() ([]string, error) {
+	cols, rows, err := db.Query("")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range cols {
+			if c == "wall_seconds" || c == "finished_at" {
+				continue
+			}
+			fmt.Fprintf(&b, "%s=%v;", c, r[i])
+		}
+		out = append(out, b.String())
+	}
+	trs, err := db.sql.Query(`SELECT key, step, time, discrepancy, max_load, min_load, potential, moved, messages, negative FROM traces ORDER BY key, step`)
+	if err != nil {
+		return nil, err
+	}
+	defer trs.Close()
+	for trs.Next() {
+		v := make([]any, 10)
+		p := make([]any, 10)
+		for i := range v {
+			p[i] = &v[i]
+		}
+		if err := trs.Scan(p...); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprint(v...))
+	}
+	sort.Strings(out)
+	return out, trs.Err()
+}

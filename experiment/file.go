@@ -1,0 +1,843 @@
+// Package experiment reads tokendist experiment files, expands their grids into runs,
+// sweeps them in parallel into an SQLite results database (resumable, shardable), and
+// reports, plots and merges the results. It is the engine of the tokendist command;
+// Main runs the command with any registry, so a Go program that registers its own
+// balancers can offer the whole command line:
+//
+//	reg := tokendist.DefaultRegistry()
+//	reg.RegisterAlgorithm(tokendist.Entry{Name: "mine"}, newMine)
+//	os.Exit(experiment.Main(reg, os.Args[1:], os.Stdout, os.Stderr))
+//
+// The file format and workflow are documented in docs/experiments.md.
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tokendist/tokendist"
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrFile marks an error in an experiment file.
+var ErrFile = errors.New("bad experiment file")
+
+// FileError is an error at a place in an experiment file.
+type FileError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("tokendist: %s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("tokendist: %s: %s", loc, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrFile) true.
+func (e *FileError) Unwrap() error { return ErrFile }
+
+// Axis is one value of a grid field, kept with its source line.
+type value struct {
+	v    any
+	line int
+}
+
+// field is a parameter or stop field: one value, or a list of values that forms a grid
+// axis.
+type field struct {
+	key    string // e.g. "network.d", "stop.max_steps"
+	values []value
+	list   bool // a list: the field is an axis of the grid
+	line   int
+}
+
+type choiceSpec struct {
+	name   string
+	line   int
+	fields []field // parameters, in file order
+}
+
+// File is a parsed experiment file.
+type File struct {
+	Path        string
+	Name        string
+	Description string
+	networks    []choiceSpec
+	loads       []choiceSpec
+	algorithms  []choiceSpec
+	stop        []field
+	seeds       []uint64
+	zip         [][]string
+	zipLine     int
+	Metrics     []string
+	SampleEvery int64
+	Trace       bool
+	reg         *tokendist.Registry
+}
+
+var (
+	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "quick"}
+	stopKeys   = []string{"max_steps", "tau", "target", "no_stability", "stop_when_stable"}
+	recordKeys = []string{"metrics", "sample_every", "trace"}
+)
+
+type parser struct {
+	path string
+	reg  *tokendist.Registry
+}
+
+func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &FileError{File: p.path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ReadFile reads and checks an experiment file against reg. With quick, the file's quick
+// section (if any) overrides its top-level keys.
+func ReadFile(path string, reg *tokendist.Registry, quick bool) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FileError{File: path, Msg: err.Error()}
+	}
+	return Parse(path, data, reg, quick)
+}
+
+// Parse parses experiment-file data (path names it in errors).
+func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File, error) {
+	p := &parser{path: path, reg: reg}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &FileError{File: path, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, p.errf(&extra, "", "more than one YAML document")
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, p.errf(&doc, "", "the file must be a mapping with keys %s", strings.Join(topKeys, ", "))
+	}
+	root := doc.Content[0]
+	top, err := p.mapping(root, "", topKeys)
+	if err != nil {
+		return nil, err
+	}
+	if q, ok := top["quick"]; ok {
+		qk, err := p.mapping(q, "quick", topKeys[:len(topKeys)-1])
+		if err != nil {
+			return nil, err
+		}
+		if quick {
+			for k, v := range qk {
+				top[k] = v
+			}
+		}
+	}
+	f := &File{Path: path, reg: reg}
+	for _, k := range []string{"networks", "loads", "algorithms"} {
+		if _, ok := top[k]; !ok {
+			return nil, p.errf(root, k, "missing (every file names networks, loads and algorithms)")
+		}
+	}
+	if n, ok := top["name"]; ok {
+		if f.Name, err = p.str(n, "name"); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["description"]; ok {
+		if f.Description, err = p.str(n, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if f.networks, err = p.choices(top["networks"], tokendist.KindNetwork, "networks", "network"); err != nil {
+		return nil, err
+	}
+	if f.loads, err = p.choices(top["loads"], tokendist.KindLoads, "loads", "loads"); err != nil {
+		return nil, err
+	}
+	if f.algorithms, err = p.choices(top["algorithms"], tokendist.KindAlgorithm, "algorithms", "algorithm"); err != nil {
+		return nil, err
+	}
+	if n, ok := top["stop"]; ok {
+		if f.stop, err = p.stop(n); err != nil {
+			return nil, err
+		}
+	}
+	f.seeds = []uint64{1}
+	if n, ok := top["seeds"]; ok {
+		if f.seeds, err = p.seeds(n); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["record"]; ok {
+		if err := p.record(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["zip"]; ok {
+		if f.zip, err = p.zip(n, f); err != nil {
+			return nil, err
+		}
+		f.zipLine = n.Line
+	}
+	if _, err := f.Specs(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// mapping checks that n is a mapping whose keys are all allowed and unique.
+func (p *parser) mapping(n *yaml.Node, ctx string, allowed []string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, ctx, "want a mapping with keys %s, got %s", strings.Join(allowed, ", "), kindOf(n))
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := join(ctx, k.Value)
+		if k.Kind != yaml.ScalarNode {
+			return nil, p.errf(k, ctx, "keys must be plain names")
+		}
+		if allowed != nil && !contains(allowed, k.Value) {
+			return nil, p.errf(k, key, "unknown key (allowed: %s)", strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, p.errf(k, key, "repeated key")
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func kindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func (p *parser) str(n *yaml.Node, key string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		return "", p.errf(n, key, "want a string, got %s", kindOf(n))
+	}
+	return n.Value, nil
+}
+
+// scalar decodes a scalar node as int64, float64, bool or string.
+func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode {
+		return nil, p.errf(n, key, "want a single value, got %s", kindOf(n))
+	}
+	switch n.Tag {
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err != nil {
+			return nil, p.errf(n, key, "integer %s out of range", n.Value)
+		}
+		return i, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, p.errf(n, key, "bad number %s", n.Value)
+		}
+		return f, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, p.errf(n, key, "bad boolean %s", n.Value)
+		}
+		return b, nil
+	case "!!str":
+		return n.Value, nil
+	case "!!null":
+		return nil, p.errf(n, key, "missing value")
+	}
+	return nil, p.errf(n, key, "unsupported value %s (tag %s)", n.Value, n.Tag)
+}
+
+// paramField decodes a parameter value: a scalar, or a list (a grid axis). For a
+// list-of-ints parameter a flat list of ints is one value and a list of lists an axis.
+func (p *parser) paramField(n *yaml.Node, key string, par tokendist.Param) (field, error) {
+	f := field{key: key, line: n.Line}
+	one := func(n *yaml.Node) (value, error) {
+		var raw any
+		if par.Type == tokendist.ParamInts && n.Kind == yaml.SequenceNode {
+			l := make([]any, len(n.Content))
+			for i, c := range n.Content {
+				v, err := p.scalar(c, key)
+				if err != nil {
+					return value{}, err
+				}
+				l[i] = v
+			}
+			raw = l
+		} else {
+			v, err := p.scalar(n, key)
+			if err != nil {
+				return value{}, err
+			}
+			raw = v
+		}
+		c, err := par.Convert(raw)
+		if err != nil {
+			return value{}, p.errf(n, key, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), tokendist.ErrBadParameter.Error()), ": "))
+		}
+		return value{v: c, line: n.Line}, nil
+	}
+	isAxis := n.Kind == yaml.SequenceNode
+	if par.Type == tokendist.ParamInts && isAxis {
+		isAxis = len(n.Content) > 0 && n.Content[0].Kind == yaml.SequenceNode
+	}
+	if !isAxis {
+		v, err := one(n)
+		if err != nil {
+			return f, err
+		}
+		f.values = []value{v}
+		return f, nil
+	}
+	if len(n.Content) == 0 {
+		return f, p.errf(n, key, "empty list")
+	}
+	f.list = true
+	for _, c := range n.Content {
+		v, err := one(c)
+		if err != nil {
+			return f, err
+		}
+		f.values = append(f.values, v)
+	}
+	return f, nil
+}
+
+func (p *parser) choices(n *yaml.Node, kind tokendist.Kind, key, single string) ([]choiceSpec, error) {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			return nil, p.errf(n, key, "empty list")
+		}
+	}
+	var out []choiceSpec
+	for i, it := range items {
+		ctx := fmt.Sprintf("%s[%d]", key, i)
+		if it.Kind == yaml.ScalarNode {
+			// A bare name: the entry with its defaults.
+			e, err := p.reg.Lookup(kind, it.Value)
+			if err != nil {
+				return nil, p.errf(it, ctx, "unknown %s %q (known: %s)", kind, it.Value, strings.Join(p.reg.Names(kind), ", "))
+			}
+			if _, err := e.Resolve(nil); err != nil {
+				return nil, p.errf(it, ctx, "%s", stripErr(err))
+			}
+			out = append(out, choiceSpec{name: it.Value, line: it.Line})
+			continue
+		}
+		if it.Kind != yaml.MappingNode {
+			return nil, p.errf(it, ctx, "want a mapping with a name and parameters, got %s", kindOf(it))
+		}
+		m, err := p.mapping(it, ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		nn, ok := m["name"]
+		if !ok {
+			return nil, p.errf(it, ctx+".name", "missing (known %ss: %s)", kind, strings.Join(p.reg.Names(kind), ", "))
+		}
+		name, err := p.str(nn, ctx+".name")
+		if err != nil {
+			return nil, err
+		}
+		e, err := p.reg.Lookup(kind, name)
+		if err != nil {
+			return nil, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, strings.Join(p.reg.Names(kind), ", "))
+		}
+		cs := choiceSpec{name: name, line: it.Line}
+		for j := 0; j+1 < len(it.Content); j += 2 {
+			k, v := it.Content[j], it.Content[j+1]
+			if k.Value == "name" {
+				continue
+			}
+			par, ok := e.Param(k.Value)
+			if !ok {
+				known := "none"
+				if len(e.Params) > 0 {
+					known = strings.Join(e.ParamNames(), ", ")
+				}
+				return nil, p.errf(k, ctx+"."+k.Value, "%s %s has no such parameter (parameters: %s)", kind, name, known)
+			}
+			fld, err := p.paramField(v, ctx+"."+k.Value, par)
+			if err != nil {
+				return nil, err
+			}
+			fld.key = single + "." + k.Value
+			cs.fields = append(cs.fields, fld)
+		}
+		for _, par := range e.Params {
+			if par.Default == nil && !cs.has(par.Name) {
+				return nil, p.errf(it, ctx+"."+par.Name, "missing required parameter of %s %s (%s: %s)", kind, name, par.Type, par.Doc)
+			}
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+func (c choiceSpec) has(name string) bool {
+	for _, f := range c.fields {
+		if strings.HasSuffix(f.key, "."+name) {
+			return true
+		}
+	}
+	return false
+}
+
+func stripErr(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, tokendist.ErrBadParameter.Error()+": ")
+	return strings.TrimPrefix(s, "tokendist: ")
+}
+
+func (p *parser) stop(n *yaml.Node) ([]field, error) {
+	m, err := p.mapping(n, "stop", stopKeys)
+	if err != nil {
+		return nil, err
+	}
+	var out []field
+	for _, k := range stopKeys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		typ := tokendist.ParamInt
+		if k == "tau" || k == "no_stability" || k == "stop_when_stable" {
+			typ = tokendist.ParamBool
+		}
+		f, err := p.paramField(v, "stop."+k, tokendist.Param{Name: k, Type: typ})
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range f.values {
+			if i, ok := x.v.(int64); ok && i < 0 {
+				return nil, &FileError{File: p.path, Line: x.line, Key: "stop." + k, Msg: fmt.Sprintf("%d is negative", i)}
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (p *parser) seeds(n *yaml.Node) ([]uint64, error) {
+	if n.Kind == yaml.ScalarNode {
+		v, err := p.scalar(n, "seeds")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := v.(int64)
+		if !ok || c < 1 || c > 1<<20 {
+			return nil, p.errf(n, "seeds", "want a count 1..%d or a list of seeds, got %s", 1<<20, kindOf(n))
+		}
+		out := make([]uint64, c)
+		for i := range out {
+			out[i] = uint64(i + 1)
+		}
+		return out, nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, p.errf(n, "seeds", "want a count or a non-empty list of seeds, got %s", kindOf(n))
+	}
+	seen := map[uint64]bool{}
+	var out []uint64
+	for _, c := range n.Content {
+		v, err := p.scalar(c, "seeds")
+		if err != nil {
+			return nil, err
+		}
+		i, ok := v.(int64)
+		if !ok || i < 0 {
+			return nil, p.errf(c, "seeds", "want a non-negative integer seed, got %s", kindOf(c))
+		}
+		if seen[uint64(i)] {
+			return nil, p.errf(c, "seeds", "seed %d repeated", i)
+		}
+		seen[uint64(i)] = true
+		out = append(out, uint64(i))
+	}
+	return out, nil
+}
+
+func (p *parser) record(n *yaml.Node, f *File) error {
+	m, err := p.mapping(n, "record", recordKeys)
+	if err != nil {
+		return err
+	}
+	if v, ok := m["metrics"]; ok {
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			s, err := p.str(it, "record.metrics")
+			if err != nil {
+				return err
+			}
+			if _, err := p.reg.Lookup(tokendist.KindMetric, s); err != nil {
+				return p.errf(it, "record.metrics", "unknown metric %q (known: %s)", s, strings.Join(p.reg.Names(tokendist.KindMetric), ", "))
+			}
+			f.Metrics = append(f.Metrics, s)
+		}
+	}
+	if v, ok := m["sample_every"]; ok {
+		x, err := p.scalar(v, "record.sample_every")
+		if err != nil {
+			return err
+		}
+		i, ok := x.(int64)
+		if !ok || i < 0 {
+			return p.errf(v, "record.sample_every", "want a non-negative integer, got %s", kindOf(v))
+		}
+		f.SampleEvery = i
+	}
+	if v, ok := m["trace"]; ok {
+		x, err := p.scalar(v, "record.trace")
+		if err != nil {
+			return err
+		}
+		b, ok := x.(bool)
+		if !ok {
+			return p.errf(v, "record.trace", "want true or false, got %s", kindOf(v))
+		}
+		f.Trace = b
+	}
+	return nil
+}
+
+func (p *parser) zip(n *yaml.Node, f *File) ([][]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "zip", "want a list of groups of fields, e.g. [[network.n, loads.tokens]], got %s", kindOf(n))
+	}
+	known := f.fieldKeys()
+	used := map[string]bool{}
+	var out [][]string
+	for _, g := range n.Content {
+		if g.Kind != yaml.SequenceNode || len(g.Content) < 2 {
+			return nil, p.errf(g, "zip", "each group is a list of at least two fields, got %s", kindOf(g))
+		}
+		var grp []string
+		for _, c := range g.Content {
+			s, err := p.str(c, "zip")
+			if err != nil {
+				return nil, err
+			}
+			if !known[s] {
+				ks := make([]string, 0, len(known))
+				for k := range known {
+					ks = append(ks, k)
+				}
+				sort.Strings(ks)
+				return nil, p.errf(c, "zip", "%q is not a list-valued field of this file (list-valued: %s)", s, strings.Join(ks, ", "))
+			}
+			if used[s] {
+				return nil, p.errf(c, "zip", "%q is in two groups", s)
+			}
+			used[s] = true
+			grp = append(grp, s)
+		}
+		out = append(out, grp)
+	}
+	return out, nil
+}
+
+// fieldKeys returns the keys of the file's list-valued fields.
+func (f *File) fieldKeys() map[string]bool {
+	out := map[string]bool{}
+	for _, l := range [][]choiceSpec{f.networks, f.loads, f.algorithms} {
+		for _, c := range l {
+			for _, fl := range c.fields {
+				if fl.list {
+					out[fl.key] = true
+				}
+			}
+		}
+	}
+	for _, fl := range f.stop {
+		if fl.list {
+			out[fl.key] = true
+		}
+	}
+	return out
+}
+
+// MaxRuns bounds the runs of one file's grid (each run takes about a kilobyte before it
+// starts).
+const MaxRuns = 1 << 22
+
+// Run is one run of a file's grid: its canonical spec and its key.
+type Run struct {
+	// Index is the run's position in the grid (the order of Specs).
+	Index int
+	Spec  tokendist.Spec
+	// Key identifies the run in a results database: a hash of the canonical spec, the
+	// contents of any network file and the library version.
+	Key string
+	// Labels name the run's network, loads and algorithm with their parameters.
+	Network, Loads, Algorithm string
+	// Trace asks for the run's samples to be stored.
+	Trace bool
+	line  int
+}
+
+// Specs expands the grid: the networks × loads × algorithms entries, and within each
+// combination the cartesian product of the list-valued fields (fields in one zip group
+// advance together), × seeds. The order is deterministic.
+func (f *File) Specs() ([]Run, error) {
+	var out []Run
+	seen := map[string]int{}
+	for _, nc := range f.networks {
+		for _, lc := range f.loads {
+			for _, ac := range f.algorithms {
+				var fields []field
+				fields = append(fields, nc.fields...)
+				fields = append(fields, lc.fields...)
+				fields = append(fields, ac.fields...)
+				fields = append(fields, f.stop...)
+				axes, err := f.axes(fields)
+				if err != nil {
+					return nil, err
+				}
+				size := len(out) + len(f.seeds)
+				for _, ax := range axes {
+					size *= len(ax[0].values)
+					if size > MaxRuns {
+						break
+					}
+				}
+				if size > MaxRuns {
+					return nil, &FileError{File: f.Path, Line: nc.line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
+				}
+				idx := make([]int, len(axes))
+				for {
+					vals := map[string]value{}
+					for _, fl := range fields {
+						if !fl.list {
+							vals[fl.key] = fl.values[0]
+						}
+					}
+					for a, ax := range axes {
+						for _, fl := range ax {
+							vals[fl.key] = fl.values[idx[a]]
+						}
+					}
+					for _, seed := range f.seeds {
+						r, err := f.build(nc, lc, ac, vals, seed)
+						if err != nil {
+							return nil, err
+						}
+						if _, dup := seen[r.Key]; dup {
+							continue // the same run twice in the grid: run it once
+						}
+						r.Index = len(out)
+						seen[r.Key] = r.Index
+						out = append(out, r)
+					}
+					// Advance the odometer.
+					a := len(axes) - 1
+					for ; a >= 0; a-- {
+						idx[a]++
+						if idx[a] < len(axes[a][0].values) {
+							break
+						}
+						idx[a] = 0
+					}
+					if a < 0 {
+						break
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// axes groups the list-valued fields into axes: one per zip group present, one per other
+// list field.
+func (f *File) axes(fields []field) ([][]field, error) {
+	var axes [][]field
+	inZip := map[string]int{}
+	for g, grp := range f.zip {
+		for _, k := range grp {
+			inZip[k] = g
+		}
+	}
+	zipAxis := map[int]int{}
+	for _, fl := range fields {
+		if !fl.list {
+			continue
+		}
+		g, ok := inZip[fl.key]
+		if !ok {
+			axes = append(axes, []field{fl})
+			continue
+		}
+		if a, ok := zipAxis[g]; ok {
+			if len(axes[a][0].values) != len(fl.values) {
+				return nil, &FileError{File: f.Path, Line: fl.line, Key: fl.key,
+					Msg: fmt.Sprintf("zipped with %s, so it needs %d values, has %d", axes[a][0].key, len(axes[a][0].values), len(fl.values))}
+			}
+			axes[a] = append(axes[a], fl)
+			continue
+		}
+		zipAxis[g] = len(axes)
+		axes = append(axes, []field{fl})
+	}
+	return axes, nil
+}
+
+func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) (Run, error) {
+	params := func(c choiceSpec, prefix string) tokendist.Params {
+		p := tokendist.Params{}
+		for _, fl := range c.fields {
+			p[strings.TrimPrefix(fl.key, prefix+".")] = vals[fl.key].v
+		}
+		return p
+	}
+	s := tokendist.Spec{
+		Network:     tokendist.Choice{Name: nc.name, Params: params(nc, "network")},
+		Loads:       tokendist.Choice{Name: lc.name, Params: params(lc, "loads")},
+		Algorithm:   tokendist.Choice{Name: ac.name, Params: params(ac, "algorithm")},
+		Seed:        seed,
+		SampleEvery: f.SampleEvery,
+		Metrics:     f.Metrics,
+	}
+	for k, v := range vals {
+		switch k {
+		case "stop.max_steps":
+			s.Stop.MaxSteps = v.v.(int64)
+		case "stop.target":
+			s.Stop.UseTarget, s.Stop.Target = true, v.v.(int64)
+		case "stop.tau":
+			s.Stop.Tau = v.v.(bool)
+		case "stop.no_stability":
+			s.Stop.NoStability = v.v.(bool)
+		case "stop.stop_when_stable":
+			s.Stop.StopWhenStable = v.v.(bool)
+		}
+	}
+	cs, err := f.reg.Canonical(s)
+	if err != nil {
+		line := nc.line
+		return Run{}, &FileError{File: f.Path, Line: line, Msg: stripErr(err)}
+	}
+	key, err := RunKey(cs)
+	if err != nil {
+		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err)}
+	}
+	return Run{Spec: cs, Key: key, Trace: f.Trace, line: nc.line,
+		Network: f.label(tokendist.KindNetwork, cs.Network), Loads: f.label(tokendist.KindLoads, cs.Loads),
+		Algorithm: f.label(tokendist.KindAlgorithm, cs.Algorithm)}, nil
+}
+
+// label is Label of c without the parameters at their defaults.
+func (f *File) label(kind tokendist.Kind, c tokendist.Choice) string {
+	e, err := f.reg.Lookup(kind, c.Name)
+	if err != nil {
+		return Label(c)
+	}
+	def := map[string]any{}
+	for _, par := range e.Params {
+		if par.Default != nil {
+			if v, err := par.Convert(par.Default); err == nil {
+				def[par.Name] = v
+			}
+		}
+	}
+	p := tokendist.Params{}
+	for k, v := range c.Params {
+		if d, ok := def[k]; !ok || fmtValue(d) != fmtValue(v) {
+			p[k] = v
+		}
+	}
+	return Label(tokendist.Choice{Name: c.Name, Params: p})
+}
+
+// Label writes a choice as name(k=v, ...) with the parameters in sorted order.
+func Label(c tokendist.Choice) string {
+	if len(c.Params) == 0 {
+		return c.Name
+	}
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(c.Name)
+	b.WriteByte('(')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(fmtValue(c.Params[k]))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func fmtValue(v any) string {
+	switch x := v.(type) {
+	case []int64:
+		s := make([]string, len(x))
+		for i, y := range x {
+			s[i] = strconv.FormatInt(y, 10)
+		}
+		return "[" + strings.Join(s, " ") + "]"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,407 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tokendist/tokendist"
+)
+
+// Table is a rectangular report.
+type Table struct {
+	Cols []string
+	Rows [][]any
+}
+
+// reportCols are the per-run columns of a report (config is left to JSON Lines).
+var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "error", "discrepancy", "initial_discrepancy",
+	"steps", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
+
+// RunsTable returns one row per stored run (with metrics as extra columns "m.NAME"),
+// filtered by the SQL condition where.
+func RunsTable(db *DB, where string) (Table, error) {
+	cols, rows, err := db.Query(where)
+	if err != nil {
+		return Table{}, err
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c] = i
+	}
+	metrics, mvals := metricColumns(rows, idx["metrics"])
+	t := Table{Cols: append(append([]string(nil), reportCols...), metrics...)}
+	for ri, r := range rows {
+		row := make([]any, 0, len(t.Cols))
+		for _, c := range reportCols {
+			row = append(row, r[idx[c]])
+		}
+		for _, m := range metrics {
+			if v, ok := mvals[ri][m]; ok {
+				row = append(row, v)
+			} else {
+				row = append(row, nil)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	for i := range metrics {
+		t.Cols[len(reportCols)+i] = "m." + metrics[i]
+	}
+	return t, nil
+}
+
+func metricColumns(rows [][]any, mi int) ([]string, []map[string]float64) {
+	set := map[string]bool{}
+	vals := make([]map[string]float64, len(rows))
+	for i, r := range rows {
+		s, _ := r[mi].(string)
+		m := map[string]float64{}
+		json.Unmarshal([]byte(s), &m)
+		vals[i] = m
+		for k := range m {
+			set[k] = true
+		}
+	}
+	var names []string
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names, vals
+}
+
+// SummaryTable groups the stored runs by experiment, network, loads and algorithm and
+// gives, over the seeds, the count, the mean, standard deviation, minimum and maximum
+// of the final discrepancy, the mean steps and moved tokens, and the mean of every
+// metric.
+func SummaryTable(db *DB, where string) (Table, error) {
+	cols, rows, err := db.Query(where)
+	if err != nil {
+		return Table{}, err
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c] = i
+	}
+	metrics, mvals := metricColumns(rows, idx["metrics"])
+	type group struct {
+		key            []any
+		disc, steps, m []float64
+		failed         int
+		met            map[string][]float64
+	}
+	var order []string
+	groups := map[string]*group{}
+	for ri, r := range rows {
+		key := []any{r[idx["experiment"]], r[idx["network"]], r[idx["n"]], r[idx["loads"]], r[idx["algorithm"]]}
+		ks := fmt.Sprint(key...)
+		g := groups[ks]
+		if g == nil {
+			g = &group{key: key, met: map[string][]float64{}}
+			groups[ks] = g
+			order = append(order, ks)
+		}
+		if r[idx["status"]] == "Failed" {
+			g.failed++
+			continue
+		}
+		g.disc = append(g.disc, toF(r[idx["discrepancy"]]))
+		g.steps = append(g.steps, toF(r[idx["steps"]]))
+		g.m = append(g.m, toF(r[idx["moved"]]))
+		for k, v := range mvals[ri] {
+			g.met[k] = append(g.met[k], v)
+		}
+	}
+	t := Table{Cols: []string{"experiment", "network", "n", "loads", "algorithm", "runs", "failed", "disc_mean", "disc_sd", "disc_min", "disc_max", "steps_mean", "moved_mean"}}
+	for _, m := range metrics {
+		t.Cols = append(t.Cols, "m."+m)
+	}
+	for _, ks := range order {
+		g := groups[ks]
+		mean, sd := meanSD(g.disc)
+		row := append(append([]any(nil), g.key...), len(g.disc), g.failed, mean, sd, minF(g.disc), maxF(g.disc), mean1(g.steps), mean1(g.m))
+		for _, m := range metrics {
+			if v, ok := g.met[m]; ok {
+				row = append(row, mean1(v))
+			} else {
+				row = append(row, nil)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
+
+func toF(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case string:
+		f, _ := strconv.ParseFloat(x, 64)
+		return f
+	}
+	return math.NaN()
+}
+
+func meanSD(x []float64) (float64, float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	m := mean1(x)
+	if len(x) == 1 {
+		return m, 0
+	}
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)-1))
+}
+
+func mean1(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func minF(x []float64) any {
+	if len(x) == 0 {
+		return nil
+	}
+	m := x[0]
+	for _, v := range x {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func maxF(x []float64) any {
+	if len(x) == 0 {
+		return nil
+	}
+	m := x[0]
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
+}
+
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	case []byte:
+		return string(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// Without returns t without the column named col.
+func (t Table) Without(col string) Table {
+	k := -1
+	for i, c := range t.Cols {
+		if c == col {
+			k = i
+		}
+	}
+	if k < 0 {
+		return t
+	}
+	out := Table{Cols: append(append([]string(nil), t.Cols[:k]...), t.Cols[k+1:]...)}
+	for _, r := range t.Rows {
+		out.Rows = append(out.Rows, append(append([]any(nil), r[:k]...), r[k+1:]...))
+	}
+	return out
+}
+
+// Write writes t in format text (aligned columns), csv, markdown or jsonl (one JSON
+// object per row).
+func (t Table) Write(w io.Writer, format string) error {
+	switch format {
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(t.Cols)
+		for _, r := range t.Rows {
+			rec := make([]string, len(r))
+			for i, v := range r {
+				rec[i] = cell(v)
+			}
+			cw.Write(rec)
+		}
+		cw.Flush()
+		return cw.Error()
+	case "jsonl":
+		enc := json.NewEncoder(w)
+		for _, r := range t.Rows {
+			obj := make(map[string]any, len(r))
+			for i, v := range r {
+				if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+					v = nil
+				}
+				obj[t.Cols[i]] = v
+			}
+			if err := enc.Encode(obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "markdown":
+		fmt.Fprintf(w, "| %s |\n", strings.Join(t.Cols, " | "))
+		fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(t.Cols)))
+		for _, r := range t.Rows {
+			s := make([]string, len(r))
+			for i, v := range r {
+				s[i] = strings.ReplaceAll(cell(v), "|", `\|`)
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(s, " | "))
+		}
+		return nil
+	case "text", "":
+		width := make([]int, len(t.Cols))
+		for i, c := range t.Cols {
+			width[i] = len([]rune(c))
+		}
+		cells := make([][]string, len(t.Rows))
+		for ri, r := range t.Rows {
+			cells[ri] = make([]string, len(r))
+			for i, v := range r {
+				cells[ri][i] = cell(v)
+				width[i] = max(width[i], len([]rune(cells[ri][i])))
+			}
+		}
+		line := func(s []string) {
+			var b strings.Builder
+			for i, c := range s {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				b.WriteString(c)
+				if i < len(s)-1 {
+					b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))))
+				}
+			}
+			fmt.Fprintln(w, b.String())
+		}
+		line(t.Cols)
+		for _, r := range cells {
+			line(r)
+		}
+		return nil
+	}
+	return fmt.Errorf("tokendist: unknown format %q (allowed: text, csv, markdown, jsonl)", format)
+}
+
+// PlotOptions configures Plot.
+type PlotOptions struct {
+	// X and Y name columns of the runs table (for example n and discrepancy, or a metric
+	// as m.NAME); By names the column whose values become lines (default algorithm).
+	X, Y, By string
+	// Spread adds dashed min and max lines over the seeds.
+	Spread bool
+	// Where filters the runs (SQL).
+	Where string
+	tokendist.PlotOptions
+}
+
+// Plot draws Y against X from the stored runs, one line per value of By, at the mean
+// over seeds (and, with Spread, the minimum and maximum), as SVG via tokendist.PlotLines.
+func Plot(db *DB, o PlotOptions) ([]byte, error) {
+	if o.By == "" {
+		o.By = "algorithm"
+	}
+	t, err := RunsTable(db, o.Where)
+	if err != nil {
+		return nil, err
+	}
+	col := func(name string) (int, error) {
+		for i, c := range t.Cols {
+			if c == name {
+				return i, nil
+			}
+		}
+		return 0, fmt.Errorf("tokendist: plot: no column %q (columns: %s)", name, strings.Join(t.Cols, ", "))
+	}
+	xi, err := col(o.X)
+	if err != nil {
+		return nil, err
+	}
+	yi, err := col(o.Y)
+	if err != nil {
+		return nil, err
+	}
+	bi, err := col(o.By)
+	if err != nil {
+		return nil, err
+	}
+	si, _ := col("status")
+	type pt map[float64][]float64
+	lines := map[string]pt{}
+	var names []string
+	for _, r := range t.Rows {
+		if r[si] == "Failed" {
+			continue
+		}
+		x, y := toF(r[xi]), toF(r[yi])
+		if math.IsNaN(x) || math.IsNaN(y) {
+			continue
+		}
+		name := cell(r[bi])
+		if lines[name] == nil {
+			lines[name] = pt{}
+			names = append(names, name)
+		}
+		lines[name][x] = append(lines[name][x], y)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("tokendist: plot: no runs with numeric %s and %s", o.X, o.Y)
+	}
+	sort.Strings(names)
+	var out []tokendist.Line
+	for _, name := range names {
+		var xs []float64
+		for x := range lines[name] {
+			xs = append(xs, x)
+		}
+		sort.Float64s(xs)
+		mean := tokendist.Line{Name: name}
+		lo := tokendist.Line{Name: name + " (min)"}
+		hi := tokendist.Line{Name: name + " (max)"}
+		for _, x := range xs {
+			ys := lines[name][x]
+			mean.X, mean.Y = append(mean.X, x), append(mean.Y, mean1(ys))
+			lo.X, lo.Y = append(lo.X, x), append(lo.Y, minF(ys).(float64))
+			hi.X, hi.Y = append(hi.X, x), append(hi.Y, maxF(ys).(float64))
+		}
+		out = append(out, mean)
+		if o.Spread {
+			out = append(out, lo, hi)
+		}
+	}
+	po := o.PlotOptions
+	if po.XLabel == "" {
+		po.XLabel = o.X
+	}
+	if po.YLabel == "" {
+		po.YLabel = o.Y + " (mean over seeds)"
+	}
+	po.Points = true
+	return tokendist.PlotLines(out, &po)
+}

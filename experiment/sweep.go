@@ -1,0 +1,342 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokendist/tokendist"
+)
+
+// Shard selects the runs of a grid with Index mod Count == Index of the shard.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard parses "i/n" (0 ≤ i < n).
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("tokendist: bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// ShardFromEnv reads the shard from a Slurm job array (SLURM_ARRAY_TASK_ID with
+// SLURM_ARRAY_TASK_COUNT, or with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_MAX) or a
+// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with count, or TOKENDIST_SHARDS when
+// count is 0). It reports ok false when none is set.
+func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
+	num := func(k string) (int, error) {
+		v, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
+		if err != nil {
+			return 0, fmt.Errorf("tokendist: %s=%q is not an integer", k, getenv(k))
+		}
+		return v, nil
+	}
+	if getenv("SLURM_ARRAY_TASK_ID") != "" {
+		id, err := num("SLURM_ARRAY_TASK_ID")
+		if err != nil {
+			return Shard{}, false, err
+		}
+		lo, n := 0, 0
+		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
+			if lo, err = num("SLURM_ARRAY_TASK_MIN"); err != nil {
+				return Shard{}, false, err
+			}
+		}
+		switch {
+		case getenv("SLURM_ARRAY_TASK_COUNT") != "":
+			if n, err = num("SLURM_ARRAY_TASK_COUNT"); err != nil {
+				return Shard{}, false, err
+			}
+		case getenv("SLURM_ARRAY_TASK_MAX") != "":
+			hi, err := num("SLURM_ARRAY_TASK_MAX")
+			if err != nil {
+				return Shard{}, false, err
+			}
+			n = hi - lo + 1
+		default:
+			return Shard{}, false, fmt.Errorf("tokendist: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
+		}
+		s := Shard{id - lo, n}
+		if n < 1 || s.Index < 0 || s.Index >= n {
+			return Shard{}, false, fmt.Errorf("tokendist: Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
+		}
+		return s, true, nil
+	}
+	if getenv("JOB_COMPLETION_INDEX") != "" {
+		id, err := num("JOB_COMPLETION_INDEX")
+		if err != nil {
+			return Shard{}, false, err
+		}
+		if count == 0 && getenv("TOKENDIST_SHARDS") != "" {
+			if count, err = num("TOKENDIST_SHARDS"); err != nil {
+				return Shard{}, false, err
+			}
+		}
+		if count < 1 || id < 0 || id >= count {
+			return Shard{}, false, fmt.Errorf("tokendist: JOB_COMPLETION_INDEX=%d needs the shard count (--shards or TOKENDIST_SHARDS, the Job's completions) greater than it", id)
+		}
+		return Shard{id, count}, true, nil
+	}
+	return Shard{}, false, nil
+}
+
+// SweepOptions configures Sweep.
+type SweepOptions struct {
+	// Workers is the number of runs in parallel (0: GOMAXPROCS).
+	Workers int
+	// Shard selects a slice of the grid (Count 0: all).
+	Shard Shard
+	// Progress receives the progress display (nil: none); Terminal selects the bar.
+	Progress io.Writer
+	Terminal bool
+	// Every is the interval of plain progress lines (0: 10 s).
+	Every time.Duration
+	// Experiment names the runs in the database.
+	Experiment string
+	// Retry runs again the runs stored as failed (they are replaced).
+	Retry bool
+	// BatchSize bounds the runs per transaction (0: 256); a batch is also committed
+	// after 200 ms.
+	BatchSize int
+}
+
+// SweepStats summarises a sweep.
+type SweepStats struct {
+	Total, Skipped, Ran, Failed int
+	Wall                        time.Duration
+	// RunTime is the summed wall time of the runs themselves (across workers).
+	RunTime time.Duration
+}
+
+// Select returns the runs of shard s (all for Count 0).
+func Select(runs []Run, s Shard) []Run {
+	if s.Count <= 1 {
+		return runs
+	}
+	var out []Run
+	for _, r := range runs {
+		if r.Index%s.Count == s.Index {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Sweep runs the runs missing from db (every run of the shard whose key is absent) in
+// parallel and stores each in db as it finishes, in batches of one transaction each.
+// Cancelling ctx stops the workers between runs: runs in progress are dropped (they are
+// not stored, so the next sweep runs them), finished runs are committed before Sweep
+// returns. Each run uses one goroutine per step (results do not depend on it).
+func Sweep(ctx context.Context, reg *tokendist.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
+	start := time.Now()
+	runs = Select(runs, o.Shard)
+	st := SweepStats{Total: len(runs)}
+	done, err := db.Done()
+	if err != nil {
+		return st, err
+	}
+	if o.Retry {
+		for _, q := range []string{`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`, `DELETE FROM runs WHERE status = 'Failed'`} {
+			if _, err := db.sql.Exec(q); err != nil {
+				return st, err
+			}
+		}
+		if done, err = db.Done(); err != nil {
+			return st, err
+		}
+	}
+	var todo []Run
+	for _, r := range runs {
+		if done[r.Key] {
+			st.Skipped++
+			continue
+		}
+		todo = append(todo, r)
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batch := o.BatchSize
+	if batch <= 0 {
+		batch = 256
+	}
+	jobs := make(chan Run)
+	results := make(chan Record, 4*workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				t0 := time.Now()
+				out, err := reg.Run(ctx, r.Spec, 1)
+				wall := time.Since(t0)
+				if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
+					continue // interrupted: not stored, run again next time
+				}
+				results <- Record{Run: r, Experiment: o.Experiment, Out: out, Err: err, Wall: wall}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, r := range todo {
+			select {
+			case jobs <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	prog := newProgress(o, len(todo), st.Skipped)
+	var pending []Record
+	var werr error
+	flush := func() {
+		if len(pending) == 0 || werr != nil {
+			return
+		}
+		if err := db.Insert(pending); err != nil {
+			werr = err
+			return
+		}
+		for _, r := range pending {
+			st.Ran++
+			st.RunTime += r.Wall
+			if r.Err != nil || r.Out.Result.Status == tokendist.StatusFailed {
+				st.Failed++
+			}
+		}
+		prog.add(len(pending), st.Failed)
+		pending = pending[:0]
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				break loop
+			}
+			pending = append(pending, r)
+			if len(pending) >= batch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+			prog.tick()
+		}
+	}
+	flush()
+	st.Wall = time.Since(start)
+	prog.finish(st)
+	if werr != nil {
+		return st, fmt.Errorf("tokendist: database %s: %w", db.path, werr)
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// progress draws a bar with ETA on a terminal or prints plain lines periodically.
+type progress struct {
+	w        io.Writer
+	term     bool
+	every    time.Duration
+	total    int
+	skipped  int
+	done     int
+	failed   int
+	start    time.Time
+	lastLine time.Time
+}
+
+func newProgress(o SweepOptions, total, skipped int) *progress {
+	p := &progress{w: o.Progress, term: o.Terminal, every: o.Every, total: total, skipped: skipped, start: time.Now()}
+	if p.every <= 0 {
+		p.every = 10 * time.Second
+	}
+	p.lastLine = p.start
+	if p.w != nil {
+		fmt.Fprintf(p.w, "sweep: %d runs to do, %d already in the database\n", total, skipped)
+	}
+	return p
+}
+
+func (p *progress) add(n, failed int) {
+	p.done += n
+	p.failed = failed
+}
+
+func (p *progress) eta() string {
+	el := time.Since(p.start)
+	if p.done == 0 {
+		return "?"
+	}
+	rem := time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))
+	return rem.Round(time.Second).String()
+}
+
+func (p *progress) tick() {
+	if p.w == nil {
+		return
+	}
+	if p.term {
+		const width = 30
+		fill := 0
+		if p.total > 0 {
+			fill = width * p.done / p.total
+		}
+		rate := float64(p.done) / time.Since(p.start).Seconds()
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d %5.1f%% %.0f runs/s ETA %s failed %d ", strings.Repeat("#", fill), strings.Repeat(" ", width-fill),
+			p.done, p.total, pct(p.done, p.total), rate, p.eta(), p.failed)
+		return
+	}
+	if time.Since(p.lastLine) >= p.every {
+		p.lastLine = time.Now()
+		fmt.Fprintf(p.w, "sweep: %d/%d runs (%.1f%%), %d failed, elapsed %s, ETA %s\n", p.done, p.total, pct(p.done, p.total), p.failed,
+			time.Since(p.start).Round(time.Second), p.eta())
+	}
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 100
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func (p *progress) finish(st SweepStats) {
+	if p.w == nil {
+		return
+	}
+	if p.term {
+		p.tick()
+		fmt.Fprintln(p.w)
+	}
+	fmt.Fprintf(p.w, "sweep: %d runs done (%d failed), %d skipped, %d total, in %s\n", st.Ran, st.Failed, st.Skipped, st.Total, st.Wall.Round(time.Millisecond))
+}
+
+// isTerminal reports whether f is a character device.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,822 @@
+package tokendist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Kind names a family of registry entries.
+type Kind string
+
+// The kinds of registry entries. KindWorkload and KindChurn are reserved for the
+// workloads and link churn of dynamic runs; the registry lists and resolves them like the
+// others once registered.
+const (
+	KindNetwork   Kind = "network"
+	KindLoads     Kind = "loads"
+	KindAlgorithm Kind = "algorithm"
+	KindMetric    Kind = "metric"
+	KindWorkload  Kind = "workload"
+	KindChurn     Kind = "churn"
+)
+
+// ErrNotApplicable is returned (wrapped) by a metric that does not apply to a run (a
+// ring statistic of a non-ring balancer, an optimum defined on trees only); Registry.Run
+// then leaves the metric out of SpecResult.Metrics instead of failing the run.
+var ErrNotApplicable = errors.New("tokendist: metric not applicable")
+
+// ErrUnknownName reports a name that no registry entry of its kind has.
+var ErrUnknownName = errors.New("tokendist: unknown name")
+
+// ParamType is the type of a registry parameter.
+type ParamType uint8
+
+// The parameter types. Values are stored in Params as int64, float64, string, bool and
+// []int64 respectively.
+const (
+	ParamInt ParamType = iota + 1
+	ParamFloat
+	ParamString
+	ParamBool
+	ParamInts
+)
+
+var paramTypeNames = [...]string{"", "int", "float", "string", "bool", "list of ints"}
+
+// String names the type.
+func (t ParamType) String() string {
+	if int(t) >= len(paramTypeNames) || t == 0 {
+		return fmt.Sprintf("ParamType(%d)", int(t))
+	}
+	return paramTypeNames[t]
+}
+
+// Param describes one parameter of a registry entry.
+type Param struct {
+	// Name is the key in files and Params.
+	Name string `json:"name"`
+	// Type is the value's type.
+	Type ParamType `json:"type"`
+	// Default is the value when the key is absent, of the Go type Type stores; nil
+	// makes the parameter required.
+	Default any `json:"default,omitempty"`
+	// Doc says what the parameter does, in one line.
+	Doc string `json:"doc"`
+	// Allowed lists the accepted values of a ParamString parameter (empty: any).
+	Allowed []string `json:"allowed,omitempty"`
+}
+
+// Convert returns v as the Go type p.Type stores (int64, float64, string, bool or
+// []int64), accepting any Go integer for an int, an integer or a float for a float, an
+// integral float64 for an int (as JSON decodes numbers), and a single int or a []any of
+// ints for a list. It rejects a value of another type, or a string outside Allowed,
+// with an error naming the parameter and the allowed values. It costs O(len(v)).
+func (p Param) Convert(v any) (any, error) {
+	bad := func() (any, error) {
+		msg := fmt.Sprintf("tokendist: parameter %s: want %s, got %s", p.Name, p.Type, describe(v))
+		if len(p.Allowed) > 0 {
+			msg += " (allowed: " + strings.Join(p.Allowed, ", ") + ")"
+		}
+		return nil, fmt.Errorf("%w: %s", ErrBadParameter, strings.TrimPrefix(msg, "tokendist: "))
+	}
+	switch p.Type {
+	case ParamInt:
+		if i, ok := toInt(v); ok {
+			return i, nil
+		}
+	case ParamFloat:
+		if i, ok := toInt(v); ok {
+			return float64(i), nil
+		}
+		if f, ok := v.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f, nil
+		}
+		if f, ok := v.(float32); ok {
+			return float64(f), nil
+		}
+	case ParamString:
+		if s, ok := v.(string); ok {
+			if len(p.Allowed) > 0 && !contains(p.Allowed, s) {
+				return bad()
+			}
+			return s, nil
+		}
+	case ParamBool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case ParamInts:
+		if i, ok := toInt(v); ok {
+			return []int64{i}, nil
+		}
+		switch l := v.(type) {
+		case []int64:
+			return append([]int64(nil), l...), nil
+		case []int:
+			out := make([]int64, len(l))
+			for i, x := range l {
+				out[i] = int64(x)
+			}
+			return out, nil
+		case []any:
+			out := make([]int64, len(l))
+			for i, x := range l {
+				xi, ok := toInt(x)
+				if !ok {
+					return bad()
+				}
+				out[i] = xi
+			}
+			return out, nil
+		}
+	}
+	return bad()
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return fmt.Sprintf("%q", v)
+	case []any:
+		return fmt.Sprintf("list %v", v)
+	case map[string]any:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint:
+		if uint64(x) <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// Params holds the parameter values of one registry entry, keyed by name, as the Go
+// types of ParamType (int64, float64, string, bool, []int64). Entry.Resolve builds it
+// with every default filled in; the getters fail with an error naming the key.
+type Params map[string]any
+
+func (p Params) get(key string) (any, error) {
+	v, ok := p[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: missing parameter %s", ErrBadParameter, key)
+	}
+	return v, nil
+}
+
+// Int returns the int parameter key; it fails if key is absent, not an integer or
+// outside the range of int.
+func (p Params) Int(key string) (int, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return 0, err
+	}
+	i, ok := toInt(v)
+	if !ok || int64(int(i)) != i {
+		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", ErrBadParameter, key, describe(v))
+	}
+	return int(i), nil
+}
+
+// Int64 returns the int parameter key as an int64.
+func (p Params) Int64(key string) (int64, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return 0, err
+	}
+	i, ok := toInt(v)
+	if !ok {
+		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", ErrBadParameter, key, describe(v))
+	}
+	return i, nil
+}
+
+// Float returns the float parameter key (an integer is converted).
+func (p Params) Float(key string) (float64, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return 0, err
+	}
+	out, err := Param{Name: key, Type: ParamFloat}.Convert(v)
+	if err != nil {
+		return 0, err
+	}
+	return out.(float64), nil
+}
+
+// Str returns the string parameter key.
+func (p Params) Str(key string) (string, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%w: parameter %s: want string, got %s", ErrBadParameter, key, describe(v))
+	}
+	return s, nil
+}
+
+// Bool returns the bool parameter key.
+func (p Params) Bool(key string) (bool, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("%w: parameter %s: want bool, got %s", ErrBadParameter, key, describe(v))
+	}
+	return b, nil
+}
+
+// Ints returns the list parameter key as ints.
+func (p Params) Ints(key string) ([]int, error) {
+	v, err := p.get(key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Param{Name: key, Type: ParamInts}.Convert(v)
+	if err != nil {
+		return nil, err
+	}
+	l := out.([]int64)
+	r := make([]int, len(l))
+	for i, x := range l {
+		if int64(int(x)) != x {
+			return nil, fmt.Errorf("%w: parameter %s: %d overflows int", ErrBadParameter, key, x)
+		}
+		r[i] = int(x)
+	}
+	return r, nil
+}
+
+// Seed returns the seed parameter "seed" when it is present and non-negative, else
+// derived (the seed the registry derives from the run's seed).
+func (p Params) Seed(derived uint64) uint64 {
+	if v, ok := p["seed"]; ok {
+		if i, ok := toInt(v); ok && i >= 0 {
+			return uint64(i)
+		}
+	}
+	return derived
+}
+
+// Entry describes one registry entry: its kind, name, documentation, the paper and
+// section it comes from, and its parameters.
+type Entry struct {
+	// Kind is set by the Register method.
+	Kind Kind `json:"kind"`
+	// Name is the name files and Specs use (lower case with hyphens, by convention).
+	Name string `json:"name"`
+	// Doc says what the entry builds, in one line, naming the Go constructor.
+	Doc string `json:"doc"`
+	// Paper names the paper and section the entry implements (empty for generic ones).
+	Paper string `json:"paper,omitempty"`
+	// Params are the entry's parameters, in the order tokendist list shows them.
+	Params []Param `json:"params,omitempty"`
+}
+
+// Param returns the parameter called name.
+func (e Entry) Param(name string) (Param, bool) {
+	for _, p := range e.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// ParamNames returns the names of e's parameters in declaration order.
+func (e Entry) ParamNames() []string {
+	out := make([]string, len(e.Params))
+	for i, p := range e.Params {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Resolve checks raw against e's parameters and returns the complete Params: every
+// value converted (Param.Convert), every absent parameter set to its default. It fails on
+// an unknown key (naming the known ones), a bad value, or a missing required parameter.
+// It costs O(len(raw) + len(e.Params)).
+func (e Entry) Resolve(raw map[string]any) (Params, error) {
+	out := make(Params, len(e.Params))
+	for k, v := range raw {
+		p, ok := e.Param(k)
+		if !ok {
+			known := "none"
+			if len(e.Params) > 0 {
+				known = strings.Join(e.ParamNames(), ", ")
+			}
+			return nil, fmt.Errorf("%w: %s %s has no parameter %q (parameters: %s)", ErrBadParameter, e.Kind, e.Name, k, known)
+		}
+		c, err := p.Convert(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
+		}
+		out[k] = c
+	}
+	for _, p := range e.Params {
+		if _, ok := out[p.Name]; ok {
+			continue
+		}
+		if p.Default == nil {
+			return nil, fmt.Errorf("%w: %s %s needs parameter %s (%s)", ErrBadParameter, e.Kind, e.Name, p.Name, p.Type)
+		}
+		c, err := p.Convert(p.Default)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: default: %w", e.Kind, e.Name, err)
+		}
+		out[p.Name] = c
+	}
+	return out, nil
+}
+
+// NetworkFunc builds a network from resolved parameters; seed is the seed the registry
+// derives from the run's seed (use Params.Seed to honour a "seed" parameter).
+type NetworkFunc func(p Params, seed uint64) (*Graph, error)
+
+// LoadsFunc builds the initial loads on net.
+type LoadsFunc func(net *Graph, p Params, seed uint64) (Loads, error)
+
+// AlgorithmFunc builds a fresh balancer for one run on net from loads.
+type AlgorithmFunc func(net *Graph, loads Loads, p Params) (Balancer, error)
+
+// MetricInput is what a metric sees after a run.
+type MetricInput struct {
+	// Net is the run's network and Loads its initial loads.
+	Net   *Graph
+	Loads Loads
+	// Balancer is the balancer after the run (for balancer-specific statistics).
+	Balancer Balancer
+	// Result is Run's result.
+	Result Result
+	// Params are the algorithm's resolved parameters.
+	Params Params
+}
+
+// MetricFunc computes one number from a finished run (a bound, an optimum, a
+// balancer-specific statistic). It returns an error wrapping ErrNotApplicable for a run
+// it does not apply to.
+type MetricFunc func(m MetricInput) (float64, error)
+
+type regEntry struct {
+	Entry
+	network   NetworkFunc
+	loads     LoadsFunc
+	algorithm AlgorithmFunc
+	metric    MetricFunc
+	other     any
+}
+
+// Registry maps names to network generators, load distributions, algorithms and
+// metrics, each with documented parameters, so that experiment files, the tokendist
+// command, Go programs and notebooks build runs the same way. It is safe for concurrent
+// use. NewRegistry returns one with every built-in entry; DefaultRegistry is the shared
+// instance the command uses.
+type Registry struct {
+	mu      sync.RWMutex
+	entries map[Kind]map[string]*regEntry
+}
+
+var (
+	defaultOnce sync.Once
+	defaultReg  *Registry
+)
+
+// DefaultRegistry returns the process-wide registry with every built-in entry; entries
+// registered on it are seen by every later user (the tokendist command among them).
+func DefaultRegistry() *Registry {
+	defaultOnce.Do(func() { defaultReg = NewRegistry() })
+	return defaultReg
+}
+
+// NewRegistry returns a registry holding every built-in network, load distribution,
+// algorithm and metric (list them with Entries).
+func NewRegistry() *Registry {
+	r := &Registry{entries: map[Kind]map[string]*regEntry{}}
+	registerBuiltins(r)
+	return r
+}
+
+func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
+	if e.Name == "" {
+		return fmt.Errorf("%w: %s entry with an empty name", ErrBadParameter, kind)
+	}
+	seen := map[string]bool{}
+	for _, p := range e.Params {
+		if p.Name == "" || seen[p.Name] {
+			return fmt.Errorf("%w: %s %s: empty or repeated parameter name %q", ErrBadParameter, kind, e.Name, p.Name)
+		}
+		seen[p.Name] = true
+		if p.Type < ParamInt || p.Type > ParamInts {
+			return fmt.Errorf("%w: %s %s: parameter %s has type %v", ErrBadParameter, kind, e.Name, p.Name, p.Type)
+		}
+		if p.Default != nil {
+			if _, err := p.Convert(p.Default); err != nil {
+				return fmt.Errorf("%s %s: default: %w", kind, e.Name, err)
+			}
+		}
+	}
+	e.Kind = kind
+	re.Entry = e
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.entries[kind]
+	if m == nil {
+		m = map[string]*regEntry{}
+		r.entries[kind] = m
+	}
+	m[e.Name] = re
+	return nil
+}
+
+// RegisterNetwork adds (or replaces) the network generator e.Name. It fails on an empty
+// name, a repeated or untyped parameter, a default of the wrong type, or a nil f.
+func (r *Registry) RegisterNetwork(e Entry, f NetworkFunc) error {
+	if f == nil {
+		return fmt.Errorf("%w: nil NetworkFunc for %s", ErrBadParameter, e.Name)
+	}
+	return r.add(KindNetwork, e, &regEntry{network: f})
+}
+
+// RegisterLoads adds (or replaces) the load distribution e.Name.
+func (r *Registry) RegisterLoads(e Entry, f LoadsFunc) error {
+	if f == nil {
+		return fmt.Errorf("%w: nil LoadsFunc for %s", ErrBadParameter, e.Name)
+	}
+	return r.add(KindLoads, e, &regEntry{loads: f})
+}
+
+// RegisterAlgorithm adds (or replaces) the algorithm e.Name: f builds a fresh Balancer
+// for each run, so a custom balancer registered here can be swept from an experiment
+// file.
+func (r *Registry) RegisterAlgorithm(e Entry, f AlgorithmFunc) error {
+	if f == nil {
+		return fmt.Errorf("%w: nil AlgorithmFunc for %s", ErrBadParameter, e.Name)
+	}
+	return r.add(KindAlgorithm, e, &regEntry{algorithm: f})
+}
+
+// RegisterMetric adds (or replaces) the metric e.Name, computed after each run that asks
+// for it.
+func (r *Registry) RegisterMetric(e Entry, f MetricFunc) error {
+	if f == nil {
+		return fmt.Errorf("%w: nil MetricFunc for %s", ErrBadParameter, e.Name)
+	}
+	return r.add(KindMetric, e, &regEntry{metric: f})
+}
+
+// RegisterOther adds an entry of another kind (KindWorkload, KindChurn or a kind of the
+// caller's) with an arbitrary constructor value, retrieved by Constructor.
+func (r *Registry) RegisterOther(kind Kind, e Entry, constructor any) error {
+	if constructor == nil {
+		return fmt.Errorf("%w: nil constructor for %s %s", ErrBadParameter, kind, e.Name)
+	}
+	return r.add(kind, e, &regEntry{other: constructor})
+}
+
+// Constructor returns the constructor registered for kind and name: a NetworkFunc,
+// LoadsFunc, AlgorithmFunc, MetricFunc or the value given to RegisterOther.
+func (r *Registry) Constructor(kind Kind, name string) (any, error) {
+	re, err := r.lookup(kind, name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case re.network != nil:
+		return re.network, nil
+	case re.loads != nil:
+		return re.loads, nil
+	case re.algorithm != nil:
+		return re.algorithm, nil
+	case re.metric != nil:
+		return re.metric, nil
+	}
+	return re.other, nil
+}
+
+// Kinds returns the kinds that have entries, sorted.
+func (r *Registry) Kinds() []Kind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Kind, 0, len(r.entries))
+	for k := range r.entries {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Entries returns the entries of kind sorted by name.
+func (r *Registry) Entries(kind Kind) []Entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Entry, 0, len(r.entries[kind]))
+	for _, e := range r.entries[kind] {
+		out = append(out, e.Entry)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the names of kind's entries, sorted.
+func (r *Registry) Names(kind Kind) []string {
+	es := r.Entries(kind)
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// Lookup returns the entry of kind called name, or an error wrapping ErrUnknownName
+// that lists the known names.
+func (r *Registry) Lookup(kind Kind, name string) (Entry, error) {
+	re, err := r.lookup(kind, name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return re.Entry, nil
+}
+
+func (r *Registry) lookup(kind Kind, name string) (*regEntry, error) {
+	r.mu.RLock()
+	re := r.entries[kind][name]
+	r.mu.RUnlock()
+	if re == nil {
+		return nil, fmt.Errorf("%w: %s %q (known: %s)", ErrUnknownName, kind, name, strings.Join(r.Names(kind), ", "))
+	}
+	return re, nil
+}
+
+// Choice names a registry entry and its parameters.
+type Choice struct {
+	// Name is the registry entry's name.
+	Name string `json:"name"`
+	// Params are its parameters (absent ones take their defaults).
+	Params Params `json:"params,omitempty"`
+}
+
+// StopRule says when a run of a Spec stops (besides the balancer's own rule).
+type StopRule struct {
+	// MaxSteps bounds the steps (0: DefaultMaxSteps).
+	MaxSteps int64 `json:"max_steps,omitempty"`
+	// Tau sets the step budget to τ(G, K) (BalancingTime with the network's λ_max and K
+	// the initial discrepancy; Berenbrink et al., Theorem 2.2 and Table 1). It costs a
+	// LambdaMax per run.
+	Tau bool `json:"tau,omitempty"`
+	// UseTarget stops once the discrepancy is at most Target.
+	UseTarget bool `json:"use_target,omitempty"`
+	// Target is the discrepancy target of UseTarget.
+	Target int64 `json:"target,omitempty"`
+	// NoStability disables the stability stop of Periodic balancers.
+	NoStability bool `json:"no_stability,omitempty"`
+	// StopWhenStable is RunOptions.StopWhenStable: the stability stop also for
+	// Periodic balancers with their own termination rule.
+	StopWhenStable bool `json:"stop_when_stable,omitempty"`
+}
+
+// Spec is one run described by registry names: a network, initial loads, an algorithm,
+// a stop rule, a seed, the sampling interval and the metrics to compute. Canonical
+// fills in every default so that equal runs have equal Specs.
+type Spec struct {
+	// Network, Loads and Algorithm name registry entries of their kinds.
+	Network   Choice `json:"network"`
+	Loads     Choice `json:"loads"`
+	Algorithm Choice `json:"algorithm"`
+	// Stop adds stop rules to the balancer's own.
+	Stop StopRule `json:"stop"`
+	// Seed fixes every random choice: DeriveSeed(Seed, 1) the network's,
+	// DeriveSeed(Seed, 2) the loads', Seed itself the run's (RunOptions.Seed).
+	Seed uint64 `json:"seed"`
+	// SampleEvery is RunOptions.SampleEvery.
+	SampleEvery int64 `json:"sample_every,omitempty"`
+	// Metrics name registry metrics computed after the run.
+	Metrics []string `json:"metrics,omitempty"`
+}
+
+// SpecResult is the outcome of Registry.Run.
+type SpecResult struct {
+	// Spec is the canonical spec that ran.
+	Spec Spec `json:"spec"`
+	// Result is Run's result.
+	Result Result `json:"result"`
+	// N and Edges describe the network; InitialDiscrepancy and Total the initial loads.
+	N                  int   `json:"n"`
+	Edges              int   `json:"edges"`
+	Total              int64 `json:"total"`
+	InitialDiscrepancy int64 `json:"initial_discrepancy"`
+	// MaxSteps is the explicit step budget of the run (StopRule.MaxSteps, or τ(G, K)
+	// with StopRule.Tau); 0 means Run's default (the balancer's StepBudget, else
+	// DefaultMaxSteps).
+	MaxSteps int64 `json:"max_steps"`
+	// Metrics holds the requested metrics by name.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// Canonical returns s with every choice's parameters resolved against the registry
+// (converted, defaults filled), metrics sorted and deduplicated, or the first error,
+// naming the entry and parameter. Two Specs that describe the same run have equal
+// Canonical forms (and equal JSON encodings: map keys are sorted).
+func (r *Registry) Canonical(s Spec) (Spec, error) {
+	var err error
+	for _, c := range []struct {
+		kind Kind
+		ch   *Choice
+	}{{KindNetwork, &s.Network}, {KindLoads, &s.Loads}, {KindAlgorithm, &s.Algorithm}} {
+		var e Entry
+		if e, err = r.Lookup(c.kind, c.ch.Name); err != nil {
+			return s, err
+		}
+		if c.ch.Params, err = e.Resolve(c.ch.Params); err != nil {
+			return s, err
+		}
+	}
+	if s.Stop.MaxSteps < 0 || s.SampleEvery < 0 {
+		return s, fmt.Errorf("%w: negative max_steps %d or sample_every %d", ErrBadParameter, s.Stop.MaxSteps, s.SampleEvery)
+	}
+	ms := append([]string(nil), s.Metrics...)
+	sort.Strings(ms)
+	s.Metrics = ms[:0]
+	for i, m := range ms {
+		if i > 0 && m == ms[i-1] {
+			continue
+		}
+		if _, err := r.Lookup(KindMetric, m); err != nil {
+			return s, err
+		}
+		s.Metrics = append(s.Metrics, m)
+	}
+	if len(s.Metrics) == 0 {
+		s.Metrics = nil
+	}
+	return s, nil
+}
+
+// DeriveSeed returns the seed of stream i of a run with the given seed (splitmix64 of
+// their combination): the network uses stream 1 and the loads stream 2, so one run seed
+// fixes every random choice and distinct seeds give independent networks and loads.
+func DeriveSeed(seed uint64, i uint64) uint64 {
+	z := seed + (i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Build returns the network, initial loads and a fresh balancer of the canonical spec s
+// (see Canonical). It costs the constructors'.
+func (r *Registry) Build(s Spec) (*Graph, Loads, Balancer, error) {
+	ne, err := r.lookup(KindNetwork, s.Network.Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	le, err := r.lookup(KindLoads, s.Loads.Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ae, err := r.lookup(KindAlgorithm, s.Algorithm.Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if ne.network == nil || le.loads == nil || ae.algorithm == nil {
+		return nil, nil, nil, fmt.Errorf("%w: entry without a constructor", ErrBadParameter)
+	}
+	g, err := ne.network(s.Network.Params, DeriveSeed(s.Seed, 1))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, err)
+	}
+	if g == nil {
+		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, ErrNilNetwork)
+	}
+	l, err := le.loads(g, s.Loads.Params, DeriveSeed(s.Seed, 2))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("loads %s: %w", s.Loads.Name, err)
+	}
+	b, err := ae.algorithm(g, l, s.Algorithm.Params)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
+	}
+	if b == nil {
+		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, ErrNilBalancer)
+	}
+	return g, l, b, nil
+}
+
+// Run canonicalises s, builds its network, loads and balancer, runs them with Run
+// (RunOptions from s's stop rule, seed and sampling; workers bounds the goroutines per
+// step, 0 meaning GOMAXPROCS) and computes the requested metrics. The SpecResult holds
+// the canonical spec. A failed run returns the partial result and Run's error. Same
+// spec, same result, for any workers.
+func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, error) {
+	s, err := r.Canonical(s)
+	if err != nil {
+		return SpecResult{Spec: s, Result: Result{Status: StatusFailed}}, err
+	}
+	out := SpecResult{Spec: s}
+	g, l, b, err := r.Build(s)
+	if err != nil {
+		out.Result.Status = StatusFailed
+		return out, err
+	}
+	out.N, out.Edges = g.Order(), g.Size()
+	out.Total, out.InitialDiscrepancy = l.Total(), l.Discrepancy()
+	opts := RunOptions{
+		MaxSteps:          s.Stop.MaxSteps,
+		UseTarget:         s.Stop.UseTarget,
+		TargetDiscrepancy: s.Stop.Target,
+		NoStability:       s.Stop.NoStability,
+		StopWhenStable:    s.Stop.StopWhenStable,
+		SampleEvery:       s.SampleEvery,
+		Seed:              s.Seed,
+		Workers:           workers,
+	}
+	if s.Stop.Tau {
+		sp, err := LambdaMax(g, nil)
+		if err != nil {
+			out.Result.Status = StatusFailed
+			return out, fmt.Errorf("stop tau: %w", err)
+		}
+		k := out.InitialDiscrepancy
+		if k < 1 {
+			k = 1
+		}
+		tau, err := BalancingTime(sp.LambdaMax, g.Order(), k)
+		if err != nil {
+			out.Result.Status = StatusFailed
+			return out, fmt.Errorf("stop tau: %w", err)
+		}
+		if opts.MaxSteps == 0 || tau < opts.MaxSteps {
+			opts.MaxSteps = tau
+		}
+	}
+	out.MaxSteps = opts.MaxSteps
+	res, err := Run(ctx, g, l, b, &opts)
+	out.Result = res
+	if err != nil {
+		return out, err
+	}
+	if len(s.Metrics) > 0 {
+		out.Metrics = make(map[string]float64, len(s.Metrics))
+		for _, m := range s.Metrics {
+			me, err := r.lookup(KindMetric, m)
+			if err != nil {
+				return out, err
+			}
+			v, err := me.metric(MetricInput{Net: g, Loads: l, Balancer: b, Result: res, Params: s.Algorithm.Params})
+			if errors.Is(err, ErrNotApplicable) {
+				continue
+			}
+			if err != nil {
+				return out, fmt.Errorf("metric %s: %w", m, err)
+			}
+			out.Metrics[m] = v
+		}
+	}
+	return out, nil
+}
