@@ -219,11 +219,15 @@ func TestPlotRendersWithoutFonts(t *testing.T) {
 }
 
 // TestExamplePlotsRender runs every example under examples/ with -quick and checks
-// every SVG it writes as TestPlotRendersWithoutFonts does. It takes about 20 s (it
-// builds and runs the examples), so -short skips it.
+// every SVG it writes as TestPlotRendersWithoutFonts does. It takes about 20 s of CPU
+// (it builds and runs the examples), so -short and -race skip it; .ci/run runs it
+// on its own without -race.
 func TestExamplePlotsRender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not running the examples")
+	}
+	if plotRace {
+		t.Skip("-race: not running the examples (.ci/run runs this test without -race)")
 	}
 	bin := rsvgConvert(t)
 	gobin, err := exec.LookPath("go")
