@@ -204,8 +204,8 @@ func renderCases(t *testing.T) map[string][]byte {
 // overlaps data or axes or is clipped. It also shows that the check can fail: a legend
 // forced into the corner the data pass through must be reported.
 //
-// The race detector slows the PNG decoding about fivefold and plotting has no concurrency, so
-// -race skips it; .ci/run runs it on its own without -race.
+// The race detector slows the PNG decoding about fivefold and plotting has no
+// concurrency, so -race skips it; .ci/run runs it on its own without -race.
 func TestPlotRendersWithoutFonts(t *testing.T) {
 	if plotRace {
 		t.Skip("-race: not rasterising (.ci/run runs this test without -race)")
