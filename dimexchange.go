@@ -292,7 +292,7 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 	}
 	inner, err := build(tree)
 	if err != nil {
-		return nil, err
+		return nil, wrapf(err, "NewSpanningTree: the tree algorithm's constructor failed")
 	}
 	if inner == nil {
 		return nil, ErrNilBalancer
@@ -358,7 +358,8 @@ func (b *SpanningTreeBalancer) Step(s *State) error {
 	return err
 }
 
-// Done forwards to the tree algorithm's termination rule (false if it has none).
+// Done forwards to the tree algorithm's termination rule (false if it has none). It
+// costs what the tree algorithm's Done costs.
 func (b *SpanningTreeBalancer) Done(s *State) bool {
 	t, ok := b.inner.(Terminator)
 	if !ok {
@@ -369,6 +370,38 @@ func (b *SpanningTreeBalancer) Done(s *State) bool {
 	done := t.Done(s)
 	s.Net = net
 	return done
+}
+
+// HasRule reports whether the tree algorithm has a termination rule of its own
+// (OptionalTerminator): it implements Terminator and, if it is an OptionalTerminator,
+// its HasRule reports true.
+func (b *SpanningTreeBalancer) HasRule(s *State) bool {
+	if _, ok := b.inner.(Terminator); !ok {
+		return false
+	}
+	o, ok := b.inner.(OptionalTerminator)
+	if !ok {
+		return true
+	}
+	net := s.Net
+	s.Net = b.tree
+	has := o.HasRule(s)
+	s.Net = net
+	return has
+}
+
+// DescribeResult forwards to the tree algorithm's summary (ResultDescriber), or returns
+// the discrepancy, moves and messages if it has none. O(n).
+func (b *SpanningTreeBalancer) DescribeResult(s *State) string {
+	d, ok := b.inner.(ResultDescriber)
+	if !ok {
+		return describeTimedBalance(s)
+	}
+	net := s.Net
+	s.Net = b.tree
+	text := d.DescribeResult(s)
+	s.Net = net
+	return text
 }
 
 // Period forwards to the tree algorithm's stability period (0, no check, if it has none).

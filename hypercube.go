@@ -30,7 +30,7 @@ import (
 const PairOverhead = 1
 
 // PairTime returns the model time of balancing one pair of processors holding a and b
-// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3).
+// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3). It costs O(1).
 func PairTime(a, b int64) int64 {
 	d := a - b
 	if d < 0 {
@@ -41,7 +41,7 @@ func PairTime(a, b int64) int64 {
 
 // MinimumError returns the smallest error (max − min) any distribution of n tokens on p
 // processors can have: 0 if p divides n, else 1 (Plaxton, section 2). It returns -1 for
-// p < 1 or n < 0.
+// p < 1 or n < 0. It costs O(1).
 func MinimumError(n int64, p int) int64 {
 	switch {
 	case p < 1 || n < 0:
@@ -303,6 +303,10 @@ func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
 
 // Done reports whether the schedule is finished (Terminator).
 func (b *CubeBalancer) Done(*State) bool { return b.core.phase == phaseDone }
+
+// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
+// accounting, not the step count), the discrepancy, moves and messages. O(n).
+func (b *CubeBalancer) DescribeResult(s *State) string { return describeTimedBalance(s) }
 
 // String names the algorithm and the network.
 func (b *CubeBalancer) String() string { return b.core.String() }
