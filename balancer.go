@@ -75,7 +75,8 @@ type Invariant uint8
 
 // The invariants Run checks. A balancer keeps both unless it implements Invariants.
 const (
-	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal).
+	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal),
+	// plus the workload's arrivals minus its completions (RunOptions.Workload).
 	Conserves Invariant = 1 << iota
 	// NonNegative: no load is ever negative.
 	NonNegative
@@ -144,6 +145,14 @@ type State struct {
 	Rand *rand.Rand
 	// Workers is the most goroutines a step may use (from RunOptions.Workers).
 	Workers int
+	// Workload is RunOptions.Workload (nil in a static run). Balancers that assume a
+	// fixed total check it in Init and refuse a workload.
+	Workload Workload
+	// Arrived and Completed count the tokens the workload has added and removed so far.
+	Arrived, Completed int64
+	// Live is nil in a run without RunOptions.Churn; otherwise Live[e] says whether the
+	// link of edge end e (Graph.EdgeIndex) is up at this step. Both ends of a link agree.
+	Live []bool
 }
 
 // Status says why a run stopped.
@@ -226,6 +235,15 @@ type RunOptions struct {
 	// Workers bounds the goroutines a step may use; 0 means GOMAXPROCS. Results never
 	// depend on it.
 	Workers int
+	// Workload, if not nil, adds and removes tokens after every step (see Workload);
+	// Result.Arrived and Result.Completed count them and the Conserves check becomes
+	// exact accounting. A run with a workload or churn has no stability stop.
+	Workload Workload
+	// Churn, if not nil, fails and recovers links before every step (see Churn).
+	Churn Churn
+	// Steady, if not nil, measures steady-state metrics after a warm-up into
+	// Result.Steady (see SteadyOptions); it costs an O(n) scan per measured step.
+	Steady *SteadyOptions
 }
 
 // Sample is a snapshot of a run's metrics.
@@ -245,6 +263,11 @@ type Sample struct {
 	Messages int64 `json:"messages"`
 	// Negative is the number of nodes with a negative load (only the FGS comparators).
 	Negative int `json:"negative"`
+	// Arrived and Completed are the workload's counts so far (0 without a workload).
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Down is the number of links down at the sample (0 without churn).
+	Down int `json:"down,omitempty"`
 }
 
 // Recorder receives samples during a run (progress bars, live plots, custom checks).
@@ -283,6 +306,13 @@ type Result struct {
 	// a balancer that does not describe its results, for which String prints the time,
 	// discrepancy, moves and messages.
 	Summary string `json:"summary,omitempty"`
+	// Initial is the initial total; Arrived and Completed are the tokens the workload
+	// added and removed, so the final total is Initial + Arrived − Completed.
+	Initial   int64 `json:"initial"`
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Steady holds the steady-state metrics when RunOptions.Steady is set.
+	Steady *SteadyStats `json:"steady,omitempty"`
 }
 
 // Discrepancy returns the final discrepancy. It costs O(n).
@@ -297,6 +327,9 @@ func (r Result) String() string {
 	} else {
 		s = fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
 			r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	}
+	if r.Arrived > 0 || r.Completed > 0 {
+		s += fmt.Sprintf(", arrived %d, completed %d", r.Arrived, r.Completed)
 	}
 	if r.NegativeSteps > 0 {
 		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
@@ -365,6 +398,12 @@ func BalancerName(b Balancer) string {
 // the balancer's Init and StepBudget), then per step the balancer's Step, O(n) more when
 // UseTarget is set or the balancer may go negative, O(n) per sample and per stability
 // check, and O(1) otherwise; the Trace grows by one Sample per sample.
+//
+// With RunOptions.Workload, Run applies it after every step and checks exact
+// accounting (total = initial + arrivals − completions); with RunOptions.Churn, it
+// updates State.Live before every step; a balancer that cannot honour either refuses it
+// in Init, and Run returns that error. With RunOptions.Steady, a measured step costs
+// O(n) more. See docs/dynamic.md.
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
@@ -385,6 +424,8 @@ type runner struct {
 	period   int64
 	snapshot Loads
 	checked  int64 // the step count at the last successful invariant check
+	down     int
+	steady   *steadyMeter
 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
@@ -417,6 +458,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		return r, err
 	}
 	r.total = total
+	r.res.Initial = total
 	r.keeps = Conserves | NonNegative
 	if k, ok := b.(InvariantKeeper); ok {
 		r.keeps = k.Invariants()
@@ -431,6 +473,9 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		Seed:    r.opts.Seed,
 		Rand:    rand.New(rand.NewPCG(r.opts.Seed, 0x746f6b656e64)),
 		Workers: workers,
+	}
+	if err := r.initDynamics(); err != nil {
+		return r, err
 	}
 	if in, ok := b.(Initializer); ok {
 		if err := in.Init(&r.s); err != nil {
@@ -450,11 +495,20 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 			r.opts.MaxSteps = budget
 		}
 	}
+	if w := r.opts.Workload; w != nil {
+		if err := w.Init(&r.s); err != nil {
+			return r, fmt.Errorf("tokendist: workload %s: %w", workloadName(w), err)
+		}
+	}
+	if err := r.initSteady(); err != nil {
+		return r, err
+	}
 	r.done, _ = b.(Terminator)
 	if o, ok := b.(OptionalTerminator); ok && r.done != nil && !o.HasRule(&r.s) {
 		r.done = nil
 	}
-	if p, ok := b.(Periodic); ok && !r.opts.NoStability && (r.done == nil || r.opts.StopWhenStable) {
+	dynamic := r.opts.Workload != nil || r.opts.Churn != nil
+	if p, ok := b.(Periodic); ok && !r.opts.NoStability && !dynamic && (r.done == nil || r.opts.StopWhenStable) {
 		r.period = p.Period(&r.s)
 		if r.period > 0 {
 			r.snapshot = r.s.Loads.Clone()
@@ -481,6 +535,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Status = status
 	r.res.Loads = s.Loads
 	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	r.res.Arrived, r.res.Completed = s.Arrived, s.Completed
+	if r.steady != nil {
+		r.res.Steady = r.steady.stats()
+	}
 	if d, ok := r.b.(ResultDescriber); ok && len(s.Loads) == s.Net.Order() {
 		r.res.Summary = d.DescribeResult(s)
 	}
@@ -507,10 +565,23 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 		if s.Steps >= r.opts.MaxSteps {
 			return StatusMaxSteps, nil
 		}
+		if r.opts.Churn != nil {
+			if err := r.applyChurn(); err != nil {
+				return StatusFailed, err
+			}
+		}
 		if err := r.b.Step(s); err != nil {
 			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
 		s.Steps++
+		if r.opts.Workload != nil {
+			if err := r.applyWorkload(); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if r.steady != nil {
+			r.steady.observe(s)
+		}
 		if checkNeg {
 			r.countNegative()
 		}
@@ -568,9 +639,9 @@ func (r *runner) check() error {
 			}
 		}
 	}
-	want := r.total
+	want := r.total + s.Arrived - s.Completed
 	if a, ok := r.b.(Accountant); ok && r.keeps&Conserves == 0 {
-		want = a.ExpectedTotal(s)
+		want = a.ExpectedTotal(s) + s.Arrived - s.Completed
 	} else if r.keeps&Conserves == 0 {
 		r.checked = s.Steps
 		return nil
@@ -596,6 +667,7 @@ func (r *runner) sample() error {
 	smp := Sample{
 		Step: s.Steps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
 		Potential: s.Loads.Potential(), Moved: s.Moved, Messages: s.Messages,
+		Arrived: s.Arrived, Completed: s.Completed, Down: r.down,
 	}
 	if mn < 0 {
 		for _, x := range s.Loads {

@@ -157,6 +157,7 @@ func (b *edgeDiffusion) prepChunks(lo, hi int) {
 // Messages count each link at its lower end.
 func (b *edgeDiffusion) applyChunks(lo, hi int) {
 	loads, old, off, adj, D := b.s.Loads, b.old, b.ln.g.off, b.ln.g.adj, b.slots
+	live := b.s.Live
 	for c := lo; c < hi; c++ {
 		var moved, msgs int64
 		v0, v1 := b.ln.chunkRange(c)
@@ -164,6 +165,9 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 			xk := old[k]
 			acc := xk
 			for e := off[k]; e < off[k+1]; e++ {
+				if live != nil && !live[e] {
+					continue // a link that is down carries no flow; FGS keeps its error
+				}
 				j := int(adj[e])
 				low := int64(k-j) >> 63 // −1 at the lower end, else 0
 				sign := -2*low - 1
@@ -206,6 +210,11 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 // State.Workers goroutines on large networks (results do not depend on the number of
 // workers) and does not allocate. On a non-regular network d is the maximum degree (the
 // lazy walk of TransitionMatrix). Run's default budget is τ(G, K) rounds (StepBudget).
+//
+// Dynamic runs: the three schemes accept a Workload (a round diffuses the loads the
+// workload left) and Churn: a link that is down carries no flow in that round (its
+// share stays at both ends, d is unchanged), and FGSDeterministic keeps its accumulated
+// error until the link is back.
 type RSWDiffusion struct{ edgeDiffusion }
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or

@@ -23,6 +23,10 @@ import (
 // up to State.Workers goroutines on large networks (results do not depend on the number
 // of workers) and does not allocate. Run's default budget is τ(G, K) rounds
 // (StepBudget).
+//
+// Dynamic runs: it accepts a Workload and Churn. A proposal sent over a link that is
+// down is lost: the receiver does not count it, and the proposer stays active (it
+// accepts no proposal itself), so a failed link is never matched.
 type RandomMatching struct {
 	ln          *lazyNet
 	prop        []int32 // the neighbour an active node proposes to, or −1
@@ -142,7 +146,7 @@ func (b *RandomMatching) proposeChunks(lo, hi int) {
 // matchChunks is the second pass: an inactive node with exactly one proposer balances
 // with it. It alone writes the proposer's load, which no other node reads.
 func (b *RandomMatching) matchChunks(lo, hi int) {
-	loads, off, adj := b.s.Loads, b.ln.g.off, b.ln.g.adj
+	loads, off, adj, live := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.s.Live
 	for c := lo; c < hi; c++ {
 		var moved, msgs int64
 		v0, v1 := b.ln.chunkRange(c)
@@ -152,7 +156,7 @@ func (b *RandomMatching) matchChunks(lo, hi int) {
 			}
 			p, count := -1, 0
 			for e := off[j]; e < off[j+1]; e++ {
-				if k := int(adj[e]); int(b.prop[k]) == j {
+				if k := int(adj[e]); int(b.prop[k]) == j && (live == nil || live[e]) {
 					p, count = k, count+1
 				}
 			}

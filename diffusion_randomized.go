@@ -28,6 +28,14 @@ import (
 // O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
 // gives O(log n) on hypercubes, O(√log n) on constant-dimensional tori and
 // O(d log log n) on expanders. See docs/implementation.md for how a round is laid out.
+//
+// Dynamic runs: it accepts a Workload (a round diffuses the loads the workload left;
+// when they no longer fit the cached load range, the round rescans it, O(n)) and Churn:
+// the share a node draws for a neighbour whose link is down stays at the node (as if
+// the slot were one of its own), so the slots and their probabilities are unchanged and
+// only the live links carry tokens. Under churn a round makes a third, sequential pass
+// over the links, O(n + m), that returns the shares of the links that are down and
+// removes them from Moved and Messages.
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
@@ -180,6 +188,10 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 	b.grp.For(c, b.workers, b.gatherFn)
 	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 	b.known = true
+	if s.Live != nil {
+		b.returnDeadShares(s)
+		b.known = false
+	}
 	b.s = nil
 	s.Moved += sumChunks(b.moved)
 	s.Messages += sumChunks(b.msgs)
@@ -546,4 +558,47 @@ func (b *RandomizedDiffusion) position(e int) uint64 {
 		return uint64(b.link[e] & 63)
 	}
 	return uint64(b.pos32[e])
+}
+
+// share returns the tokens node k's record of this round sends to the neighbour at
+// position p of its list.
+func (b *RandomizedDiffusion) share(k int, p uint64) uint64 {
+	d := b.d & 63
+	var rec uint64
+	switch b.format {
+	case rd16:
+		rec = uint64(b.p16[k])
+	case rd32:
+		rec = uint64(b.p32[k])
+	case rd64:
+		rec = b.p64[k]
+	default:
+		w := b.wide[b.stride*k:]
+		return w[0] + w[1+int(p>>6)]>>(p&63)&1
+	}
+	return rec>>d + b.qmin + rec>>(p&63)&1
+}
+
+// returnDeadShares undoes, for every link that is down, the shares its two ends sent
+// each other in the gather pass, and takes them out of Moved and Messages. O(n + m).
+func (b *RandomizedDiffusion) returnDeadShares(s *State) {
+	g := b.ln.g
+	var moved, msgs int64
+	for k := 0; k < g.Order(); k++ {
+		for e := g.off[k]; e < g.off[k+1]; e++ {
+			if s.Live[e] {
+				continue
+			}
+			j := int(g.adj[e])
+			out := b.share(k, uint64(e-g.off[k])) // k → j, returned to k
+			in := b.share(j, b.position(e))       // j → k, taken back from k
+			s.Loads[k] += int64(out) - int64(in)
+			moved += int64(out)
+			if out > 0 {
+				msgs++
+			}
+		}
+	}
+	s.Moved -= moved
+	s.Messages -= msgs
 }

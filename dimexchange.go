@@ -52,6 +52,13 @@ const parallelMinEdges = 1 << 14
 // Protocol). A step costs O(|matching|); large matchings are split across cores (the
 // edges of one colour are disjoint, so the split never changes the result). Step does
 // not allocate. A value can be reused for several runs, but not concurrently.
+//
+// Dynamic runs: THRESHOLD-1, THRESHOLD-2 and user protocols accept a Workload (each
+// step applies the protocol to the loads as the workload left them; nothing in them
+// depends on the total) and Churn (the colouring stays that of the full graph; a step
+// skips the active links that are down, at O(|matching|·log Δ) for the lookup).
+// DISCREPANCY-1 refuses both in Init: its termination rule and its phases assume a
+// fixed total and fixed links.
 type DimensionExchange struct {
 	g     *Graph
 	ec    *EdgeColoring
@@ -78,6 +85,8 @@ type DimensionExchange struct {
 	moved atomic.Int64
 	errMu sync.Mutex
 	err   error
+
+	liveBuf []int32 // the live pairs of the current matching, under churn
 }
 
 // NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
@@ -148,6 +157,18 @@ func (d *DimensionExchange) Init(s *State) error {
 		d.chunk = d.runChunk
 	}
 	if d.kind == discrepancy1 {
+		if err := refuseDynamic(s, d.name, false, false, "its termination rule and phases assume a fixed total and fixed links"); err != nil {
+			return err
+		}
+	}
+	if s.Live != nil && d.liveBuf == nil {
+		most := 0
+		for _, m := range d.ec.match {
+			most = max(most, len(m))
+		}
+		d.liveBuf = make([]int32, 0, most)
+	}
+	if d.kind == discrepancy1 {
 		d.initDiscrepancy1(s)
 	}
 	return nil
@@ -180,6 +201,9 @@ func (d *DimensionExchange) Step(s *State) error {
 		d.beforeDiscrepancy1Step(s)
 	}
 	pairs := d.ec.match[s.Steps%d.chi]
+	if s.Live != nil {
+		pairs = liveMatching(d.g, s.Live, pairs, d.liveBuf)
+	}
 	edges := len(pairs) / 2
 	s.Messages += 2 * int64(edges)
 	workers := min(s.Workers, par.Workers(edges, parallelMinEdges))
@@ -324,8 +348,13 @@ func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
 }
 
 // Init checks that the run's network is the graph the tree spans (O(n log Δ) unless it
-// is the same *Graph) and initialises the tree algorithm.
+// is the same *Graph) and initialises the tree algorithm. A Workload is passed on to the
+// tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
+// indexes the links of the graph, not of the tree.
 func (b *SpanningTreeBalancer) Init(s *State) error {
+	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
+		return err
+	}
 	if g, ok := s.Net.(*Graph); !ok || g != b.g {
 		other, err := AsGraph(s.Net)
 		if err != nil {

@@ -112,6 +112,23 @@
 // (a Balancer, with delay policies) and RunPerfectTreeConcurrent with one goroutine per
 // node and channels as links; OptimalPerfectMoves gives the exact optimum for comparison.
 //
+// # Dynamic runs
+//
+// RunOptions.Workload adds and removes tokens after every step — NewPoissonArrivals (λ
+// per node or per network), NewHotSpot, NewAdversary (at the heaviest node),
+// NewTraceArrivals (a CSV trace), NewService (μ per node), composed with
+// NewCombinedWorkload and shaped with NewBursts and NewWindow — and Run checks exact
+// accounting: total = initial + arrivals − completions (Result.Arrived,
+// Result.Completed). RunOptions.Churn fails and recovers links (NewRandomChurn,
+// NewChurnSchedule) through State.Live; the dimension-exchange schemes keep the
+// colouring of the full graph and skip links that are down, the diffusion and matching
+// schemes use the live links. RunOptions.Steady measures the time-average and
+// 95th-percentile discrepancy and maximum load after a warm-up, tokens moved per
+// arrival, and a documented instability test (SteadyStats). Balancers whose algorithm
+// assumes a fixed total or fixed links (DISCREPANCY-1, PerfectTree, the hypercube
+// schedules, NewMultiBalance, RingScheduler) refuse them in Init; each balancer's doc
+// comment says which. docs/dynamic.md has the model and the study of examples/dynamic.
+//
 // # Reproducibility
 //
 // One uint64 seed fixes every random choice: in generators, in initial loads, and in

@@ -8,6 +8,10 @@ package tokendist
 // a Funcs from the notebook's functions instead. Nil fields mean: no set-up, no
 // termination rule (so a PeriodFunc's stability check applies), no stability period.
 // Its methods cost what the functions cost.
+//
+// Dynamic runs: Funcs accepts a Workload and Churn; StepFunc sees them in State
+// (State.Workload, State.Live) and should honour State.Live itself. With
+// ExpectedTotalFunc, Run checks ExpectedTotal + arrivals − completions.
 type Funcs struct {
 	// Name names the balancer in results and errors ("Funcs" if empty).
 	Name string

@@ -290,7 +290,13 @@ func newCubeBalancer(name string, net Network, opts *CubeOptions, algo cubeAlgo)
 }
 
 // Init validates the network and resets the schedule (Initializer).
+//
+// It refuses a Workload and Churn: the schedule is fixed in advance for the initial
+// loads and fixed links (Plaxton's algorithms balance a fixed total).
 func (b *CubeBalancer) Init(s *State) error {
+	if err := refuseDynamic(s, b.core.name, false, false, "its schedule is fixed in advance for a fixed total and fixed links"); err != nil {
+		return err
+	}
 	if err := sameCube(b.core.name, b.core.shape, s.Net); err != nil {
 		return err
 	}

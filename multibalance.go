@@ -108,8 +108,14 @@ func NewMultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBal
 
 // Init validates the network, checks that the loads are the group sums, and restarts
 // from the initial group loads (Initializer).
+//
+// It refuses a Workload and Churn: the loads must stay the sums of the group loads, and
+// the schedule is fixed in advance.
 func (b *MultiBalancer) Init(s *State) error {
 	c := &b.core
+	if err := refuseDynamic(s, c.name, false, false, "the loads must stay the sums of the group loads on a fixed schedule"); err != nil {
+		return err
+	}
 	if err := sameCube(c.name, c.shape, s.Net); err != nil {
 		return err
 	}

@@ -224,8 +224,13 @@ func (pt *PerfectTree) String() string {
 }
 
 // Init builds the scheduler for the run's network and loads (O(N + M log Δ)) and runs
-// time 0, when every node starts.
+// time 0, when every node starts. It refuses a Workload and Churn: the protocol counts
+// the fixed total up the tree once and then distributes exactly that many tokens, and
+// its messages travel over fixed links (Margara et al., section 3).
 func (pt *PerfectTree) Init(s *State) error {
+	if err := refuseDynamic(s, "PerfectTree", false, false, "the protocol counts a fixed total once and distributes exactly it over fixed links"); err != nil {
+		return err
+	}
 	g, err := AsGraph(s.Net)
 	if err != nil {
 		return err

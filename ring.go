@@ -297,8 +297,12 @@ func (r ringNb) len() int { return r.n }
 func (r ringNb) String() string { return fmt.Sprint(r.v[:r.n]) }
 
 // Init validates the network (R_p) and the loads (the root on PE 0), resets the run state
-// and the rule (Resetter), and queues the root.
+// and the rule (Resetter), and queues the root. It refuses a Workload and Churn: its
+// loads are the tasks of a dag, which spawn and finish by the dag's own rule.
 func (b *RingScheduler) Init(s *State) error {
+	if err := refuseDynamic(s, "RingScheduler", false, false, "its loads are the tasks of a growing dag, accounted by the dag"); err != nil {
+		return err
+	}
 	if err := checkRing(s.Net, b.p); err != nil {
 		return err
 	}

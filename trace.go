@@ -13,17 +13,32 @@ type Trace []Sample
 // traceHeader names the CSV columns, in Sample's field order.
 var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}
 
-// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. It
-// costs O(len(t)).
+// dynamicHeader names the extra columns of a dynamic run's trace.
+var dynamicHeader = []string{"arrived", "completed", "down"}
+
+// WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. A
+// trace of a dynamic run (a sample with arrivals, completions or links down) has three
+// more columns: arrived, completed, down. It costs O(len(t)).
 func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(traceHeader); err != nil {
+	dynamic := false
+	for _, s := range t {
+		dynamic = dynamic || s.Arrived != 0 || s.Completed != 0 || s.Down != 0
+	}
+	header := traceHeader
+	if dynamic {
+		header = append(append([]string(nil), traceHeader...), dynamicHeader...)
+	}
+	if err := cw.Write(header); err != nil {
 		return wrapf(err, "WriteCSV")
 	}
 	i := strconv.FormatInt
 	for _, s := range t {
 		row := []string{i(s.Step, 10), i(s.Time, 10), i(s.Discrepancy, 10), i(s.Max, 10), i(s.Min, 10),
 			s.Potential.String(), i(s.Moved, 10), i(s.Messages, 10), strconv.Itoa(s.Negative)}
+		if dynamic {
+			row = append(row, i(s.Arrived, 10), i(s.Completed, 10), strconv.Itoa(s.Down))
+		}
 		if err := cw.Write(row); err != nil {
 			return wrapf(err, "WriteCSV")
 		}
