@@ -33,9 +33,12 @@ const streamChurn = -3
 // LinkEvent is one entry of a churn schedule: after step Step − 1 (so for step Step and
 // later, until another event), the link (U, V) is up or down. Steps count from 0.
 type LinkEvent struct {
+	// Step is the first step that sees the new state of the link.
 	Step int64
+	// U and V are the ends of the link (in either order).
 	U, V int
-	Up   bool
+	// Up says whether the link is up (true) or down (false) from Step on.
+	Up bool
 }
 
 // LinkChurn is a churn schedule, random (NewRandomChurn) or listed (NewChurnSchedule).

@@ -34,9 +34,9 @@ const (
 	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
 	// legend in that corner of the data area, whatever it covers.
 	LegendTopRight
-	LegendTopLeft
-	LegendBottomRight
-	LegendBottomLeft
+	LegendTopLeft     // the top left corner
+	LegendBottomRight // the bottom right corner
+	LegendBottomLeft  // the bottom left corner
 	// LegendHidden draws no legend.
 	LegendHidden
 )

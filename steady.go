@@ -40,8 +40,8 @@ type SteadyStats struct {
 	From    int64 `json:"from"`
 	Samples int64 `json:"samples"`
 	// MeanDiscrepancy and P95Discrepancy are the time-average and the 95th percentile
-	// (nearest rank) of the discrepancy over the measurements; likewise for Max, the
-	// maximum load. MeanTotal is the average total.
+	// (nearest rank) of the discrepancy over the measurements; MeanMax and P95Max the
+	// same for the maximum load. MeanTotal is the average total.
 	MeanDiscrepancy float64 `json:"mean_discrepancy"`
 	P95Discrepancy  int64   `json:"p95_discrepancy"`
 	MeanMax         float64 `json:"mean_max"`
