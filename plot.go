@@ -31,12 +31,15 @@ const (
 	// the width), and else a strip below the plot on an image made taller by the
 	// legend's height.
 	LegendAuto LegendPlace = iota
-	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
-	// legend in that corner of the data area, whatever it covers.
+	// LegendTopRight puts the legend in the top right corner of the data area, whatever
+	// it covers; the next three name the other corners.
 	LegendTopRight
-	LegendTopLeft     // the top left corner
-	LegendBottomRight // the bottom right corner
-	LegendBottomLeft  // the bottom left corner
+	// LegendTopLeft puts the legend in the top left corner of the data area.
+	LegendTopLeft
+	// LegendBottomRight puts the legend in the bottom right corner of the data area.
+	LegendBottomRight
+	// LegendBottomLeft puts the legend in the bottom left corner of the data area.
+	LegendBottomLeft
 	// LegendHidden draws no legend.
 	LegendHidden
 )
