@@ -14,7 +14,7 @@ import (
 // TestDocComments parses the package and fails on any exported name — constant,
 // variable, function, type, method, struct field or interface method — without a doc
 // comment. A grouped declaration's comment documents its names, and a field or constant
-// listed with others on one line shares the comment above that line.
+// in a run of consecutive lines is documented by the run's comment when that names it.
 func TestDocComments(t *testing.T) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
@@ -38,13 +38,27 @@ func TestDocComments(t *testing.T) {
 			if strings.TrimSpace(v.Doc) != "" {
 				continue
 			}
+			// As for fields: a spec is documented by its own comment or by the comment of
+			// its group (consecutive lines) when that comment names it.
+			group, prevLine := "", -10
 			for _, spec := range v.Decl.Specs {
 				vs := spec.(*ast.ValueSpec)
+				line := fset.Position(vs.Pos()).Line
+				if vs.Doc != nil {
+					line = fset.Position(vs.Doc.Pos()).Line
+				}
+				if line > prevLine+1 {
+					group = ""
+				}
+				prevLine = fset.Position(vs.End()).Line
+				if vs.Doc != nil {
+					group = vs.Doc.Text()
+				}
 				if vs.Doc != nil || vs.Comment != nil {
 					continue
 				}
 				for _, n := range vs.Names {
-					if n.IsExported() {
+					if n.IsExported() && !mentions(group, n.Name) {
 						miss(n.Pos(), kind+" "+n.Name)
 					}
 				}
