@@ -35,9 +35,9 @@ const streamChurn = -3
 type LinkEvent struct {
 	// Step is the first step that sees the new state of the link.
 	Step int64
-	// U and V are the ends of the link (in either order).
+	// U and V are the link's ends (an edge of the network, either order).
 	U, V int
-	// Up says whether the link is up (true) or down (false) from Step on.
+	// Up is true for a recovery, false for a failure.
 	Up bool
 }
 

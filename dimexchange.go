@@ -75,6 +75,13 @@ type DimensionExchange struct {
 	cycles   int64   // completed cycles
 	allDone  bool    // every node's rule held at the end of one cycle
 
+	// DISCREPANCY-1 convergecast termination (NewDiscrepancy1With).
+	convergecast bool
+	ccRadius     int64   // eccentricity r of the root (a centre)
+	ccUp         []int64 // ccUp[ℓ]: non-root nodes of height ℓ (send at step ℓ of a cycle)
+	ccDown       []int64 // ccDown[d-1]: nodes at depth d (hear "stop" at step r+d-1)
+	ccStop       int64   // step count at which the run stops, -1 before the root decides
+
 	// Per-step scratch for the parallel split; set before each par.Group.For call.
 	group par.Group
 	chunk func(lo, hi int)
@@ -223,6 +230,9 @@ func (d *DimensionExchange) Step(s *State) error {
 	}
 	if d.kind == discrepancy1 {
 		d.afterDiscrepancy1Step(s)
+		if d.convergecast {
+			d.afterConvergecastStep(s)
+		}
 	}
 	return nil
 }

@@ -23,11 +23,57 @@ import (
 // discrepancy after cycle 2 is 2.
 // Done therefore reports the rule holding at every node at the end of the same cycle,
 // which no run of our sweeps saw fail; Decisions reports when each node's own rule
-// first held. Period is one cycle, 2·χ·n steps. g must be a tree, else
-// ErrNotTree (use NewSpanningTree for other graphs). It costs O(n + m) plus the
-// colouring (O(n + m) for BipartiteColoring on a tree); a step costs O(|matching|), plus
-// O(n) at the start and end of every cycle.
+// first held. NewDiscrepancy1With offers a distributed version of this check (a
+// convergecast over the tree, 2⌈D/2⌉ extra steps). Period is one cycle, 2·χ·n steps. g
+// must be a tree, else ErrNotTree (use NewSpanningTree for other graphs). It costs
+// O(n + m) plus the colouring (O(n + m) for BipartiteColoring on a tree); a step costs
+// O(|matching|), plus O(n) at the start and end of every cycle.
 func NewDiscrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
+	return NewDiscrepancy1With(g, ec, &Discrepancy1Options{Nodes: n})
+}
+
+// Discrepancy1Options configures NewDiscrepancy1With; the zero value is NewDiscrepancy1's
+// behaviour (n = g.Order(), the global termination check).
+type Discrepancy1Options struct {
+	// Nodes is the n every node knows (0: g.Order()); a larger value, an upper bound
+	// known to the nodes, lengthens the phases of χ·n steps.
+	Nodes int
+	// Convergecast replaces the global termination check by one the tree runs itself
+	// (see NewDiscrepancy1With): false keeps the global check of NewDiscrepancy1.
+	Convergecast bool
+}
+
+// NewDiscrepancy1With returns DISCREPANCY-1 (Houle, Symvonis and Wood, section 5) as
+// NewDiscrepancy1 does, with options (nil: the zero Discrepancy1Options).
+//
+// With Convergecast set, termination is a distributed protocol over the tree itself
+// instead of a global check. The tree is rooted at a centre c (Graph.Center), whose
+// eccentricity is the radius r = ⌈D/2⌉ for diameter D. At the end of every cycle k ≥ 2
+// each node v holds its bit "localMax(v) is unchanged from cycle k − 1" (the paper's
+// rule); the bits are ANDed up the tree while cycle k + 1's exchanges go on, one hop per
+// step: a node of height ℓ (longest path down to a leaf) sends its subtree's AND to its
+// parent during step ℓ of the new cycle, so the root has the AND of all n bits after r
+// steps. If it is true the root broadcasts "stop", one hop per step: a node at depth d
+// learns it during step r + d − 1 and stops, and the run ends (Done) 2r steps after the
+// end of cycle k. So it stops exactly 2r = 2⌈D/2⌉ steps (D or D + 1) after the global
+// check would have, on the same cycle; the exchanges of those 2r steps keep running
+// (and cannot raise the discrepancy: THRESHOLD-1 and THRESHOLD-1 PLUS never raise the
+// maximum nor lower the minimum), so the run ends with the discrepancy the global check
+// would have seen, or less. Costs counted in the run's State: each of those steps
+// advances Time by one like any other and sends its matching's load messages; the
+// control messages add n − 1 per convergecast (one per non-root node, sent after every
+// cycle from the second on) and n − 1 for the broadcast. The simulation computes the
+// AND at the end of the cycle and delivers it after this exact delay, counting each
+// control message at the step in which it would be sent. 2r < 2·χ·n, so a convergecast
+// finishes within the cycle that follows the one it reports on. The option adds O(n) to the
+// construction (a centre and a breadth-first search) and O(1) to a step. Whether the
+// global rule itself is correct is open: see docs/proofs/discrepancy1.md.
+func NewDiscrepancy1With(g *Graph, ec *EdgeColoring, opts *Discrepancy1Options) (*DimensionExchange, error) {
+	var o Discrepancy1Options
+	if opts != nil {
+		o = *opts
+	}
+	n := o.Nodes
 	if g == nil {
 		return nil, ErrNilNetwork
 	}
@@ -48,7 +94,41 @@ func NewDiscrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, err
 		return nil, badParam("DISCREPANCY-1 cycles of 2·χ·n = 2·%d·%d steps overflow int64", d.chi, n)
 	}
 	d.nodes = int64(n)
+	if o.Convergecast && d.chi > 0 {
+		if err := d.planConvergecast(); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
+}
+
+// planConvergecast roots the tree at a centre and counts the nodes sending at each step
+// of the convergecast (by height) and of the broadcast (by depth), in O(n).
+func (d *DimensionExchange) planConvergecast() error {
+	root, err := d.g.Center()
+	if err != nil {
+		return err
+	}
+	n := d.g.Order()
+	dist := make([]int32, n)
+	order := d.g.bfs(root, dist, make([]int32, 0, n))
+	r := int(dist[order[n-1]])
+	height := make([]int32, n)
+	d.ccUp = make([]int64, r)
+	d.ccDown = make([]int64, r)
+	for i := n - 1; i >= 1; i-- { // children before parents
+		v := order[i]
+		d.ccUp[height[v]]++
+		d.ccDown[dist[v]-1]++
+		for _, u := range d.g.Neighbors(int(v)) {
+			if dist[u] == dist[v]-1 {
+				height[u] = max(height[u], height[v]+1)
+			}
+		}
+	}
+	d.ccRadius = int64(r)
+	d.convergecast = true
+	return nil
 }
 
 // initDiscrepancy1 resets the per-run state of DISCREPANCY-1.
@@ -63,6 +143,7 @@ func (d *DimensionExchange) initDiscrepancy1(s *State) {
 	d.cycles = 0
 	d.allDone = false
 	d.plus = false
+	d.ccStop = -1
 }
 
 // phase returns the position of step t in its cycle and the phase length χ·n.
@@ -78,6 +159,15 @@ func (d *DimensionExchange) beforeDiscrepancy1Step(s *State) {
 		copy(d.localMax, s.Loads)
 	}
 	d.plus = pos >= length
+	if d.convergecast && pos < 2*d.ccRadius {
+		if pos < d.ccRadius {
+			if d.cycles >= 2 { // nodes of height pos report cycle d.cycles
+				s.Messages += d.ccUp[pos]
+			}
+		} else if d.ccStop >= 0 && s.Steps < d.ccStop { // nodes at depth pos − r + 1 hear "stop"
+			s.Messages += d.ccDown[pos-d.ccRadius]
+		}
+	}
 }
 
 // afterDiscrepancy1Step applies the local termination rule at the end of a cycle.
@@ -96,16 +186,29 @@ func (d *DimensionExchange) afterDiscrepancy1Step(s *State) {
 			}
 		}
 	}
-	if same == len(d.localMax) && !d.allDone {
-		d.allDone = true
+	if same == len(d.localMax) {
+		if !d.convergecast {
+			d.allDone = true
+		} else if d.ccStop < 0 {
+			d.ccStop = s.Steps + 1 + 2*d.ccRadius
+		}
 	}
 	d.localMax, d.prevMax = d.prevMax, d.localMax
 }
 
+// afterConvergecastStep ends a convergecast run when the broadcast has reached every node.
+func (d *DimensionExchange) afterConvergecastStep(s *State) {
+	if d.ccStop >= 0 && s.Steps+1 >= d.ccStop {
+		d.allDone = true
+	}
+}
+
 // Done reports whether, at the end of some cycle, DISCREPANCY-1's local termination rule
 // (Houle et al., end of section 5: localMax(v) unchanged from the previous cycle) held at
-// every node at once; on a single node (no colours, nothing can move) it is true at
-// once. It is always false for the other protocols. It costs O(1).
+// every node at once; with Discrepancy1Options.Convergecast, whether the "stop" broadcast
+// that follows has reached every node (2⌈D/2⌉ steps later). On a single node (no
+// colours, nothing can move) it is true at once. It is always false for the other
+// protocols. It costs O(1).
 func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
 }

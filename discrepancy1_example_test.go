@@ -26,3 +26,25 @@ func ExampleNewDiscrepancy1() {
 	// THRESHOLD-1:   Stable discrepancy 4
 	// DISCREPANCY-1: Done discrepancy 1 after 3 cycles of 144 steps
 }
+
+// With the convergecast termination the tree itself learns that the rule held at every
+// node: the same cycle decides, and the "stop" reaches every node 2⌈D/2⌉ steps later
+// (D = 2 on a star), at the cost of n − 1 control messages per convergecast and n − 1
+// for the broadcast.
+func ExampleNewDiscrepancy1With() {
+	g, _ := tokendist.Star(9)
+	loads := tokendist.Loads{5, 6, 7, 8, 9, 9, 8, 7, 6}
+	opts := &tokendist.RunOptions{NoStability: true}
+	global, _ := tokendist.NewDiscrepancy1With(g, nil, nil)
+	rg, _ := tokendist.Run(context.Background(), g, loads.Clone(), global, opts)
+	cc, err := tokendist.NewDiscrepancy1With(g, nil, &tokendist.Discrepancy1Options{Convergecast: true})
+	if err != nil {
+		panic(err)
+	}
+	rc, _ := tokendist.Run(context.Background(), g, loads.Clone(), cc, opts)
+	fmt.Println("global check: ", rg.Status, "after", rg.Steps, "steps,", rg.Messages, "messages, discrepancy", rg.Discrepancy())
+	fmt.Println("convergecast: ", rc.Status, "after", rc.Steps, "steps,", rc.Messages, "messages, discrepancy", rc.Discrepancy())
+	// Output:
+	// global check:  Done after 432 steps, 864 messages, discrepancy 1
+	// convergecast:  Done after 434 steps, 892 messages, discrepancy 1
+}
