@@ -217,7 +217,8 @@ const DefaultMaxSteps = 1 << 20
 // the first and last sample.
 type RunOptions struct {
 	// MaxSteps bounds the number of steps; negative is an error. 0 means the balancer's
-	// default budget (StepBudgeter) when UseTarget is false, else DefaultMaxSteps.
+	// default budget (StepBudgeter) when UseTarget is false and the run has no Workload
+	// or Churn (the budget is for a fixed total on fixed links), else DefaultMaxSteps.
 	MaxSteps int64
 	// UseTarget enables stopping once the discrepancy is ≤ TargetDiscrepancy, checked
 	// before every step (an O(n) scan per step).
@@ -535,7 +536,8 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	}
 	if r.opts.MaxSteps == 0 {
 		r.opts.MaxSteps = DefaultMaxSteps
-		if sb, ok := b.(StepBudgeter); ok && !r.opts.UseTarget {
+		dynamic := r.opts.Workload != nil || r.opts.Churn != nil
+		if sb, ok := b.(StepBudgeter); ok && !r.opts.UseTarget && !dynamic {
 			budget, err := sb.StepBudget(&r.s)
 			if err != nil {
 				return r, wrapf(err, "%s has no default step budget (set RunOptions.MaxSteps or UseTarget)", r.res.Balancer)

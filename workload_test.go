@@ -384,3 +384,18 @@ func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicDefaultBudget: a dynamic run with MaxSteps 0 runs DefaultMaxSteps steps,
+// not a diffusion scheme's static budget τ(G, K) (which is for a fixed total).
+func TestDynamicDefaultBudget(t *testing.T) {
+	g, _ := Ring(4)
+	b, _ := NewRSWDiffusion(g)
+	tr, _ := NewTraceArrivals(strings.NewReader("1,0,8\n"))
+	res, err := Run(context.Background(), g, make(Loads, 4), b, &RunOptions{Workload: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps != DefaultMaxSteps || res.Status != StatusMaxSteps {
+		t.Fatalf("%v", res)
+	}
+}
