@@ -33,17 +33,41 @@ type Initializer interface {
 
 // Terminator is implemented by balancers with their own termination rule (for example
 // DISCREPANCY-1's local rule). Run stops with StatusDone when Done returns true; it is
-// asked before every step.
+// asked before every step. A balancer with its own rule stops by that rule: Run's
+// stability check (Periodic) does not stop it unless RunOptions.StopWhenStable is set.
+// A type that implements Done for some configurations only (a type shared by several
+// protocols, a wrapper) also implements OptionalTerminator to say when it has a rule.
 type Terminator interface {
 	Done(s *State) bool
 }
 
+// OptionalTerminator is implemented by Terminators whose rule exists in some runs only:
+// HasRule reports, once per run after Init, whether Done can return true in this run.
+// When it reports false, Run treats the balancer as having no rule of its own, so the
+// stability check (Periodic) applies by default.
+type OptionalTerminator interface {
+	HasRule(s *State) bool
+}
+
 // Periodic is implemented by balancers whose steps cycle with a period (χ steps for a
 // dimension-exchange round, χ·n for a THRESHOLD-1 phase). Run stops with StatusStable
-// when the loads are equal at two snapshots one period apart. A period ≤ 0 disables the
-// check.
+// when the loads are equal at two snapshots one period apart, checked at every multiple
+// of the period (O(n) per check). A period ≤ 0 disables the check. The check is a
+// default for balancers without a termination rule of their own: for a Terminator
+// (with HasRule true if it is an OptionalTerminator), Run checks stability only when
+// RunOptions.StopWhenStable is set. RunOptions.NoStability disables it always.
 type Periodic interface {
+	// Period returns the period in steps; Run asks once per run, after Init.
 	Period(s *State) int64
+}
+
+// StepBudgeter is implemented by balancers with a default step budget, typically the
+// number of rounds after which their paper bounds the discrepancy (the diffusion
+// schemes budget τ(G, K), BalancingTime). Run asks StepBudget once per run, after Init,
+// when RunOptions.MaxSteps is 0 and UseTarget is false, and stops with StatusMaxSteps
+// after that many steps. An error stops the run before its first step.
+type StepBudgeter interface {
+	StepBudget(s *State) (int64, error)
 }
 
 // Invariant is a property of loads that Run verifies.
@@ -51,7 +75,8 @@ type Invariant uint8
 
 // The invariants Run checks. A balancer keeps both unless it implements Invariants.
 const (
-	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal).
+	// Conserves: the total is the initial total (or, for an Accountant, ExpectedTotal),
+	// plus the workload's arrivals minus its completions (RunOptions.Workload).
 	Conserves Invariant = 1 << iota
 	// NonNegative: no load is ever negative.
 	NonNegative
@@ -77,7 +102,18 @@ func (i Invariant) String() string {
 // Result instead of failing), and the ring's task queues are not conserved (Run then
 // checks the total against Accountant.ExpectedTotal).
 type InvariantKeeper interface {
+	// Invariants returns the set of invariants the balancer keeps.
 	Invariants() Invariant
+}
+
+// ResultDescriber is implemented by balancers for which only some of a Result's figures
+// are meaningful (the ring's queues have no useful discrepancy; a diffusion round's
+// model time is its step count). Run calls DescribeResult once, at the end of every run
+// that got past its set-up, and stores the text in Result.Summary, which Result.String
+// prints after the status and step count. The text lists comma-separated figures, such
+// as "discrepancy 1, moved 12, messages 40".
+type ResultDescriber interface {
+	DescribeResult(s *State) string
 }
 
 // Accountant is implemented by balancers whose total changes by design (tasks spawn
@@ -103,10 +139,20 @@ type State struct {
 	// Seed is the run's seed. Parallel steps derive per-chunk streams from (Seed,
 	// Steps, chunk) with internal/rng, so results do not depend on the worker count.
 	Seed uint64
-	// Rand is the run's sequential random source, seeded from Seed.
+	// Rand is the run's sequential random source: a *rand.Rand of math/rand/v2 with a
+	// PCG source, seeded from Seed at the start of every run. Steps that run in parallel
+	// must not use it (see Seed).
 	Rand *rand.Rand
 	// Workers is the most goroutines a step may use (from RunOptions.Workers).
 	Workers int
+	// Workload is RunOptions.Workload (nil in a static run). Balancers that assume a
+	// fixed total check it in Init and refuse a workload.
+	Workload Workload
+	// Arrived and Completed count the tokens the workload has added and removed so far.
+	Arrived, Completed int64
+	// Live is nil in a run without RunOptions.Churn; otherwise Live[e] says whether the
+	// link of edge end e (Graph.EdgeIndex) is up at this step. Both ends of a link agree.
+	Live []bool
 }
 
 // Status says why a run stopped.
@@ -155,13 +201,19 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("tokendist: unknown status %q", b)
 }
 
-// DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0.
+// DefaultMaxSteps is the step budget when RunOptions.MaxSteps is 0 and the balancer has
+// no default budget of its own (StepBudgeter), or UseTarget is set.
 const DefaultMaxSteps = 1 << 20
 
-// RunOptions configures Run. The zero value runs until the balancer is done, the loads
-// are stable, or DefaultMaxSteps steps, recording the first and last sample.
+// RunOptions configures Run. The zero value runs until the first of: the balancer's own
+// termination rule fires (Terminator, StatusDone); for a Periodic balancer without such
+// a rule, the loads are stable (StatusStable); the balancer's default step budget runs
+// out (StepBudgeter, StatusMaxSteps: τ(G, K) rounds for the diffusion schemes); or, for
+// balancers without a default budget, DefaultMaxSteps steps (StatusMaxSteps). It records
+// the first and last sample.
 type RunOptions struct {
-	// MaxSteps bounds the number of steps; 0 means DefaultMaxSteps; negative is an error.
+	// MaxSteps bounds the number of steps; negative is an error. 0 means the balancer's
+	// default budget (StepBudgeter) when UseTarget is false, else DefaultMaxSteps.
 	MaxSteps int64
 	// UseTarget enables stopping once the discrepancy is ≤ TargetDiscrepancy, checked
 	// before every step (an O(n) scan per step).
@@ -170,6 +222,10 @@ type RunOptions struct {
 	TargetDiscrepancy int64
 	// NoStability disables the stability stop of Periodic balancers.
 	NoStability bool
+	// StopWhenStable enables the stability stop also for Periodic balancers with their
+	// own termination rule (Terminator), which by default stop by that rule only.
+	// NoStability takes precedence.
+	StopWhenStable bool
 	// SampleEvery records a Sample every that many steps (0: only the first and last).
 	SampleEvery int64
 	// Recorder, if not nil, receives every Sample as it is taken; an error stops the run.
@@ -179,24 +235,45 @@ type RunOptions struct {
 	// Workers bounds the goroutines a step may use; 0 means GOMAXPROCS. Results never
 	// depend on it.
 	Workers int
+	// Workload, if not nil, adds and removes tokens after every step (see Workload);
+	// Result.Arrived and Result.Completed count them and the Conserves check becomes
+	// exact accounting. A run with a workload or churn has no stability stop.
+	Workload Workload
+	// Churn, if not nil, fails and recovers links before every step (see Churn).
+	Churn Churn
+	// Steady, if not nil, measures steady-state metrics after a warm-up into
+	// Result.Steady (see SteadyOptions); it costs an O(n) scan per measured step.
+	Steady *SteadyOptions
 }
 
 // Sample is a snapshot of a run's metrics.
 type Sample struct {
-	Step        int64   `json:"step"`
-	Time        int64   `json:"time"`
-	Discrepancy int64   `json:"discrepancy"`
-	Max         int64   `json:"max"`
-	Min         int64   `json:"min"`
-	Potential   Uint128 `json:"potential"`
-	Moved       int64   `json:"moved"`
-	Messages    int64   `json:"messages"`
+	// Step is the number of steps completed and Time the model time (State.Steps and
+	// State.Time).
+	Step int64 `json:"step"`
+	Time int64 `json:"time"`
+	// Discrepancy is Max − Min, the largest minus the smallest load.
+	Discrepancy int64 `json:"discrepancy"`
+	Max         int64 `json:"max"`
+	Min         int64 `json:"min"`
+	// Potential is Σ load², exact (Loads.Potential).
+	Potential Uint128 `json:"potential"`
+	// Moved and Messages are the counters State.Moved and State.Messages.
+	Moved    int64 `json:"moved"`
+	Messages int64 `json:"messages"`
 	// Negative is the number of nodes with a negative load (only the FGS comparators).
 	Negative int `json:"negative"`
+	// Arrived and Completed are the workload's counts so far (0 without a workload).
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Down is the number of links down at the sample (0 without churn).
+	Down int `json:"down,omitempty"`
 }
 
 // Recorder receives samples during a run (progress bars, live plots, custom checks).
 type Recorder interface {
+	// Record receives one sample; s is the run's state, read-only, valid during the
+	// call. An error stops the run with StatusFailed, wrapped.
 	Record(s *State, smp Sample) error
 }
 
@@ -225,38 +302,83 @@ type Result struct {
 	// the lowest load seen; both stay 0 for balancers that keep NonNegative.
 	NegativeSteps int64 `json:"negative_steps"`
 	MostNegative  int64 `json:"most_negative"`
+	// Summary lists the figures meaningful for the balancer (ResultDescriber); empty for
+	// a balancer that does not describe its results, for which String prints the time,
+	// discrepancy, moves and messages.
+	Summary string `json:"summary,omitempty"`
+	// Initial is the initial total; Arrived and Completed are the tokens the workload
+	// added and removed, so the final total is Initial + Arrived − Completed.
+	Initial   int64 `json:"initial"`
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Steady holds the steady-state metrics when RunOptions.Steady is set.
+	Steady *SteadyStats `json:"steady,omitempty"`
 }
 
-// Discrepancy returns the final discrepancy.
+// Discrepancy returns the final discrepancy. It costs O(n).
 func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
 
-// String returns a one-line summary.
+// String returns a one-line summary: the balancer, the status, the steps, and either
+// Summary or, if it is empty, the time, discrepancy, moves and messages. It costs O(n).
 func (r Result) String() string {
-	s := fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
-		r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	var s string
+	if r.Summary != "" {
+		s = fmt.Sprintf("%s: %s after %d steps, %s", r.Balancer, r.Status, r.Steps, r.Summary)
+	} else {
+		s = fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
+			r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
+	}
+	if r.Arrived > 0 || r.Completed > 0 {
+		s += fmt.Sprintf(", arrived %d, completed %d", r.Arrived, r.Completed)
+	}
 	if r.NegativeSteps > 0 {
 		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
 	}
 	return s
 }
 
-// InvariantError reports a balancer that broke an invariant it declared.
+// InvariantError reports a balancer that broke an invariant it declared. Run checks the
+// invariants at every sample (every RunOptions.SampleEvery steps) and at the end of the
+// run, so the break happened in one of the steps LastChecked+1 .. Step.
 type InvariantError struct {
-	Balancer  string
-	Step      int64
+	// Balancer names the balancer.
+	Balancer string
+	// Step is the number of steps completed when the break was detected.
+	Step int64
+	// LastChecked is the step count at the previous check, where the invariants held
+	// (0: the validated initial loads). The break happened after it.
+	LastChecked int64
+	// CheckEvery is the checking interval in steps (RunOptions.SampleEvery), or 0 when
+	// Run checked only at the end of the run.
+	CheckEvery int64
+	// Invariant is the invariant broken.
 	Invariant Invariant
-	Detail    string
+	// Detail names the offending value (the total, or the node and its load).
+	Detail string
 }
 
-// Error describes the violation.
+// Error describes the violation and the steps in which it happened.
 func (e *InvariantError) Error() string {
-	return fmt.Sprintf("tokendist: balancer %s broke %s at step %d: %s", e.Balancer, e.Invariant, e.Step, e.Detail)
+	where := fmt.Sprintf("in step %d", e.Step)
+	if e.Step > e.LastChecked+1 {
+		where = fmt.Sprintf("in one of steps %d..%d", e.LastChecked+1, e.Step)
+	}
+	every := "only at the end of the run (set RunOptions.SampleEvery to check more often)"
+	switch {
+	case e.CheckEvery == 1:
+		every = "after every step"
+	case e.CheckEvery > 1:
+		every = fmt.Sprintf("every %d steps", e.CheckEvery)
+	}
+	return fmt.Sprintf("tokendist: balancer %s broke %s %s, detected after step %d (invariants checked %s): %s",
+		e.Balancer, e.Invariant, where, e.Step, every, e.Detail)
 }
 
 // ErrNilBalancer reports a nil balancer.
 var ErrNilBalancer = errors.New("tokendist: nil balancer")
 
-// BalancerName returns b's String() if it has one, else its Go type.
+// BalancerName returns b's String() if it has one, else its Go type. It costs what b's
+// String costs.
 func BalancerName(b Balancer) string {
 	if s, ok := b.(fmt.Stringer); ok {
 		return s.String()
@@ -272,7 +394,16 @@ func BalancerName(b Balancer) string {
 // On failure it returns the partial Result (trace and loads so far) with StatusFailed
 // and an error naming the balancer and step. Cancelling ctx stops the run between steps
 // with StatusCanceled, the partial Result, and an error wrapping ctx's error (errors.Is
-// works with context.Canceled and context.DeadlineExceeded).
+// works with context.Canceled and context.DeadlineExceeded). Cost: O(n) to set up (plus
+// the balancer's Init and StepBudget), then per step the balancer's Step, O(n) more when
+// UseTarget is set or the balancer may go negative, O(n) per sample and per stability
+// check, and O(1) otherwise; the Trace grows by one Sample per sample.
+//
+// With RunOptions.Workload, Run applies it after every step and checks exact
+// accounting (total = initial + arrivals − completions); with RunOptions.Churn, it
+// updates State.Live before every step; a balancer that cannot honour either refuses it
+// in Init, and Run returns that error. With RunOptions.Steady, a measured step costs
+// O(n) more. See docs/dynamic.md.
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
@@ -292,6 +423,9 @@ type runner struct {
 	done     Terminator
 	period   int64
 	snapshot Loads
+	checked  int64 // the step count at the last successful invariant check
+	down     int
+	steady   *steadyMeter
 }
 
 func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner, error) {
@@ -316,9 +450,6 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	if r.opts.SampleEvery < 0 {
 		return r, badParam("SampleEvery %d is negative", r.opts.SampleEvery)
 	}
-	if r.opts.MaxSteps == 0 {
-		r.opts.MaxSteps = DefaultMaxSteps
-	}
 	if len(loads) != net.Order() {
 		return r, fmt.Errorf("%w: %d loads for a network of %d nodes", ErrBadLoads, len(loads), net.Order())
 	}
@@ -327,6 +458,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		return r, err
 	}
 	r.total = total
+	r.res.Initial = total
 	r.keeps = Conserves | NonNegative
 	if k, ok := b.(InvariantKeeper); ok {
 		r.keeps = k.Invariants()
@@ -342,13 +474,41 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 		Rand:    rand.New(rand.NewPCG(r.opts.Seed, 0x746f6b656e64)),
 		Workers: workers,
 	}
+	if err := r.initDynamics(); err != nil {
+		return r, err
+	}
 	if in, ok := b.(Initializer); ok {
 		if err := in.Init(&r.s); err != nil {
-			return r, fmt.Errorf("tokendist: %s: %w", r.res.Balancer, err)
+			return r, wrapf(err, "%s", r.res.Balancer)
 		}
 	}
+	if r.opts.MaxSteps == 0 {
+		r.opts.MaxSteps = DefaultMaxSteps
+		if sb, ok := b.(StepBudgeter); ok && !r.opts.UseTarget {
+			budget, err := sb.StepBudget(&r.s)
+			if err != nil {
+				return r, wrapf(err, "%s has no default step budget (set RunOptions.MaxSteps or UseTarget)", r.res.Balancer)
+			}
+			if budget < 0 {
+				return r, badParam("%s returned a negative default step budget %d", r.res.Balancer, budget)
+			}
+			r.opts.MaxSteps = budget
+		}
+	}
+	if w := r.opts.Workload; w != nil {
+		if err := w.Init(&r.s); err != nil {
+			return r, fmt.Errorf("tokendist: workload %s: %w", workloadName(w), err)
+		}
+	}
+	if err := r.initSteady(); err != nil {
+		return r, err
+	}
 	r.done, _ = b.(Terminator)
-	if p, ok := b.(Periodic); ok && !r.opts.NoStability {
+	if o, ok := b.(OptionalTerminator); ok && r.done != nil && !o.HasRule(&r.s) {
+		r.done = nil
+	}
+	dynamic := r.opts.Workload != nil || r.opts.Churn != nil
+	if p, ok := b.(Periodic); ok && !r.opts.NoStability && !dynamic && (r.done == nil || r.opts.StopWhenStable) {
 		r.period = p.Period(&r.s)
 		if r.period > 0 {
 			r.snapshot = r.s.Loads.Clone()
@@ -375,6 +535,13 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Status = status
 	r.res.Loads = s.Loads
 	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	r.res.Arrived, r.res.Completed = s.Arrived, s.Completed
+	if r.steady != nil {
+		r.res.Steady = r.steady.stats()
+	}
+	if d, ok := r.b.(ResultDescriber); ok && len(s.Loads) == s.Net.Order() {
+		r.res.Summary = d.DescribeResult(s)
+	}
 	return r.res, err
 }
 
@@ -387,7 +554,7 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 	checkNeg := r.keeps&NonNegative == 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return StatusCanceled, fmt.Errorf("tokendist: %s stopped at step %d: %w", r.res.Balancer, s.Steps, err)
+			return StatusCanceled, wrapf(err, "%s stopped at step %d", r.res.Balancer, s.Steps)
 		}
 		if r.done != nil && r.done.Done(s) {
 			return StatusDone, nil
@@ -398,10 +565,23 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 		if s.Steps >= r.opts.MaxSteps {
 			return StatusMaxSteps, nil
 		}
+		if r.opts.Churn != nil {
+			if err := r.applyChurn(); err != nil {
+				return StatusFailed, err
+			}
+		}
 		if err := r.b.Step(s); err != nil {
-			return StatusFailed, fmt.Errorf("tokendist: %s failed at step %d: %w", r.res.Balancer, s.Steps, err)
+			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
 		s.Steps++
+		if r.opts.Workload != nil {
+			if err := r.applyWorkload(); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if r.steady != nil {
+			r.steady.observe(s)
+		}
 		if checkNeg {
 			r.countNegative()
 		}
@@ -450,25 +630,35 @@ func (r *runner) countNegative() {
 func (r *runner) check() error {
 	s := &r.s
 	if len(s.Loads) != s.Net.Order() {
-		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads))}
+		return r.broke(Conserves, fmt.Sprintf("load vector resized to %d", len(s.Loads)))
 	}
 	if r.keeps&NonNegative != 0 {
 		for v, x := range s.Loads {
 			if x < 0 {
-				return &InvariantError{r.res.Balancer, s.Steps, NonNegative, fmt.Sprintf("load %d at node %d", x, v)}
+				return r.broke(NonNegative, fmt.Sprintf("load %d at node %d", x, v))
 			}
 		}
 	}
-	want := r.total
+	want := r.total + s.Arrived - s.Completed
 	if a, ok := r.b.(Accountant); ok && r.keeps&Conserves == 0 {
-		want = a.ExpectedTotal(s)
+		want = a.ExpectedTotal(s) + s.Arrived - s.Completed
 	} else if r.keeps&Conserves == 0 {
+		r.checked = s.Steps
 		return nil
 	}
 	if got := s.Loads.Total(); got != want {
-		return &InvariantError{r.res.Balancer, s.Steps, Conserves, fmt.Sprintf("total %d, want %d", got, want)}
+		return r.broke(Conserves, fmt.Sprintf("total %d, want %d", got, want))
 	}
+	r.checked = s.Steps
 	return nil
+}
+
+// broke returns the InvariantError for a check failing now.
+func (r *runner) broke(inv Invariant, detail string) error {
+	return &InvariantError{
+		Balancer: r.res.Balancer, Step: r.s.Steps, LastChecked: r.checked,
+		CheckEvery: r.opts.SampleEvery, Invariant: inv, Detail: detail,
+	}
 }
 
 func (r *runner) sample() error {
@@ -477,6 +667,7 @@ func (r *runner) sample() error {
 	smp := Sample{
 		Step: s.Steps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
 		Potential: s.Loads.Potential(), Moved: s.Moved, Messages: s.Messages,
+		Arrived: s.Arrived, Completed: s.Completed, Down: r.down,
 	}
 	if mn < 0 {
 		for _, x := range s.Loads {
@@ -488,8 +679,20 @@ func (r *runner) sample() error {
 	r.res.Trace = append(r.res.Trace, smp)
 	if r.opts.Recorder != nil {
 		if err := r.opts.Recorder.Record(s, smp); err != nil {
-			return fmt.Errorf("tokendist: recorder stopped %s at step %d: %w", r.res.Balancer, s.Steps, err)
+			return wrapf(err, "recorder stopped %s at step %d", r.res.Balancer, s.Steps)
 		}
 	}
 	return nil
+}
+
+// describeBalance is the summary of a balancer whose model time is its step count:
+// the final discrepancy, moves and messages.
+func describeBalance(s *State) string {
+	return fmt.Sprintf("discrepancy %d, moved %d, messages %d", s.Loads.Discrepancy(), s.Moved, s.Messages)
+}
+
+// describeTimedBalance adds the model time to describeBalance, for balancers whose steps
+// take varying time.
+func describeTimedBalance(s *State) string {
+	return fmt.Sprintf("time %d, %s", s.Time, describeBalance(s))
 }

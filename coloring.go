@@ -660,7 +660,8 @@ func (mg *misraGries) buildFan(x, f int) {
 
 // DefaultColoring returns the colouring the dimension-exchange balancers use when given
 // none: BipartiteColoring (Δ colours) on bipartite graphs, trees included, and
-// MisraGriesColoring (at most Δ+1) on the others.
+// MisraGriesColoring (at most Δ+1) on the others. It costs what the chosen colouring
+// costs: O(n + m) on forests, O(m·(Δ + n)) in the worst case otherwise.
 func DefaultColoring(g *Graph) (*EdgeColoring, error) {
 	if g == nil {
 		return nil, ErrNilNetwork

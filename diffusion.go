@@ -27,6 +27,60 @@ type lazyNet struct {
 	net Network
 	g   *Graph
 	d   int // maximum degree; every node has d+1 slots
+
+	// The λ_max that StepBudget uses, computed on first use.
+	budgetLambda float64
+	budgetErr    error
+	budgetDone   bool
+}
+
+// Budget parameters: LambdaMax runs Lanczos with this tolerance and iteration limit.
+const (
+	budgetTol     = 1e-9
+	budgetMaxIter = 3000
+)
+
+// stepBudget returns τ(G, K) (BalancingTime) for the network and K, the discrepancy of
+// s.Loads (at least 1): the rounds after which Table 1 of Berenbrink et al. bounds
+// every scheme's discrepancy. It fails with ErrBadParameter when τ exceeds
+// DefaultMaxSteps, so that a run without an explicit budget is never long. λ_max comes from LambdaMax with Lanczos (at most
+// budgetMaxIter iterations of O(n + m)), computed once per balancer; the value used is
+// λ_max plus its error bound, so τ is not underestimated. It fails when Lanczos cannot
+// bound λ_max to a tenth of the spectral gap within the iteration limit (a gap so small
+// that τ would be far beyond any practical run).
+func (ln *lazyNet) stepBudget(s *State) (int64, error) {
+	if !ln.budgetDone {
+		ln.budgetDone = true
+		ln.budgetLambda, ln.budgetErr = ln.lambdaForBudget()
+	}
+	if ln.budgetErr != nil {
+		return 0, ln.budgetErr
+	}
+	K := max(s.Loads.Discrepancy(), 1)
+	tau, err := BalancingTime(ln.budgetLambda, ln.g.Order(), K)
+	if err != nil {
+		return 0, err
+	}
+	if tau > DefaultMaxSteps {
+		return 0, badParam("τ(G, K) = %d rounds (λ_max = %.9g, K = %d) exceeds DefaultMaxSteps = %d", tau, ln.budgetLambda, K, DefaultMaxSteps)
+	}
+	return tau, nil
+}
+
+func (ln *lazyNet) lambdaForBudget() (float64, error) {
+	if ln.g.Order() == 1 {
+		return 0, nil
+	}
+	sp, err := ln.lanczosSpectrum(SpectralOptions{Method: SpectralLanczos, Tol: budgetTol, MaxIter: budgetMaxIter})
+	bound := max(sp.Bound2, sp.BoundN)
+	lam := sp.LambdaMax + bound
+	if err != nil && !(bound <= sp.Gap()/10) {
+		return 0, err
+	}
+	if !(lam < 1) {
+		return 0, fmt.Errorf("%w: the spectral gap of %v is below the accuracy %g of λ_max", ErrNotConverged, ln.g, bound)
+	}
+	return lam, nil
 }
 
 // newLazyNet validates net for diffusion: it must have nodes, no isolated node (when it

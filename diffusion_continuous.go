@@ -14,8 +14,8 @@ import (
 // ξ_i(t) = ξ_i(t−1) + Σ_{j∈N(i)} (ξ_j(t−1) − ξ_i(t−1))/(d+1), with d the maximum degree
 // (the lazy walk on a non-regular network). Its loads are float64, so it is not a
 // Balancer; step it directly, or let a Deviation recorder run it alongside a discrete
-// scheme. A step costs O(n + m) and uses the available cores on networks of more than
-// 4096 nodes; each load is computed from a fixed-order sum, so results do not depend
+// scheme. A step costs O(n + m) and uses the available cores on large networks; each
+// load is computed from a fixed-order sum, so results do not depend
 // on the number of workers. Step does not allocate.
 type ContinuousDiffusion struct {
 	ln      *lazyNet
@@ -41,7 +41,7 @@ func NewContinuousDiffusion(net Network, start []float64) (*ContinuousDiffusion,
 	return c, c.Reset(start)
 }
 
-// Reset restarts the process from the given loads (copied) at step 0.
+// Reset restarts the process from the given loads (copied) at step 0. It costs O(n).
 func (c *ContinuousDiffusion) Reset(start []float64) error {
 	if len(start) != len(c.x) {
 		return fmt.Errorf("%w: %d continuous loads for a network of %d nodes", ErrBadLoads, len(start), len(c.x))
@@ -56,7 +56,7 @@ func (c *ContinuousDiffusion) Reset(start []float64) error {
 	return nil
 }
 
-// Step advances the process by one round.
+// Step advances the process by one round. It costs O(n + m).
 func (c *ContinuousDiffusion) Step() {
 	c.grp.For(c.ln.chunks(), c.workers, c.stepFn)
 	c.x, c.y = c.y, c.x
@@ -88,7 +88,7 @@ func (c *ContinuousDiffusion) Loads() []float64 { return c.x }
 // Steps returns the number of rounds taken since the start.
 func (c *ContinuousDiffusion) Steps() int64 { return c.steps }
 
-// Discrepancy returns max ξ − min ξ.
+// Discrepancy returns max ξ − min ξ. It costs O(n).
 func (c *ContinuousDiffusion) Discrepancy() float64 {
 	mn, mx := c.x[0], c.x[0]
 	for _, x := range c.x {
@@ -116,7 +116,7 @@ type DeviationSample struct {
 // section 2.3). Plugging in as a Recorder keeps the discrete scheme on Run's one loop
 // (any Balancer, Run's stop rules, trace and invariant checks), and the continuous
 // process only advances when Run samples, so RunOptions.SampleEvery sets the
-// resolution. Use Compare for the common case. Comparing RandomMatching with it shows
+// resolution. Use RunDeviation for the common case. Comparing RandomMatching with it shows
 // how far a matching scheme is from diffusion, not from its own continuous process.
 //
 // Each sample costs O(n) plus O(n + m) per continuous round it advances. A Deviation
@@ -131,7 +131,8 @@ type Deviation struct {
 }
 
 // NewDeviation returns a Deviation recorder for runs on net from the given loads. It
-// rejects what NewContinuousDiffusion rejects and invalid loads (see Loads.Validate).
+// rejects what NewContinuousDiffusion rejects and invalid loads (see Loads.Validate). It
+// costs O(n + m) time and memory.
 func NewDeviation(net Network, start Loads) (*Deviation, error) {
 	if _, err := start.Validate(); err != nil {
 		return nil, err
@@ -147,7 +148,8 @@ func NewDeviation(net Network, start Loads) (*Deviation, error) {
 	return &Deviation{cont: cont, start: start.Clone(), fstart: f}, nil
 }
 
-// Record advances the continuous process to s.Steps and records the deviation.
+// Record advances the continuous process to s.Steps and records the deviation. It costs
+// O(n + m) per round the continuous process advances.
 func (r *Deviation) Record(s *State, smp Sample) error {
 	if s.Steps == 0 {
 		if len(s.Loads) != len(r.start) {

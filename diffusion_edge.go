@@ -59,6 +59,20 @@ func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
 	return nil
 }
 
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Table 1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
+func (b *edgeDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages; a round is one unit of time, so the time is the step count. O(n).
+func (b *edgeDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
+
 // Init checks that the run's network is the one the balancer was built for, prepares
 // buffers and clears the accumulated rounding errors.
 func (b *edgeDiffusion) Init(s *State) error {
@@ -143,6 +157,7 @@ func (b *edgeDiffusion) prepChunks(lo, hi int) {
 // Messages count each link at its lower end.
 func (b *edgeDiffusion) applyChunks(lo, hi int) {
 	loads, old, off, adj, D := b.s.Loads, b.old, b.ln.g.off, b.ln.g.adj, b.slots
+	live := b.s.Live
 	for c := lo; c < hi; c++ {
 		var moved, msgs int64
 		v0, v1 := b.ln.chunkRange(c)
@@ -150,6 +165,9 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 			xk := old[k]
 			acc := xk
 			for e := off[k]; e < off[k+1]; e++ {
+				if live != nil && !live[e] {
+					continue // a link that is down carries no flow; FGS keeps its error
+				}
 				j := int(adj[e])
 				low := int64(k-j) >> 63 // −1 at the lower end, else 0
 				sign := -2*low - 1
@@ -186,18 +204,24 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 // O(Ψ_1(G)) (LocalDivergence), Θ(log² n) on hypercubes (Berenbrink et al., Corollary
 // 4.1) and Θ(n^{1/r}) on r-dimensional tori; d·diam(G) is a lower bound.
 //
-// The three edge-based schemes (RSW, FGSDeterministic, FGSRandomized) share one engine:
-// a round takes two passes of O(n + m), the lower end of every link computing its flow
-// from the loads at the start of the round, then every node adding its links' flows.
-// Step adds |F| per link to State.Moved and one message per link with F ≠ 0 to
-// State.Messages. Networks of more than 4096 nodes use up to State.Workers goroutines;
-// FGSRandomized draws from one stream per 4096-node chunk, so results do not depend on
-// the number of workers. Step does not allocate. On a non-regular network d is the
-// maximum degree (the lazy walk of TransitionMatrix).
+// The three edge-based schemes (RSW, FGSDeterministic, FGSRandomized) share one
+// engine: a synchronous round costs O(n + m) time. Step adds |F| per link to
+// State.Moved and one message per link with F ≠ 0 to State.Messages, uses up to
+// State.Workers goroutines on large networks (results do not depend on the number of
+// workers) and does not allocate. On a non-regular network d is the maximum degree (the
+// lazy walk of TransitionMatrix). Run's default budget is τ(G, K) rounds (StepBudget).
+//
+// Dynamic runs: the three schemes accept a Workload (a round diffuses the loads the
+// workload left) and Churn: a link that is down carries no flow in that round (its
+// share stays at both ends, d is unchanged), and FGSDeterministic keeps its accumulated
+// error until the link is back.
 type RSWDiffusion struct{ edgeDiffusion }
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
 // disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRSWDiffusion(net Network) (*RSWDiffusion, error) {
 	b := &RSWDiffusion{}
 	if err := b.build(net, ruleRSW); err != nil {
@@ -223,6 +247,9 @@ type FGSDeterministic struct{ edgeDiffusion }
 
 // NewFGSDeterministic returns the deterministic FGS balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewFGSDeterministic(net Network) (*FGSDeterministic, error) {
 	b := &FGSDeterministic{}
 	if err := b.build(net, ruleFGSDet); err != nil {
@@ -248,6 +275,9 @@ type FGSRandomized struct{ edgeDiffusion }
 
 // NewFGSRandomized returns the randomized FGS balancer for net. It rejects a nil, empty
 // or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewFGSRandomized(net Network) (*FGSRandomized, error) {
 	b := &FGSRandomized{}
 	if err := b.build(net, ruleFGSRand); err != nil {

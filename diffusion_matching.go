@@ -19,10 +19,14 @@ import (
 // so its continuous counterpart needs more rounds than τ(G, K).
 //
 // Step adds the tokens that crossed each matched link to State.Moved, and one message
-// per proposal and per acceptance to State.Messages. A round costs O(n + m) in two passes (draw proposals; accept and balance), uses up to
-// State.Workers goroutines on networks of more than 4096 nodes, and takes its random
-// choices from one stream per 4096-node chunk (one 64-bit draw per batch of nodes), so
-// results do not depend on the number of workers. Step does not allocate.
+// per proposal and per acceptance to State.Messages. A round costs O(n + m) time, uses
+// up to State.Workers goroutines on large networks (results do not depend on the number
+// of workers) and does not allocate. Run's default budget is τ(G, K) rounds
+// (StepBudget).
+//
+// Dynamic runs: it accepts a Workload and Churn. A proposal sent over a link that is
+// down is lost: the receiver does not count it, and the proposer stays active (it
+// accepts no proposal itself), so a failed link is never matched.
 type RandomMatching struct {
 	ln          *lazyNet
 	prop        []int32 // the neighbour an active node proposes to, or −1
@@ -38,6 +42,9 @@ type RandomMatching struct {
 
 // NewRandomMatching returns the FS random-matching balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n).
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRandomMatching(net Network) (*RandomMatching, error) {
 	ln, err := newLazyNet(net)
 	if err != nil {
@@ -51,7 +58,23 @@ func NewRandomMatching(net Network) (*RandomMatching, error) {
 // String names the scheme.
 func (*RandomMatching) String() string { return "RandomMatching" }
 
-// Init checks that the run's network is the one b was built for and prepares buffers.
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Table 1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
+func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages; a round is one unit of time, so the time is the step count. O(n).
+func (b *RandomMatching) DescribeResult(s *State) string { return describeBalance(s) }
+
+// Init checks that the run's network is the one b was built for and prepares buffers. It
+// costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
+// same *Graph.
 func (b *RandomMatching) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -66,7 +89,8 @@ func (b *RandomMatching) Init(s *State) error {
 	return nil
 }
 
-// Step performs one round: draw a random matching and balance across its links.
+// Step performs one round: draw a random matching and balance across its links. It costs
+// O(n + m).
 func (b *RandomMatching) Step(s *State) error {
 	if b.prop == nil {
 		if err := b.Init(s); err != nil {
@@ -122,7 +146,7 @@ func (b *RandomMatching) proposeChunks(lo, hi int) {
 // matchChunks is the second pass: an inactive node with exactly one proposer balances
 // with it. It alone writes the proposer's load, which no other node reads.
 func (b *RandomMatching) matchChunks(lo, hi int) {
-	loads, off, adj := b.s.Loads, b.ln.g.off, b.ln.g.adj
+	loads, off, adj, live := b.s.Loads, b.ln.g.off, b.ln.g.adj, b.s.Live
 	for c := lo; c < hi; c++ {
 		var moved, msgs int64
 		v0, v1 := b.ln.chunkRange(c)
@@ -132,7 +156,7 @@ func (b *RandomMatching) matchChunks(lo, hi int) {
 			}
 			p, count := -1, 0
 			for e := off[j]; e < off[j+1]; e++ {
-				if k := int(adj[e]); int(b.prop[k]) == j {
+				if k := int(adj[e]); int(b.prop[k]) == j && (live == nil || live[e]) {
 					p, count = k, count+1
 				}
 			}

@@ -16,30 +16,26 @@ import (
 // d+1−deg(i) surplus slots (the lazy walk of TransitionMatrix), so E[X(t) | X(t−1)] =
 // X(t−1)·P as in the paper. Loads never go negative and tokens are conserved.
 //
-// Step adds to State.Moved the tokens the scheme sends as specified, ⌊X/(d+1)⌋ along
-// every link plus the excess tokens that go to neighbours (a link carries tokens both
-// ways, and both count: the edge-based schemes send one net flow per link instead), and
-// to State.Messages the directed links that carried at least one token.
-//
-// A round is synchronous: every node decides from the loads at the start of the round.
-// It costs two passes, O(n + m). The first draws every node's excess slots (one 64-bit
-// PCG draw per batch of nodes whose choices fit in 60 bits, about 20 nodes on a
-// 4-regular network; the choices are exactly uniform) and writes one compact
-// record per node: its quotient relative to the round's smallest quotient, packed with
-// the bits of the neighbours that get an excess token, in 16, 32 or 64 bits depending
-// on the spread of the loads. The second pass has every node add its neighbours'
-// records. The records are kept small because the second pass reads them in the
-// network's (random) neighbour order, and on an expander that is a cache miss per
-// link once they outgrow the cache. Networks of more than 4096 nodes use up to
-// State.Workers goroutines; randomness comes from one stream per 4096-node chunk keyed
-// by (seed, step, chunk), so results do not depend on the number of workers. Step does
-// not allocate, except once if the loads spread over more than 2^(64−d)·(d+1) tokens
-// (64-bit packed records no longer fit).
+// A round is synchronous (every node decides from the loads at the start of the round)
+// and costs O(n + m) time. Step adds to State.Moved the tokens sent along links, both
+// ways (⌊X/(d+1)⌋ per link plus the excess tokens that go to neighbours), and to
+// State.Messages the directed links that carried at least one token. Step uses up to
+// State.Workers goroutines on large networks; results do not depend on the number of
+// workers. Step does not allocate, except once if the loads spread over more than
+// 2^(64−d)·(d+1) tokens. Run's default budget is τ(G, K) rounds (StepBudget).
 //
 // Theorem 1.1 bounds its discrepancy after τ(G, K) rounds (BalancingTime) by
 // O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
 // gives O(log n) on hypercubes, O(√log n) on constant-dimensional tori and
-// O(d log log n) on expanders.
+// O(d log log n) on expanders. See docs/implementation.md for how a round is laid out.
+//
+// Dynamic runs: it accepts a Workload (a round diffuses the loads the workload left;
+// when they no longer fit the cached load range, the round rescans it, O(n)) and Churn:
+// the share a node draws for a neighbour whose link is down stays at the node (as if
+// the slot were one of its own), so the slots and their probabilities are unchanged and
+// only the live links carry tokens. Under churn a round makes a third, sequential pass
+// over the links, O(n + m), that returns the shares of the links that are down and
+// removes them from Moved and Messages.
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
@@ -93,6 +89,9 @@ type packedWord interface{ ~uint16 | ~uint32 | ~uint64 }
 // NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
 // a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
 // O(n + m) time and memory; the balancer can be reused for many runs on net.
+// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
+// DefaultMaxSteps.
 func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	ln, err := newLazyNet(net)
 	if err != nil {
@@ -120,7 +119,23 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 // String names the scheme.
 func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 
-// Init checks that the run's network is the one b was built for and prepares buffers.
+// StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
+// (BalancingTime), the horizon after which Theorem 1.1 of Berenbrink et al. bounds the discrepancy,
+// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
+// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
+// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
+// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
+// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
+func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
+
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages; a round is one unit of time, so the time is the step count. O(n).
+func (b *RandomizedDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
+
+// Init checks that the run's network is the one b was built for and prepares buffers. It
+// costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
+// same *Graph.
 func (b *RandomizedDiffusion) Init(s *State) error {
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -149,7 +164,7 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 	return nil
 }
 
-// Step performs one synchronous round.
+// Step performs one synchronous round. It costs O(n + m) (see the type).
 func (b *RandomizedDiffusion) Step(s *State) error {
 	if b.streams == nil {
 		if err := b.Init(s); err != nil {
@@ -173,6 +188,10 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 	b.grp.For(c, b.workers, b.gatherFn)
 	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 	b.known = true
+	if s.Live != nil {
+		b.returnDeadShares(s)
+		b.known = false
+	}
 	b.s = nil
 	s.Moved += sumChunks(b.moved)
 	s.Messages += sumChunks(b.msgs)
@@ -539,4 +558,47 @@ func (b *RandomizedDiffusion) position(e int) uint64 {
 		return uint64(b.link[e] & 63)
 	}
 	return uint64(b.pos32[e])
+}
+
+// share returns the tokens node k's record of this round sends to the neighbour at
+// position p of its list.
+func (b *RandomizedDiffusion) share(k int, p uint64) uint64 {
+	d := b.d & 63
+	var rec uint64
+	switch b.format {
+	case rd16:
+		rec = uint64(b.p16[k])
+	case rd32:
+		rec = uint64(b.p32[k])
+	case rd64:
+		rec = b.p64[k]
+	default:
+		w := b.wide[b.stride*k:]
+		return w[0] + w[1+int(p>>6)]>>(p&63)&1
+	}
+	return rec>>d + b.qmin + rec>>(p&63)&1
+}
+
+// returnDeadShares undoes, for every link that is down, the shares its two ends sent
+// each other in the gather pass, and takes them out of Moved and Messages. O(n + m).
+func (b *RandomizedDiffusion) returnDeadShares(s *State) {
+	g := b.ln.g
+	var moved, msgs int64
+	for k := 0; k < g.Order(); k++ {
+		for e := g.off[k]; e < g.off[k+1]; e++ {
+			if s.Live[e] {
+				continue
+			}
+			j := int(g.adj[e])
+			out := b.share(k, uint64(e-g.off[k])) // k → j, returned to k
+			in := b.share(j, b.position(e))       // j → k, taken back from k
+			s.Loads[k] += int64(out) - int64(in)
+			moved += int64(out)
+			if out > 0 {
+				msgs++
+			}
+		}
+	}
+	s.Moved -= moved
+	s.Messages -= msgs
 }

@@ -52,6 +52,13 @@ const parallelMinEdges = 1 << 14
 // Protocol). A step costs O(|matching|); large matchings are split across cores (the
 // edges of one colour are disjoint, so the split never changes the result). Step does
 // not allocate. A value can be reused for several runs, but not concurrently.
+//
+// Dynamic runs: THRESHOLD-1, THRESHOLD-2 and user protocols accept a Workload (each
+// step applies the protocol to the loads as the workload left them; nothing in them
+// depends on the total) and Churn (the colouring stays that of the full graph; a step
+// skips the active links that are down, at O(|matching|·log Δ) for the lookup).
+// DISCREPANCY-1 refuses both in Init: its termination rule and its phases assume a
+// fixed total and fixed links.
 type DimensionExchange struct {
 	g     *Graph
 	ec    *EdgeColoring
@@ -85,6 +92,8 @@ type DimensionExchange struct {
 	moved atomic.Int64
 	errMu sync.Mutex
 	err   error
+
+	liveBuf []int32 // the live pairs of the current matching, under churn
 }
 
 // NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
@@ -155,6 +164,18 @@ func (d *DimensionExchange) Init(s *State) error {
 		d.chunk = d.runChunk
 	}
 	if d.kind == discrepancy1 {
+		if err := refuseDynamic(s, d.name, false, false, "its termination rule and phases assume a fixed total and fixed links"); err != nil {
+			return err
+		}
+	}
+	if s.Live != nil && d.liveBuf == nil {
+		most := 0
+		for _, m := range d.ec.match {
+			most = max(most, len(m))
+		}
+		d.liveBuf = make([]int32, 0, most)
+	}
+	if d.kind == discrepancy1 {
 		d.initDiscrepancy1(s)
 	}
 	return nil
@@ -187,6 +208,9 @@ func (d *DimensionExchange) Step(s *State) error {
 		d.beforeDiscrepancy1Step(s)
 	}
 	pairs := d.ec.match[s.Steps%d.chi]
+	if s.Live != nil {
+		pairs = liveMatching(d.g, s.Live, pairs, d.liveBuf)
+	}
 	edges := len(pairs) / 2
 	s.Messages += 2 * int64(edges)
 	workers := min(s.Workers, par.Workers(edges, parallelMinEdges))
@@ -302,7 +326,7 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 	}
 	inner, err := build(tree)
 	if err != nil {
-		return nil, err
+		return nil, wrapf(err, "NewSpanningTree: the tree algorithm's constructor failed")
 	}
 	if inner == nil {
 		return nil, ErrNilBalancer
@@ -334,8 +358,13 @@ func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
 }
 
 // Init checks that the run's network is the graph the tree spans (O(n log Δ) unless it
-// is the same *Graph) and initialises the tree algorithm.
+// is the same *Graph) and initialises the tree algorithm. A Workload is passed on to the
+// tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
+// indexes the links of the graph, not of the tree.
 func (b *SpanningTreeBalancer) Init(s *State) error {
+	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
+		return err
+	}
 	if g, ok := s.Net.(*Graph); !ok || g != b.g {
 		other, err := AsGraph(s.Net)
 		if err != nil {
@@ -368,7 +397,8 @@ func (b *SpanningTreeBalancer) Step(s *State) error {
 	return err
 }
 
-// Done forwards to the tree algorithm's termination rule (false if it has none).
+// Done forwards to the tree algorithm's termination rule (false if it has none). It
+// costs what the tree algorithm's Done costs.
 func (b *SpanningTreeBalancer) Done(s *State) bool {
 	t, ok := b.inner.(Terminator)
 	if !ok {
@@ -379,6 +409,38 @@ func (b *SpanningTreeBalancer) Done(s *State) bool {
 	done := t.Done(s)
 	s.Net = net
 	return done
+}
+
+// HasRule reports whether the tree algorithm has a termination rule of its own
+// (OptionalTerminator): it implements Terminator and, if it is an OptionalTerminator,
+// its HasRule reports true.
+func (b *SpanningTreeBalancer) HasRule(s *State) bool {
+	if _, ok := b.inner.(Terminator); !ok {
+		return false
+	}
+	o, ok := b.inner.(OptionalTerminator)
+	if !ok {
+		return true
+	}
+	net := s.Net
+	s.Net = b.tree
+	has := o.HasRule(s)
+	s.Net = net
+	return has
+}
+
+// DescribeResult forwards to the tree algorithm's summary (ResultDescriber), or returns
+// the discrepancy, moves and messages if it has none. O(n).
+func (b *SpanningTreeBalancer) DescribeResult(s *State) string {
+	d, ok := b.inner.(ResultDescriber)
+	if !ok {
+		return describeTimedBalance(s)
+	}
+	net := s.Net
+	s.Net = b.tree
+	text := d.DescribeResult(s)
+	s.Net = net
+	return text
 }
 
 // Period forwards to the tree algorithm's stability period (0, no check, if it has none).

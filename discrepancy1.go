@@ -1,6 +1,9 @@
 package tokendist
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // NewDiscrepancy1 returns algorithm DISCREPANCY-1 of Houle, Symvonis and Wood (section 5)
 // on the tree g with colouring ec (nil: BipartiteColoring(g), χ = Δ). It runs in
@@ -15,14 +18,16 @@ import "math"
 //
 // The paper ends section 5 with a local termination rule: node v stops when localMax(v)
 // is the same in two consecutive cycles, which is claimed to imply a stable
-// distribution with discrepancy ≤ 1. That per-node claim is false (see
-// TestErratumDiscrepancy1LocalTermination: on the 3-node path with loads 0, 17, 22 the
-// centre's localMax is 17 in cycles 1 and 2, yet the discrepancy after cycle 2 is 2).
+// distribution with discrepancy ≤ 1. That per-node claim is false: on the 3-node path
+// with loads 0, 17, 22 the centre's localMax is 17 in cycles 1 and 2, yet the
+// discrepancy after cycle 2 is 2.
 // Done therefore reports the rule holding at every node at the end of the same cycle,
 // which no run of our sweeps saw fail; Decisions reports when each node's own rule
 // first held. NewDiscrepancy1With offers a distributed version of this check (a
 // convergecast over the tree, 2⌈D/2⌉ extra steps). Period is one cycle, 2·χ·n steps. g
-// must be a tree, else ErrNotTree (use NewSpanningTree for other graphs).
+// must be a tree, else ErrNotTree (use NewSpanningTree for other graphs). It costs
+// O(n + m) plus the colouring (O(n + m) for BipartiteColoring on a tree); a step costs
+// O(|matching|), plus O(n) at the start and end of every cycle.
 func NewDiscrepancy1(g *Graph, ec *EdgeColoring, n int) (*DimensionExchange, error) {
 	return NewDiscrepancy1With(g, ec, &Discrepancy1Options{Nodes: n})
 }
@@ -203,9 +208,24 @@ func (d *DimensionExchange) afterConvergecastStep(s *State) {
 // every node at once; with Discrepancy1Options.Convergecast, whether the "stop" broadcast
 // that follows has reached every node (2⌈D/2⌉ steps later). On a single node (no
 // colours, nothing can move) it is true at once. It is always false for the other
-// protocols.
+// protocols. It costs O(1).
 func (d *DimensionExchange) Done(*State) bool {
 	return d.allDone || d.kind == discrepancy1 && d.chi == 0
+}
+
+// HasRule reports whether d has a termination rule of its own (OptionalTerminator):
+// true for DISCREPANCY-1, false for THRESHOLD-1, THRESHOLD-2 and user protocols, which
+// Run therefore stops by the stability check (Periodic). O(1).
+func (d *DimensionExchange) HasRule(*State) bool { return d.kind == discrepancy1 }
+
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages (a step is one unit of time), and for DISCREPANCY-1 the completed cycles.
+// O(n).
+func (d *DimensionExchange) DescribeResult(s *State) string {
+	if d.kind == discrepancy1 {
+		return fmt.Sprintf("%s, cycles %d", describeBalance(s), d.cycles)
+	}
+	return describeBalance(s)
 }
 
 // Cycles returns the number of DISCREPANCY-1 cycles (an A-phase and a B-phase, Houle et

@@ -58,10 +58,13 @@
 //
 // Every algorithm is a Balancer: Step performs one parallel step of its paper's model on
 // State.Loads. Optional interfaces add set-up (Initializer), a termination rule
-// (Terminator), a stability period (Periodic) and a declaration of which invariants hold
-// (InvariantKeeper, Accountant). Run is the one loop: it validates inputs, works on a
-// copy of the loads, stops on the balancer's own rule, a target discrepancy, stability,
-// a step budget or context cancellation, records a Trace (CSV/JSON export, SVG plots via
+// (Terminator, OptionalTerminator), a stability period (Periodic), a default step
+// budget (StepBudgeter), a summary of the result (ResultDescriber) and a declaration of
+// which invariants hold (InvariantKeeper, Accountant). Run is the one loop: it validates
+// inputs, works on a copy of the loads, stops on the balancer's own rule, a target
+// discrepancy, stability (for balancers without a rule of their own), a step budget (the
+// balancer's default, such as τ(G, K) rounds for the diffusion schemes, or
+// DefaultMaxSteps) or context cancellation, records a Trace (CSV/JSON export, SVG plots via
 // PlotTraces and PlotLines), and verifies conservation and non-negativity, returning an
 // *InvariantError that names the balancer and step when one is broken. Steps do not
 // allocate.
@@ -99,15 +102,32 @@
 //
 // NewRandomizedDiffusion (section 2.1) and the comparators of Table 1 (NewRSWDiffusion,
 // NewFGSDeterministic, NewFGSRandomized, NewRandomMatching) are balancers; the FGS schemes
-// may go negative, which Run counts. ContinuousDiffusion, Compare and Deviation measure the
+// may go negative, which Run counts. ContinuousDiffusion, RunDeviation and Deviation measure the
 // discrete–continuous deviation the paper bounds; TransitionMatrix, LambdaMax (dense or
 // Lanczos), BalancingTime and LocalDivergence are the spectral tools.
 //
 // # Perfect distribution on trees (Margara, Pistocchi, Vassura)
 //
-// PerfectTree runs the anonymous asynchronous protocol as a discrete-event simulation
+// NewPerfectTree runs the anonymous asynchronous protocol as a discrete-event simulation
 // (a Balancer, with delay policies) and RunPerfectTreeConcurrent with one goroutine per
 // node and channels as links; OptimalPerfectMoves gives the exact optimum for comparison.
+//
+// # Dynamic runs
+//
+// RunOptions.Workload adds and removes tokens after every step — NewPoissonArrivals (λ
+// per node or per network), NewHotSpot, NewAdversary (at the heaviest node),
+// NewTraceArrivals (a CSV trace), NewService (μ per node), composed with
+// NewCombinedWorkload and shaped with NewBursts and NewWindow — and Run checks exact
+// accounting: total = initial + arrivals − completions (Result.Arrived,
+// Result.Completed). RunOptions.Churn fails and recovers links (NewRandomChurn,
+// NewChurnSchedule) through State.Live; the dimension-exchange schemes keep the
+// colouring of the full graph and skip links that are down, the diffusion and matching
+// schemes use the live links. RunOptions.Steady measures the time-average and
+// 95th-percentile discrepancy and maximum load after a warm-up, tokens moved per
+// arrival, and a documented instability test (SteadyStats). Balancers whose algorithm
+// assumes a fixed total or fixed links (DISCREPANCY-1, PerfectTree, the hypercube
+// schedules, NewMultiBalance, RingScheduler) refuse them in Init; each balancer's doc
+// comment says which. docs/dynamic.md has the model and the study of examples/dynamic.
 //
 // # Reproducibility
 //

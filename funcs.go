@@ -1,12 +1,17 @@
 package tokendist
 
 // Funcs adapts plain functions to a Balancer that implements every optional interface
-// (Initializer, Terminator, Periodic, InvariantKeeper, Accountant, fmt.Stringer). It
-// exists for notebooks: gophernotes (gomacro) hands compiled code a proxy of a
-// notebook-defined type that only has the methods of the interface it was converted to,
-// so Run would never see a notebook balancer's Init, Done or Period. Build a Funcs
-// from the notebook's functions instead. Nil fields mean: no set-up, never done, no
-// stability period.
+// (Initializer, Terminator, OptionalTerminator, Periodic, InvariantKeeper, Accountant,
+// fmt.Stringer). It exists for notebooks: gophernotes (gomacro) hands compiled code a
+// proxy of a notebook-defined type that only has the methods of the interface it was
+// converted to, so Run would never see a notebook balancer's Init, Done or Period. Build
+// a Funcs from the notebook's functions instead. Nil fields mean: no set-up, no
+// termination rule (so a PeriodFunc's stability check applies), no stability period.
+// Its methods cost what the functions cost.
+//
+// Dynamic runs: Funcs accepts a Workload and Churn; StepFunc sees them in State
+// (State.Workload, State.Live) and should honour State.Live itself. With
+// ExpectedTotalFunc, Run checks ExpectedTotal + arrivals − completions.
 type Funcs struct {
 	// Name names the balancer in results and errors ("Funcs" if empty).
 	Name string
@@ -54,6 +59,10 @@ func (f *Funcs) Init(s *State) error {
 
 // Done calls DoneFunc if set.
 func (f *Funcs) Done(s *State) bool { return f.DoneFunc != nil && f.DoneFunc(s) }
+
+// HasRule reports whether DoneFunc is set (OptionalTerminator): without it, f has no
+// termination rule and Run applies the stability check to a PeriodFunc.
+func (f *Funcs) HasRule(*State) bool { return f.DoneFunc != nil }
 
 // Period calls PeriodFunc if set, else returns 0 (no stability check).
 func (f *Funcs) Period(s *State) int64 {

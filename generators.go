@@ -37,7 +37,7 @@ func checkTreeOrder(what string, n int) error {
 	return checkEnds(fmt.Sprintf("%s with n = %d", what, n), 2*int64(n-1))
 }
 
-// Path returns the path 0 - 1 - ... - n-1.
+// Path returns the path 0 - 1 - ... - n-1. It costs O(n) time and memory.
 func Path(n int) (*Graph, error) {
 	if err := checkTreeOrder("Path", n); err != nil {
 		return nil, err
@@ -50,7 +50,8 @@ func Path(n int) (*Graph, error) {
 }
 
 // Ring returns the cycle 0 - 1 - ... - n-1 - 0 (the papers' R_p). Ring(1) is a single
-// node and Ring(2) a single edge, since the graph is simple.
+// node and Ring(2) a single edge, since the graph is simple. It costs O(n) time and
+// memory.
 func Ring(n int) (*Graph, error) {
 	if err := checkOrder("Ring", n); err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func Ring(n int) (*Graph, error) {
 	return fromPairs(n, pairs, true)
 }
 
-// Star returns the star with centre 0 and leaves 1..n-1.
+// Star returns the star with centre 0 and leaves 1..n-1. It costs O(n) time and memory.
 func Star(n int) (*Graph, error) {
 	if err := checkTreeOrder("Star", n); err != nil {
 		return nil, err
@@ -77,7 +78,7 @@ func Star(n int) (*Graph, error) {
 	return fromPairs(n, pairs, false)
 }
 
-// Complete returns the complete graph K_n.
+// Complete returns the complete graph K_n. It costs O(n²) time and memory.
 func Complete(n int) (*Graph, error) {
 	if err := checkOrder("Complete", n); err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ type KaryShape struct {
 }
 
 // KaryTreeOrder returns the number of nodes of the complete k-ary tree of height h,
-// (k^(h+1) - 1)/(k - 1), or an error if it is out of range.
+// (k^(h+1) - 1)/(k - 1), or an error if it is out of range. It costs O(h).
 func KaryTreeOrder(t KaryShape) (int, error) {
 	k, h := t.Arity, t.Height
 	if k < 1 {
@@ -137,7 +138,8 @@ func KaryTreeOrder(t KaryShape) (int, error) {
 
 // KaryTree returns the complete k-ary tree of height h, the papers' T_{h,k}, with
 // (k^(h+1)-1)/(k-1) nodes in heap order: the root is 0 and the children of v are
-// k·v+1, ..., k·v+k. KaryTree(KaryShape{Height: h, Arity: 1}) is a path of h+1 nodes.
+// k·v+1, ..., k·v+k. KaryTree(KaryShape{Height: h, Arity: 1}) is a path of h+1 nodes. It
+// costs O(n) time and memory for its n nodes.
 func KaryTree(t KaryShape) (*Graph, error) {
 	k, h := t.Arity, t.Height
 	n, err := KaryTreeOrder(KaryShape{Height: h, Arity: k})
@@ -196,7 +198,7 @@ func RandomTree(n int, seed uint64) (*Graph, error) {
 
 // Hypercube returns the d-dimensional hypercube H_d: nodes 0..2^d-1, with u and v
 // adjacent when they differ in exactly one bit. Hypercube(0) is a single node; d ≤ 26
-// keeps the d·2^d edge ends within the int32 limit.
+// keeps the d·2^d edge ends within the int32 limit. It costs O(d·2^d) time and memory.
 func Hypercube(d int) (*Graph, error) {
 	if d < 0 || d > 26 {
 		return nil, badParam("hypercube dimension must be in 0..26, got d = %d", d)
@@ -229,7 +231,7 @@ func Hypercube(d int) (*Graph, error) {
 // nodes 0..2^d-1; exchange edges join i and i XOR 1; shuffle edges join i and its cyclic
 // left rotation as a d-bit word. Self-loops (0...0, 1...1, ...) and parallel edges are
 // dropped, so the result is simple. d ≤ 29 keeps the up to 3·2^d edge ends within the
-// int32 limit.
+// int32 limit. It costs O(2^d) time and memory.
 func ShuffleExchange(d int) (*Graph, error) {
 	if d < 1 || d > 29 {
 		return nil, badParam("shuffle-exchange dimension must be in 1..29, got d = %d", d)
@@ -245,24 +247,28 @@ func ShuffleExchange(d int) (*Graph, error) {
 	return fromPairs(n, pairs, true)
 }
 
-// Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle).
+// Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle). It
+// costs O(1).
 func Shuffle(i, d int) int {
 	mask := 1<<d - 1
 	return ((i << 1) | (i >> (d - 1))) & mask
 }
 
-// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of Shuffle.
+// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of
+// Shuffle. It costs O(1).
 func Unshuffle(i, d int) int {
 	return (i >> 1) | ((i & 1) << (d - 1))
 }
 
 // Torus returns the torus (wrap-around grid) with the given side lengths, in any number
 // of dimensions: node (x_0, ..., x_{r-1}) has index x_0 + s_0·(x_1 + s_1·(...)). A side of
-// length 2 gives a single edge per line and a side of 1 none (the graph is simple).
+// length 2 gives a single edge per line and a side of 1 none (the graph is simple). It
+// costs O(r·n) time and memory for n nodes in r dimensions.
 func Torus(sides ...int) (*Graph, error) { return grid("Torus", true, sides) }
 
 // Mesh returns the grid (no wrap-around) with the given side lengths, in any number of
-// dimensions, indexed as in Torus.
+// dimensions, indexed as in Torus. It costs O(r·n) time and memory for n nodes in r
+// dimensions.
 func Mesh(sides ...int) (*Graph, error) { return grid("Mesh", false, sides) }
 
 func grid(what string, wrap bool, sides []int) (*Graph, error) {

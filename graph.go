@@ -56,7 +56,8 @@ type Graph struct {
 }
 
 // NewGraph returns the simple undirected graph on nodes 0..n-1 with the given edges.
-// It rejects self-loops, repeated edges and endpoints outside 0..n-1.
+// It rejects self-loops, repeated edges and endpoints outside 0..n-1. It costs O(n + m
+// log Δ) time and O(n + m) memory.
 func NewGraph(n int, edges [][2]int) (*Graph, error) {
 	if n < 0 {
 		return nil, badParam("negative order %d", n)
@@ -135,19 +136,20 @@ func (g *Graph) normalize(dedupe bool) error {
 	return nil
 }
 
-// Order returns the number of nodes.
+// Order returns the number of nodes. It costs O(1).
 func (g *Graph) Order() int { return len(g.off) - 1 }
 
-// Neighbors returns the neighbours of v in ascending order; the slice must not be modified.
+// Neighbors returns the neighbours of v in ascending order; the slice must not be
+// modified. It costs O(1).
 func (g *Graph) Neighbors(v int) []int32 { return g.adj[g.off[v]:g.off[v+1]:g.off[v+1]] }
 
-// Degree returns the number of neighbours of v.
+// Degree returns the number of neighbours of v. It costs O(1).
 func (g *Graph) Degree(v int) int { return g.off[v+1] - g.off[v] }
 
-// Size returns the number of edges.
+// Size returns the number of edges. It costs O(1).
 func (g *Graph) Size() int { return len(g.adj) / 2 }
 
-// MaxDegree returns the largest degree (0 for a graph without nodes).
+// MaxDegree returns the largest degree (0 for a graph without nodes). It costs O(n).
 func (g *Graph) MaxDegree() int {
 	d := 0
 	for v := 0; v < g.Order(); v++ {
@@ -156,7 +158,7 @@ func (g *Graph) MaxDegree() int {
 	return d
 }
 
-// MinDegree returns the smallest degree (0 for a graph without nodes).
+// MinDegree returns the smallest degree (0 for a graph without nodes). It costs O(n).
 func (g *Graph) MinDegree() int {
 	if g.Order() == 0 {
 		return 0
@@ -192,7 +194,8 @@ func (g *Graph) EdgeIndex(u, v int) int {
 // are Offset(v)..Offset(v+1)-1.
 func (g *Graph) Offset(v int) int { return g.off[v] }
 
-// EdgeList returns every edge once as a pair (u, v) with u < v, ordered by u then v.
+// EdgeList returns every edge once as a pair (u, v) with u < v, ordered by u then v. It
+// costs O(n + m) and allocates the list.
 func (g *Graph) EdgeList() [][2]int {
 	out := make([][2]int, 0, g.Size())
 	for u := 0; u < g.Order(); u++ {
@@ -206,7 +209,8 @@ func (g *Graph) EdgeList() [][2]int {
 }
 
 // AsGraph returns net as a *Graph: net itself if it is one, otherwise a copy built from
-// its Neighbors lists, which are checked against the Network rules.
+// its Neighbors lists, which are checked against the Network rules. It costs O(1) for a
+// *Graph and O(n + m log Δ) for a copy.
 func AsGraph(net Network) (*Graph, error) {
 	if net == nil {
 		return nil, ErrNilNetwork
@@ -286,7 +290,7 @@ func farthest(order, dist []int32) (int, int32) {
 }
 
 // Connected reports whether the graph is connected (the empty graph is not; a single
-// node is).
+// node is). It costs O(n + m).
 func (g *Graph) Connected() bool {
 	if g.Order() == 0 {
 		return false
@@ -301,13 +305,15 @@ func (g *Graph) Connected() bool {
 	return true
 }
 
-// IsTree reports whether the graph is connected with exactly n-1 edges.
+// IsTree reports whether the graph is connected with exactly n-1 edges. It costs O(n +
+// m).
 func (g *Graph) IsTree() bool { return g.Order() > 0 && g.Size() == g.Order()-1 && g.Connected() }
 
-// IsRegular reports whether every node has the same degree.
+// IsRegular reports whether every node has the same degree. It costs O(n).
 func (g *Graph) IsRegular() bool { return g.MinDegree() == g.MaxDegree() }
 
-// IsBipartite reports whether the graph has a proper 2-colouring of its nodes.
+// IsBipartite reports whether the graph has a proper 2-colouring of its nodes. It costs
+// O(n + m).
 func (g *Graph) IsBipartite() bool {
 	_, ok := g.Bipartition()
 	return ok
@@ -315,7 +321,7 @@ func (g *Graph) IsBipartite() bool {
 
 // Bipartition returns a side (0 or 1) for every node such that every edge joins the two
 // sides, and true; or nil and false if the graph has an odd cycle. Each component's
-// smallest node is on side 0.
+// smallest node is on side 0. It costs O(n + m).
 func (g *Graph) Bipartition() ([]int8, bool) {
 	n := g.Order()
 	side := make([]int8, n)
@@ -430,7 +436,7 @@ func (g *Graph) Center() (int, error) {
 
 // BFSTree returns a breadth-first spanning tree of a connected graph rooted at root, and
 // the parent of every node in it (-1 for the root). Neighbours are scanned in ascending
-// order, so the tree is deterministic.
+// order, so the tree is deterministic. It costs O(n + m).
 func (g *Graph) BFSTree(root int) (*Graph, []int32, error) {
 	if root < 0 || root >= g.Order() {
 		return nil, nil, badParam("root %d outside 0..%d", root, g.Order()-1)

@@ -30,7 +30,7 @@ import (
 const PairOverhead = 1
 
 // PairTime returns the model time of balancing one pair of processors holding a and b
-// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3).
+// tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3). It costs O(1).
 func PairTime(a, b int64) int64 {
 	d := a - b
 	if d < 0 {
@@ -41,7 +41,7 @@ func PairTime(a, b int64) int64 {
 
 // MinimumError returns the smallest error (max − min) any distribution of n tokens on p
 // processors can have: 0 if p divides n, else 1 (Plaxton, section 2). It returns -1 for
-// p < 1 or n < 0.
+// p < 1 or n < 0. It costs O(1).
 func MinimumError(n int64, p int) int64 {
 	switch {
 	case p < 1 || n < 0:
@@ -290,7 +290,13 @@ func newCubeBalancer(name string, net Network, opts *CubeOptions, algo cubeAlgo)
 }
 
 // Init validates the network and resets the schedule (Initializer).
+//
+// It refuses a Workload and Churn: the schedule is fixed in advance for the initial
+// loads and fixed links (Plaxton's algorithms balance a fixed total).
 func (b *CubeBalancer) Init(s *State) error {
+	if err := refuseDynamic(s, b.core.name, false, false, "its schedule is fixed in advance for a fixed total and fixed links"); err != nil {
+		return err
+	}
 	if err := sameCube(b.core.name, b.core.shape, s.Net); err != nil {
 		return err
 	}
@@ -303,6 +309,10 @@ func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
 
 // Done reports whether the schedule is finished (Terminator).
 func (b *CubeBalancer) Done(*State) bool { return b.core.phase == phaseDone }
+
+// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
+// accounting, not the step count), the discrepancy, moves and messages. O(n).
+func (b *CubeBalancer) DescribeResult(s *State) string { return describeTimedBalance(s) }
 
 // String names the algorithm and the network.
 func (b *CubeBalancer) String() string { return b.core.String() }

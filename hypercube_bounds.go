@@ -291,7 +291,7 @@ func BalanceLowerBound(d int, n, m, xi int64) (int64, error) {
 // PackedLoads returns the loads of n tokens packed m per processor onto nodes in order
 // (the last one gets n mod m), on a network of p processors: the adversarial inputs of
 // Lemmas 2.1 and 2.4. It needs m ≥ 1, n ≥ 0, ⌈n/m⌉ ≤ len(nodes) and nodes in 0..p−1
-// without repeats.
+// without repeats. It costs O(p + len(nodes)).
 func PackedLoads(p int, nodes []int, n, m int64) (Loads, error) {
 	if p < 1 || m < 1 || n < 0 {
 		return nil, badParam("PackedLoads needs p ≥ 1, m ≥ 1 and n ≥ 0, got p = %d, m = %d, n = %d", p, m, n)

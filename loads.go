@@ -18,11 +18,11 @@ type Loads []int64
 // length, a negative load, a total that overflows int64).
 var ErrBadLoads = errors.New("tokendist: bad loads")
 
-// Clone returns a copy of l.
+// Clone returns a copy of l. It costs O(n).
 func (l Loads) Clone() Loads { return append(Loads(nil), l...) }
 
 // Total returns the number of tokens. It wraps silently if the sum exceeds int64: use
-// Validate first on untrusted input (Run does).
+// Validate first on untrusted input (Run does). It costs O(n).
 func (l Loads) Total() int64 {
 	var t int64
 	for _, x := range l {
@@ -32,7 +32,7 @@ func (l Loads) Total() int64 {
 }
 
 // Validate returns an error wrapping ErrBadLoads if l is empty, has a negative load, or
-// its total overflows int64. It returns the total otherwise.
+// its total overflows int64. It returns the total otherwise. It costs O(n).
 func (l Loads) Validate() (int64, error) {
 	if len(l) == 0 {
 		return 0, fmt.Errorf("%w: empty load vector", ErrBadLoads)
@@ -50,19 +50,19 @@ func (l Loads) Validate() (int64, error) {
 	return t, nil
 }
 
-// Max returns the largest load (0 for an empty vector).
+// Max returns the largest load (0 for an empty vector). It costs O(n).
 func (l Loads) Max() int64 {
 	mx, _ := l.extremes()
 	return mx
 }
 
-// Min returns the smallest load (0 for an empty vector).
+// Min returns the smallest load (0 for an empty vector). It costs O(n).
 func (l Loads) Min() int64 {
 	_, mn := l.extremes()
 	return mn
 }
 
-// Discrepancy returns max − min, the papers' measure of imbalance.
+// Discrepancy returns max − min, the papers' measure of imbalance. It costs O(n).
 func (l Loads) Discrepancy() int64 {
 	mx, mn := l.extremes()
 	return mx - mn
@@ -100,6 +100,7 @@ func (l Loads) Potential() Uint128 {
 // Uint128 is an unsigned 128-bit integer, used for the exact potential Σ load², which
 // exceeds 64 bits for large loads. Its zero value is 0.
 type Uint128 struct {
+	// Hi and Lo are the high and low 64 bits: the value is Hi·2^64 + Lo.
 	Hi, Lo uint64
 }
 
@@ -112,7 +113,7 @@ func (u Uint128) add(v Uint128) Uint128 {
 	return Uint128{hi, lo}
 }
 
-// Cmp returns -1, 0 or +1 as u is less than, equal to or greater than v.
+// Cmp returns -1, 0 or +1 as u is less than, equal to or greater than v. It costs O(1).
 func (u Uint128) Cmp(v Uint128) int {
 	switch {
 	case u.Hi != v.Hi:
@@ -135,7 +136,7 @@ func (u Uint128) Big() *big.Int {
 	return b.Or(b, new(big.Int).SetUint64(u.Lo))
 }
 
-// Float64 returns u rounded to the nearest float64 (ties to even).
+// Float64 returns u rounded to the nearest float64 (ties to even). It costs O(1).
 func (u Uint128) Float64() float64 {
 	if u.Hi == 0 {
 		return float64(u.Lo)
@@ -183,7 +184,7 @@ func checkTokens(what string, n int, tokens int64) error {
 	return nil
 }
 
-// PointMass returns n loads with all tokens on one node.
+// PointMass returns n loads with all tokens on one node. It costs O(n).
 func PointMass(n int, tokens int64, node int) (Loads, error) {
 	if err := checkTokens("PointMass", n, tokens); err != nil {
 		return nil, err
@@ -234,7 +235,8 @@ func RandomRange(n int, lo, hi int64, seed uint64) (Loads, error) {
 // DistanceLoads returns load(v) = the distance from node to v. On any connected network
 // this distribution is stable under THRESHOLD-2 (neighbours differ by at most 1) and its
 // discrepancy is the eccentricity of node: the diameter when node is an end of a
-// longest path (Houle et al., Theorem 5's tightness).
+// longest path (Houle et al., Theorem 5's tightness). It costs O(n + m) (one breadth-
+// first search).
 func DistanceLoads(net Network, node int) (Loads, error) {
 	g, err := AsGraph(net)
 	if err != nil {
@@ -255,7 +257,8 @@ func DistanceLoads(net Network, node int) (Loads, error) {
 }
 
 // Peripheral returns one end of a longest shortest path of a connected network (a node
-// whose eccentricity is the diameter), the start for DistanceLoads' worst case.
+// whose eccentricity is the diameter), the start for DistanceLoads' worst case. It costs
+// O(n) on a tree and O(n·(n + m)) on other networks (Eccentricities).
 func Peripheral(net Network) (int, error) {
 	g, err := AsGraph(net)
 	if err != nil {

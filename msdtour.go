@@ -9,9 +9,12 @@ import (
 // TourArc is one real arc of the observer tour: the observer crosses the edge From-To,
 // of colour Color, in the step at tour time Time (Time ≡ Color mod χ).
 type TourArc struct {
+	// From and To are the ends of the edge, in the direction the observer crosses it.
 	From, To int32
-	Color    int32
-	Time     int64
+	// Color is the edge's colour.
+	Color int32
+	// Time is the tour time of the step.
+	Time int64
 }
 
 // ObserverTour is the observer tour of an edge-coloured tree (Houle, Symvonis and Wood,

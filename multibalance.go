@@ -108,8 +108,14 @@ func NewMultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBal
 
 // Init validates the network, checks that the loads are the group sums, and restarts
 // from the initial group loads (Initializer).
+//
+// It refuses a Workload and Churn: the loads must stay the sums of the group loads, and
+// the schedule is fixed in advance.
 func (b *MultiBalancer) Init(s *State) error {
 	c := &b.core
+	if err := refuseDynamic(s, c.name, false, false, "the loads must stay the sums of the group loads on a fixed schedule"); err != nil {
+		return err
+	}
 	if err := sameCube(c.name, c.shape, s.Net); err != nil {
 		return err
 	}
@@ -136,6 +142,18 @@ func (b *MultiBalancer) Step(s *State) error { return b.core.step(s) }
 
 // Done reports whether the schedule is finished (Terminator).
 func (b *MultiBalancer) Done(*State) bool { return b.core.phase == phaseDone }
+
+// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
+// accounting), the discrepancy of the per-processor totals, the largest discrepancy of
+// one group, the moves and messages. O(p·g).
+func (b *MultiBalancer) DescribeResult(s *State) string {
+	worst := int64(0)
+	for j := 0; j < b.core.w; j++ {
+		worst = max(worst, b.Group(j).Discrepancy())
+	}
+	return fmt.Sprintf("time %d, discrepancy %d (largest group discrepancy %d), moved %d, messages %d",
+		s.Time, s.Loads.Discrepancy(), worst, s.Moved, s.Messages)
+}
 
 // String names the algorithm, the network and g.
 func (b *MultiBalancer) String() string { return b.core.String() }

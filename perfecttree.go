@@ -193,7 +193,7 @@ type PerfectTree struct {
 }
 
 // NewPerfectTree returns the simulated runtime for tree g. It fails with ErrNotTree on
-// a network that is not a tree; Init checks the run's network again.
+// a network that is not a tree; Init checks the run's network again. It costs O(n).
 func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
 	if g == nil {
 		return nil, ErrNilNetwork
@@ -224,8 +224,13 @@ func (pt *PerfectTree) String() string {
 }
 
 // Init builds the scheduler for the run's network and loads (O(N + M log Δ)) and runs
-// time 0, when every node starts.
+// time 0, when every node starts. It refuses a Workload and Churn: the protocol counts
+// the fixed total up the tree once and then distributes exactly that many tokens, and
+// its messages travel over fixed links (Margara et al., section 3).
 func (pt *PerfectTree) Init(s *State) error {
+	if err := refuseDynamic(s, "PerfectTree", false, false, "the protocol counts a fixed total once and distributes exactly it over fixed links"); err != nil {
+		return err
+	}
 	g, err := AsGraph(s.Net)
 	if err != nil {
 		return err
@@ -254,6 +259,14 @@ func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
 // section 1), in O(1).
 func (pt *PerfectTree) Done(*State) bool { return pt.sim.finished == pt.sim.n }
 
+// DescribeResult summarises a run (ResultDescriber): the finished nodes, whether the
+// distribution is perfect (every node ⌊T/N⌋ or ⌈T/N⌉), the model time, the token moves
+// and messages. O(n).
+func (pt *PerfectTree) DescribeResult(s *State) string {
+	return fmt.Sprintf("finished %d of %d nodes, perfect %v, time %d, moved %d, messages %d",
+		pt.sim.finished, pt.sim.n, IsPerfectDistribution(s.Loads), s.Time, s.Moved, s.Messages)
+}
+
 // Result returns the metrics of the last run (or of the run so far). It computes the
 // optimum number of moves, O(N · min(N, T mod N)).
 func (pt *PerfectTree) Result() PerfectTreeResult {
@@ -262,7 +275,8 @@ func (pt *PerfectTree) Result() PerfectTreeResult {
 
 // RunPerfectTree runs the simulated runtime on tree g from loads until every node is
 // Finished (no step budget), and returns its metrics. It validates g (ErrNotTree) and
-// loads (ErrBadLoads), and stops on ctx's cancellation.
+// loads (ErrBadLoads), and stops on ctx's cancellation. It costs O(n) memory and O(log
+// n) time per event, plus the optimum in the result, O(n·min(n, T mod n)).
 func RunPerfectTree(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
 	pt, err := NewPerfectTree(g, opts)
 	if err != nil {

@@ -23,7 +23,9 @@ import (
 // The run ends when every node is Finished, or with ErrDeadlock when every unfinished
 // node waits and no message is in flight (an exact count of running nodes plus
 // undelivered envelopes detects it), with an ErrProtocol failure, or with ctx's error
-// when ctx is cancelled. Every goroutine has exited when it returns. Time in the result
+// when ctx is cancelled (StatusCanceled, wrapped with the "tokendist: " prefix, the
+// logical time and the number of finished nodes, so errors.Is works with
+// context.Canceled and context.DeadlineExceeded). Every goroutine has exited when it returns. Time in the result
 // is the logical (Lamport) time: each send takes one unit after the latest message its
 // sender received. opts.Delays is ignored; opts.Jitter adds random yields.
 //
@@ -68,7 +70,11 @@ func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *
 		return r, cause
 	default:
 		r.Status = StatusCanceled
-		return r, ctx.Err()
+		err := ctx.Err()
+		if err == nil {
+			err = cause
+		}
+		return r, wrapf(err, "concurrent perfect-tree run stopped at logical time %d with %d of %d nodes finished", r.Time, r.Finished, r.N)
 	}
 }
 

@@ -22,6 +22,7 @@ type DelayPolicy interface {
 
 // NewUnitDelays returns the synchronous policy: every message takes one time unit. It is
 // the default, and the one under which the paper's time bounds (section 5) are stated.
+// It costs O(1).
 func NewUnitDelays() DelayPolicy { return ptUnitDelays{} }
 
 type ptUnitDelays struct{}
@@ -53,7 +54,7 @@ func (d *ptRandomDelays) String() string                     { return fmt.Sprint
 
 // NewSerialDelays returns the adversary that always delivers the most recent message last:
 // each message arrives one unit after every message already in flight, so the network
-// carries one message at a time and no two events are simultaneous.
+// carries one message at a time and no two events are simultaneous. It costs O(1).
 func NewSerialDelays() DelayPolicy { return &ptSerialDelays{} }
 
 type ptSerialDelays struct{ last int64 }

@@ -13,7 +13,9 @@ import (
 
 // Line is one named curve for PlotLines.
 type Line struct {
+	// Name labels the curve in the legend.
 	Name string
+	// X and Y are the points' coordinates, of equal length.
 	X, Y []float64
 }
 
@@ -29,11 +31,14 @@ const (
 	// the width), and else a strip below the plot on an image made taller by the
 	// legend's height.
 	LegendAuto LegendPlace = iota
-	// LegendTopRight, LegendTopLeft, LegendBottomRight and LegendBottomLeft put the
-	// legend in that corner of the data area, whatever it covers.
+	// LegendTopRight puts the legend in the top right corner of the data area, whatever
+	// it covers; the next three name the other corners.
 	LegendTopRight
+	// LegendTopLeft puts the legend in the top left corner of the data area.
 	LegendTopLeft
+	// LegendBottomRight puts the legend in the bottom right corner of the data area.
 	LegendBottomRight
+	// LegendBottomLeft puts the legend in the bottom left corner of the data area.
 	LegendBottomLeft
 	// LegendHidden draws no legend.
 	LegendHidden
@@ -266,7 +271,9 @@ func logRange(a *plot.Axis) {
 
 // Series is a named trace for PlotTraces.
 type Series struct {
-	Name  string
+	// Name labels the curve in the legend.
+	Name string
+	// Trace is the run's trace; the curve is its discrepancy against the step.
 	Trace Trace
 }
 

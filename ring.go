@@ -26,7 +26,7 @@ const (
 	RingPolicyRandom
 )
 
-// RingPolicies returns the four policies, KS-BF first.
+// RingPolicies returns the four policies, KS-BF first. It costs O(1).
 func RingPolicies() []RingPolicy {
 	return []RingPolicy{RingPolicyKSBF, RingPolicyKeepAll, RingPolicyLessLoaded, RingPolicyRandom}
 }
@@ -74,6 +74,7 @@ type RingTask struct {
 
 // RingStats summarises a run of a growing dag on a ring.
 type RingStats struct {
+	// Policy is the policy that ran.
 	Policy RingPolicy `json:"policy"`
 	// P is the number of PEs.
 	P int `json:"p"`
@@ -176,7 +177,7 @@ func (l *idLog) add(x uint64) {
 }
 
 // NewRingTree returns the policy of opts (default KS-BF) on the ring R_p for the tree-dag
-// grown by dag. It needs p ≥ 1 and a non-nil dag.
+// grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) {
 	if dag == nil {
 		return nil, badParam("RingScheduler needs a tree growth rule, got nil")
@@ -185,7 +186,7 @@ func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) 
 }
 
 // NewRingGrid returns the policy of opts (default KS-BF) on the ring R_p for the grid-dag
-// grown by dag. It needs p ≥ 1 and a non-nil dag.
+// grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingGrid(p int, dag GridDag, opts *RingOptions) (*RingScheduler, error) {
 	if dag == nil {
 		return nil, badParam("RingScheduler needs a grid growth rule, got nil")
@@ -296,8 +297,12 @@ func (r ringNb) len() int { return r.n }
 func (r ringNb) String() string { return fmt.Sprint(r.v[:r.n]) }
 
 // Init validates the network (R_p) and the loads (the root on PE 0), resets the run state
-// and the rule (Resetter), and queues the root.
+// and the rule (Resetter), and queues the root. It refuses a Workload and Churn: its
+// loads are the tasks of a dag, which spawn and finish by the dag's own rule.
 func (b *RingScheduler) Init(s *State) error {
+	if err := refuseDynamic(s, "RingScheduler", false, false, "its loads are the tasks of a growing dag, accounted by the dag"); err != nil {
+		return err
+	}
 	if err := checkRing(s.Net, b.p); err != nil {
 		return err
 	}
@@ -352,8 +357,20 @@ func (b *RingScheduler) Done(*State) bool {
 	return b.executed == b.spawned && len(b.waiting) == 0
 }
 
+// DescribeResult summarises a run (ResultDescriber): the tasks executed and still
+// queued, the completion time, speedup and efficiency (RingStats); a step is one unit of time and
+// the queues' discrepancy means nothing here. O(p).
+func (b *RingScheduler) DescribeResult(s *State) string {
+	st := b.Stats()
+	return fmt.Sprintf("executed %d tasks in time %d, %d queued, speedup %.2f, efficiency %.2f, moved %d",
+		st.Tasks, st.Time, s.Loads.Total(), st.Speedup, st.Efficiency, st.Moved)
+}
+
 // Step executes one time unit: every PE with work executes its first task in
-// breadth-first order, then the spawned children are delivered (available next step).
+// breadth-first order, then the spawned children are delivered (available next step). It
+// costs O(p) plus, per queue operation, O(1) while tasks arrive in breadth-first order
+// (always for KS-BF on T_n and G_n, Theorems 2.2 and 3.2) and O(log q) otherwise, for a
+// queue of q tasks.
 func (b *RingScheduler) Step(s *State) error {
 	b.execPE, b.execKey = b.execPE[:0], b.execKey[:0]
 	for i, x := range s.Loads {
@@ -544,7 +561,7 @@ func (b *RingScheduler) stuck() error {
 		ErrBadDag, x, GridNode{x.K, x.L - 1}, GridNode{x.K - 1, x.L})
 }
 
-// Work returns the number of tasks each PE executed in the last run.
+// Work returns the number of tasks each PE executed in the last run. It costs O(p).
 func (b *RingScheduler) Work() []int64 { return slices.Clone(b.work) }
 
 // Schedule returns every executed task of the last run with its PE and step, in
@@ -589,6 +606,7 @@ func (b *RingScheduler) Schedule() []RingTask {
 }
 
 // Stats summarises the last run: completion time, work, idle time, speedup, efficiency.
+// It costs O(p).
 func (b *RingScheduler) Stats() RingStats {
 	st := RingStats{
 		Policy: b.opts.Policy, P: b.p, Tasks: b.executed, Depth: b.depth,

@@ -2,7 +2,6 @@ package tokendist
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 
@@ -39,6 +38,7 @@ type RingExperiment struct {
 
 // RingComparison is one policy on one ring size, over all instances of a family.
 type RingComparison struct {
+	// Family is RingExperiment.Name, Policy the policy and P the ring size of the row.
 	Family string     `json:"family"`
 	Policy RingPolicy `json:"policy"`
 	P      int        `json:"p"`
@@ -93,7 +93,7 @@ func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison,
 			grids[k], err = e.Grid(seed)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seed, err)
+			return nil, wrapf(err, "RingExperiment %q, seed %d", e.Name, seed)
 		}
 	}
 	// Instances run in parallel, each writing only its own slots; the aggregation below
@@ -112,7 +112,7 @@ func RunRingComparison(ctx context.Context, e RingExperiment) ([]RingComparison,
 	})
 	for k, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: RingExperiment %q, seed %d: %w", e.Name, seeds[k], err)
+			return nil, wrapf(err, "RingExperiment %q, seed %d", e.Name, seeds[k])
 		}
 	}
 	for _, st := range stats {

@@ -70,7 +70,8 @@ func (x TreeNode) String() string {
 	return b.String()
 }
 
-// ParseTreeNode returns the node named by a binary string ("" or "λ" for the root).
+// ParseTreeNode returns the node named by a binary string ("" or "λ" for the root). It
+// costs O(len(s)).
 func ParseTreeNode(s string) (TreeNode, error) {
 	if s == "λ" {
 		s = ""
@@ -92,6 +93,7 @@ func ParseTreeNode(s string) (TreeNode, error) {
 // is ⟨K, L+1⟩ and its right child ⟨K+1, L⟩; its level is K+L. Breadth-first order is by
 // level, then by K.
 type GridNode struct {
+	// K and L are the node's coordinates (right and left steps from the root ⟨0, 0⟩).
 	K, L int
 }
 
@@ -112,7 +114,8 @@ func (x GridNode) ID() uint64 {
 	return l*(l+1)/2 + uint64(x.K)
 }
 
-// GridNodeOf returns the grid node with breadth-first rank id (the inverse of ID).
+// GridNodeOf returns the grid node with breadth-first rank id (the inverse of ID). It
+// costs O(1).
 func GridNodeOf(id uint64) GridNode {
 	l := uint64((math.Sqrt(8*float64(id)+1) - 1) / 2)
 	for l*(l+1)/2 > id {
@@ -173,7 +176,7 @@ type completeTree struct{ n int }
 
 // CompleteTree returns the growth rule of the height-n complete binary tree-dag T_n
 // (section 1.3): every node of level < n-1 spawns, so the dag has the 2^n - 1 strings of
-// length < n. It needs 1 ≤ n ≤ TreeMaxLevel+1.
+// length < n. It needs 1 ≤ n ≤ TreeMaxLevel+1. It costs O(1), and so does every Spawns.
 func CompleteTree(n int) (TreeDag, error) {
 	if n < 1 || n > TreeMaxLevel+1 {
 		return nil, badParam("CompleteTree height n = %d outside 1..%d", n, TreeMaxLevel+1)
@@ -192,7 +195,8 @@ type wCompleteTree struct{ h, w int }
 // are strings of length < h and weight ≤ w. A node spawns when its level is < h-1 and its
 // weight is < w. (The paper's node set, all such strings, is not full: x of weight w has
 // x0 but not x1; its count Θ(h^w) for w = log p matches this full tree.) Under KS the work
-// lands on the w+1 PEs 0..w (Lemma 1.1(a)). It needs 1 ≤ h ≤ TreeMaxLevel+1, w ≥ 0.
+// lands on the w+1 PEs 0..w (Lemma 1.1(a)). It needs 1 ≤ h ≤ TreeMaxLevel+1, w ≥ 0. It
+// costs O(1), and so does every Spawns.
 func WCompleteTree(h, w int) (TreeDag, error) {
 	if h < 1 || h > TreeMaxLevel+1 {
 		return nil, badParam("WCompleteTree levels h = %d outside 1..%d", h, TreeMaxLevel+1)
@@ -229,7 +233,8 @@ type randomTree struct {
 // RandomTreeDag returns a random growth rule (section 1.3's "randomly growing" trees):
 // each node of level < depth-1 spawns with probability q, independently. The coin of node
 // x depends only on (seed, x), never on the schedule, so every policy executes the same
-// tree. It needs q in [0, 1] and 1 ≤ depth ≤ TreeMaxLevel+1.
+// tree. It needs q in [0, 1] and 1 ≤ depth ≤ TreeMaxLevel+1. It costs O(1), and so does
+// every Spawns.
 func RandomTreeDag(q float64, depth int, seed uint64) (TreeDag, error) {
 	if !(q >= 0 && q <= 1) {
 		return nil, badParam("RandomTreeDag spawn probability q = %v outside [0, 1]", q)
@@ -253,7 +258,7 @@ type pyramidGrid struct{ n int }
 
 // PyramidGrid returns the growth rule of the side-n pyramidal grid-dag G_n (section 1.3):
 // the n(n+1)/2 nodes ⟨k, l⟩ with k + l < n; a node spawns when k + l < n-1. It needs
-// 1 ≤ n < 2^31.
+// 1 ≤ n < 2^31. It costs O(1), and so does every Spawns.
 func PyramidGrid(n int) (GridDag, error) {
 	if n < 1 || n >= math.MaxInt32 {
 		return nil, badParam("PyramidGrid side n = %d outside 1..2^31-2", n)
@@ -273,7 +278,8 @@ type adversarialGrid struct{ i, j, m int }
 // {i, j} × {0..m-1} ∪ {0..m-1} × {0} with i ≡ 0 and j ≡ 1 (mod p), made full: a node of
 // that set spawns when one of its children is in the set, and the siblings this forces
 // (⟨k, 1⟩ beside the column, ⟨i+1, l⟩ and ⟨j+1, l⟩ beside the rows) are sinks. (The
-// paper's set itself is not full, so it is not a grid-dag.) It needs 0 ≤ i, j < m, i ≠ j.
+// paper's set itself is not full, so it is not a grid-dag.) It needs 0 ≤ i, j < m, i ≠
+// j. It costs O(1), and so does every Spawns.
 func AdversarialGrid(i, j, m int) (GridDag, error) {
 	if m < 1 || m >= math.MaxInt32/2 {
 		return nil, badParam("AdversarialGrid length m = %d outside 1..2^30", m)
@@ -372,7 +378,8 @@ type quadLeaf struct {
 
 // NewQuadrature returns the adaptive trapezoid rule for f on [a, b] (section 1.3) with the
 // given resolution and accuracy thresholds. It needs a < b finite, thresholds ≥ 0 and
-// not both 0 (otherwise the rule may never stop).
+// not both 0 (otherwise the rule may never stop). It costs O(1); every Spawns evaluates
+// f a constant number of times.
 func NewQuadrature(f func(float64) float64, a, b, resolution, accuracy float64) (*Quadrature, error) {
 	switch {
 	case f == nil:

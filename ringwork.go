@@ -40,7 +40,7 @@ func checkRingSize(what string, n, p int) error {
 //
 // The paper's equation (2.1) omits k ≥ 1; that adds C(n, 0) = 1 to W_{p-1}(n) and makes
 // the total 2^n instead of 2^n - 1 (Fact 2.1). The result is exact for any n (math/big):
-// it costs O(n²/64) word operations (n = 10 000, p = 1000 takes a few milliseconds).
+// it costs O(n²/64) word operations.
 func RingWork(n, p int) ([]*big.Int, error) {
 	if err := checkRingSize("RingWork", n, p); err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func RingWorkDFT(n, p int) ([]float64, error) {
 
 // RingAlpha returns α_p = max_{0<j<p} |1 + ω^j| = 2cos(π/p) (section 2.1), the base of
 // the deviation bound (2.2): α_1 = 0 (an empty maximum), α_2 = 0, α_3 = 1, and
-// α_p → 2 as p grows.
+// α_p → 2 as p grows. It costs O(1).
 func RingAlpha(p int) (float64, error) {
 	if p < 1 {
 		return 0, badParam("RingAlpha needs p ≥ 1, got p = %d", p)

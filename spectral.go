@@ -117,7 +117,7 @@ type Spectrum struct {
 	Iterations int            `json:"iterations"`
 }
 
-// Gap returns the spectral gap 1 − λ_max.
+// Gap returns the spectral gap 1 − λ_max. It costs O(1).
 func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
 
 // LambdaMax returns the spectrum of the transition matrix P (TransitionMatrix) of a
@@ -127,9 +127,9 @@ func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
 // projected out every iteration), without reorthogonalisation: it keeps three vectors
 // and the tridiagonal matrix, so it costs O(n + m) memory and O(n + m) time per
 // iteration, with about √(range/gap)·log(1/Tol) iterations where gap separates λ_2 (or
-// λ_n) from the next distinct eigenvalue. Lanczos uses the available cores on networks
-// of more than 4096 nodes with fixed-order sums, so its result does not depend on the
-// number of workers. It rejects a nil, empty or disconnected network, isolated nodes and
+// λ_n) from the next distinct eigenvalue. Lanczos uses the available cores on large
+// networks with fixed-order sums, so its result does not depend on the number of
+// workers. It rejects a nil, empty or disconnected network, isolated nodes and
 // bad options, and returns ErrNotConverged (with the best estimate) if MaxIter runs out.
 // HypercubeSpectrum and TorusSpectrum give closed forms to check it against.
 func LambdaMax(net Network, opts *SpectralOptions) (Spectrum, error) {

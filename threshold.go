@@ -6,7 +6,8 @@ package tokendist
 // graph it reaches a stable distribution with discrepancy at most the diameter
 // (Theorem 5), and the bound is tight (DistanceLoads). ec nil means DefaultColoring(g);
 // otherwise ec must colour exactly g (else ErrInvalidColoring). The stability period is
-// one round, χ steps.
+// one round, χ steps. It costs the colouring (DefaultColoring when ec is nil) plus O(n +
+// m); a step costs O(|matching|).
 func NewThreshold2(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 	return newDimensionExchange(g, ec, threshold2, "THRESHOLD-2")
 }
@@ -18,7 +19,8 @@ func NewThreshold2(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 // (Lemma 8) with discrepancy at most the maximum stable discrepancy MSD(T) (Theorem
 // 12), which is at most ⌊n/2⌋ (Lemma 13). g must be a tree (else ErrNotTree; use
 // NewSpanningTree for other graphs). ec nil means BipartiteColoring(g), χ = Δ. The
-// stability period is one phase, χ·n steps.
+// stability period is one phase, χ·n steps. It costs O(n + m) plus the colouring (O(n +
+// m) for BipartiteColoring on a tree); a step costs O(|matching|).
 func NewThreshold1(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 	if g == nil {
 		return nil, ErrNilNetwork

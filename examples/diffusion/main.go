@@ -102,7 +102,7 @@ func main() {
 	flag.IntVar(&c.seeds, "seeds", 0, "runs per scheme and network (0: 15, 3 with -quick)")
 	flag.BoolVar(&c.quick, "quick", false, "small sizes, a few seconds (CI)")
 	flag.BoolVar(&c.full, "full", false, "larger sizes and the 1000×1000 torus spectrum")
-	flag.StringVar(&c.out, "out", "diffusion-out", "output folder")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "diffusion"), "output folder")
 	flag.Parse()
 	if c.seeds <= 0 {
 		c.seeds = 15

@@ -66,7 +66,7 @@ func main() {
 	flag.IntVar(&c.dmax, "dmax", 16, "largest dimension")
 	flag.StringVar(&ms, "ms", "4,16,64,256,1024,4096", "largest loads m, comma-separated")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the random inputs")
-	flag.StringVar(&c.out, "out", "hypercube-out", "output folder")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "hypercube"), "output folder")
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes, for CI")
 	flag.Parse()
 	if c.quick {

@@ -72,7 +72,7 @@ func main() {
 	flag.Uint64Var(&cfg.seed, "seed", 1, "seed of the random tree in the baseline comparison")
 	flag.IntVar(&cfg.workers, "workers", 0, "search goroutines (0: all cores)")
 	flag.BoolVar(&cfg.quick, "quick", false, "partial table (n ≤ 2^16), for CI")
-	flag.StringVar(&cfg.out, "out", "msdtable-out", "output folder for the CSV and SVG files")
+	flag.StringVar(&cfg.out, "out", filepath.Join("out", "msdtable"), "output folder for the CSV and SVG files")
 	flag.Parse()
 	cfg.maxNodes = int(maxNodes)
 	cfg.checkN, cfg.baseline, cfg.randomN, cfg.interval = 1<<17, []int{9, 10, 11, 12}, 3000, 2

@@ -42,7 +42,7 @@ func main() {
 	flag.IntVar(&c.maxN, "n", 200, "largest tree of the sweep and the comparison")
 	flag.IntVar(&c.big, "big", 10000, "largest tree of the scaling runs")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of every random choice")
-	flag.StringVar(&c.out, "out", "perfecttree-out", "folder for CSV, JSON and SVG output")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "perfecttree"), "folder for CSV, JSON and SVG output")
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes (a few seconds)")
 	flag.Parse()
 	if c.quick {

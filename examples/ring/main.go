@@ -48,7 +48,7 @@ type config struct {
 
 func main() {
 	c := &config{start: time.Now()}
-	flag.StringVar(&c.out, "out", "ring-out", "output folder for CSV, JSON and SVG files")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "ring"), "output folder for CSV, JSON and SVG files")
 	flag.Uint64Var(&c.seed, "seed", 1, "first seed of the random dags")
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes (a few seconds)")
 	flag.IntVar(&c.pmax, "pmax", 64, "largest ring size (powers of two from 1)")

@@ -36,7 +36,7 @@ func main() {
 	flag.IntVar(&c.n, "n", 400, "nodes of the largest random networks")
 	flag.IntVar(&c.seeds, "seeds", 40, "runs per family")
 	flag.Uint64Var(&c.seed, "seed", 1, "base seed")
-	flag.StringVar(&c.out, "out", "threshold-out", "output folder")
+	flag.StringVar(&c.out, "out", filepath.Join("out", "threshold"), "output folder")
 	flag.BoolVar(&c.quick, "quick", false, "tiny sizes (a few seconds)")
 	flag.Parse()
 	if c.quick {

@@ -1,9 +1,11 @@
 // Command tour runs every paper's algorithm on a sensible default network and workload,
 // prints a compact table per paper (what ran, final discrepancy or completion time,
 // steps, model time, tokens moved, the bound the paper proves and whether it held) and
-// writes SVG plots into an output folder that it names at the end.
+// writes SVG plots into an output folder (default out/tour) that it names at the start
+// and at the end.
 //
-//	go run ./examples/tour            # full tour, about a minute on two cores
+//	go run ./examples/tour            # full tour, about a minute on two cores; plots in out/tour
+//	                                  # (relative to the working directory; ignored by git)
 //	go run ./examples/tour -quick     # small sizes (CI)
 //	go run ./examples/tour -out plots -seed 7
 package main
@@ -85,12 +87,16 @@ func main() {
 	t := &tour{}
 	flag.Uint64Var(&t.seed, "seed", 1, "seed for every random choice")
 	flag.BoolVar(&t.quick, "quick", false, "small sizes, for CI")
-	flag.StringVar(&t.out, "out", "tour-out", "folder for the SVG plots")
+	flag.StringVar(&t.out, "out", filepath.Join("out", "tour"), "folder for the SVG plots")
 	flag.Parse()
 	if err := os.MkdirAll(t.out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
+	if abs, err := filepath.Abs(t.out); err == nil {
+		t.out = abs
+	}
+	fmt.Printf("Plots go to %s\n", t.out)
 	sort.Slice(sections, func(i, j int) bool { return sections[i].order < sections[j].order })
 	start := time.Now()
 	exit := 0

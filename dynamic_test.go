@@ -1,0 +1,267 @@
+package tokendist
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// dynCase is one balancer of the library with what it does under a workload and churn.
+type dynCase struct {
+	name     string
+	net      func() *Graph
+	loads    func(n int) Loads
+	build    func(g *Graph) (Balancer, error)
+	workload bool // accepts a workload
+	churn    bool // accepts churn
+}
+
+func dynTree() *Graph { g, _ := KaryTree(KaryShape{Height: 3, Arity: 2}); return g }
+func dynCube() *Graph { g, _ := Hypercube(4); return g }
+func dynRing() *Graph { g, _ := Ring(8); return g }
+func dynRR() *Graph   { g, _ := RandomRegular(64, 4, 3); return g }
+func dynLoads(n int) Loads {
+	l, _ := UniformRandom(n, int64(20*n), 9)
+	return l
+}
+
+func dynCases() []dynCase {
+	return []dynCase{
+		{name: "THRESHOLD-1", net: dynTree, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewThreshold1(g, nil) }},
+		{name: "THRESHOLD-2", net: dynTree, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewThreshold2(g, nil) }},
+		{name: "DISCREPANCY-1", net: dynTree, loads: dynLoads,
+			build: func(g *Graph) (Balancer, error) { return NewDiscrepancy1(g, nil, g.Order()) }},
+		{name: "user protocol", net: dynTree, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) {
+				return NewDimensionExchange(g, nil, ProtocolFunc(func(_ int64, _, _ int, a, b int64) int64 { return (a - b) / 2 }))
+			}},
+		{name: "spanning tree", net: dynRR, loads: dynLoads, workload: true,
+			build: func(g *Graph) (Balancer, error) {
+				return NewSpanningTree(g, AutoRoot, func(t *Graph) (Balancer, error) { return NewThreshold1(t, nil) })
+			}},
+		{name: "RSW", net: dynRR, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewRSWDiffusion(g) }},
+		{name: "FGSDeterministic", net: dynRR, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewFGSDeterministic(g) }},
+		{name: "FGSRandomized", net: dynRR, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewFGSRandomized(g) }},
+		{name: "RandomMatching", net: dynRR, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewRandomMatching(g) }},
+		{name: "RandomizedDiffusion", net: dynRR, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) { return NewRandomizedDiffusion(g) }},
+		{name: "DimensionOrderBalance", net: dynCube, loads: dynLoads,
+			build: func(g *Graph) (Balancer, error) { return NewDimensionOrderBalance(g, nil) }},
+		{name: "HypercubeBalance", net: dynCube, loads: dynLoads,
+			build: func(g *Graph) (Balancer, error) { return NewHypercubeBalance(g, nil) }},
+		{name: "LeightonBalance", net: dynCube, loads: dynLoads,
+			build: func(g *Graph) (Balancer, error) { return NewLeightonBalance(g) }},
+		{name: "MultiBalance", net: dynCube,
+			loads: func(n int) Loads {
+				l := make(Loads, n)
+				for v := range l {
+					l[v] = int64(v % 5)
+				}
+				return l
+			},
+			build: func(g *Graph) (Balancer, error) {
+				grp := make(Loads, g.Order())
+				for v := range grp {
+					grp[v] = int64(v % 5)
+				}
+				return NewMultiBalance(g, []Loads{grp}, nil)
+			}},
+		{name: "PerfectTree", net: dynTree, loads: dynLoads,
+			build: func(g *Graph) (Balancer, error) { return NewPerfectTree(g, nil) }},
+		{name: "RingScheduler", net: dynRing,
+			loads: func(n int) Loads { l, _ := PointMass(n, 1, 0); return l },
+			build: func(g *Graph) (Balancer, error) {
+				dag, _ := CompleteTree(6)
+				return NewRingTree(g.Order(), dag, nil)
+			}},
+		{name: "Funcs", net: dynTree, loads: dynLoads, workload: true, churn: true,
+			build: func(g *Graph) (Balancer, error) {
+				return &Funcs{Name: "idle", StepFunc: func(s *State) error { s.Time++; return nil }}, nil
+			}},
+	}
+}
+
+// dynWorkload is arrivals at 0.3 per node plus service at 0.4 per node.
+func dynWorkload(t testing.TB) Workload {
+	a, err := NewPoissonArrivals(0.3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := NewService(0.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewCombinedWorkload(a, sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func dynChurn(t testing.TB) Churn {
+	c, err := NewRandomChurn(0.1, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestDynamicEveryBalancer: every balancer either runs under a workload (and churn)
+// with exact accounting, or refuses it in Init with a "tokendist: " error naming it.
+func TestDynamicEveryBalancer(t *testing.T) {
+	for _, tc := range dynCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.net()
+			for _, mode := range []string{"workload", "churn"} {
+				b, err := tc.build(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := &RunOptions{MaxSteps: 200, Seed: 5, SampleEvery: 7}
+				want := tc.workload
+				if mode == "workload" {
+					opts.Workload = dynWorkload(t)
+				} else {
+					opts.Churn = dynChurn(t)
+					want = tc.churn
+				}
+				res, err := Run(context.Background(), g, tc.loads(g.Order()), b, opts)
+				if !want {
+					if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), "does not accept") {
+						t.Fatalf("%s: want a refusal, got %v", mode, err)
+					}
+					if !errors.Is(err, ErrBadParameter) {
+						t.Errorf("%s: refusal %v does not wrap ErrBadParameter", mode, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", mode, err)
+				}
+				if got, w := res.Loads.Total(), res.Initial+res.Arrived-res.Completed; got != w {
+					t.Fatalf("%s: total %d, want %d", mode, got, w)
+				}
+				if mode == "workload" && (res.Arrived == 0 || res.Completed == 0) {
+					t.Fatalf("workload: arrived %d, completed %d", res.Arrived, res.Completed)
+				}
+				if res.Status != StatusMaxSteps && res.Status != StatusDone {
+					t.Fatalf("%s: status %v", mode, res.Status)
+				}
+			}
+		})
+	}
+}
+
+// TestDynamicAccountingProperty: over many seeds, for every balancer that accepts
+// workloads and churn together, the final total is initial + arrivals − completions,
+// every sample's total is too, and the result does not depend on the worker count.
+func TestDynamicAccountingProperty(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 5
+	}
+	for _, tc := range dynCases() {
+		if !tc.workload {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.net()
+			for seed := uint64(0); seed < uint64(seeds); seed++ {
+				var first Result
+				for i, workers := range []int{1, 2, runtime.GOMAXPROCS(0)} {
+					b, err := tc.build(g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					opts := &RunOptions{MaxSteps: 150, Seed: seed, Workers: workers, SampleEvery: 10, Workload: dynWorkload(t)}
+					if tc.churn {
+						opts.Churn = dynChurn(t)
+					}
+					var bad error
+					initial := tc.loads(g.Order()).Total()
+					opts.Recorder = RecorderFunc(func(s *State, smp Sample) error {
+						if tot := s.Loads.Total(); bad == nil && tot != initial+smp.Arrived-smp.Completed {
+							bad = errors.New("sample total mismatch")
+						}
+						return nil
+					})
+					res, err := Run(context.Background(), g, tc.loads(g.Order()), b, opts)
+					if err != nil || bad != nil {
+						t.Fatalf("seed %d workers %d: %v %v", seed, workers, err, bad)
+					}
+					if res.Loads.Total() != res.Initial+res.Arrived-res.Completed {
+						t.Fatalf("seed %d: accounting broken", seed)
+					}
+					if i == 0 {
+						first = res
+						continue
+					}
+					if !sameResult(first, res) {
+						t.Fatalf("seed %d: workers %d differs from workers 1", seed, workers)
+					}
+				}
+			}
+		})
+	}
+}
+
+func sameResult(a, b Result) bool {
+	if a.Steps != b.Steps || a.Moved != b.Moved || a.Arrived != b.Arrived || a.Completed != b.Completed || len(a.Trace) != len(b.Trace) {
+		return false
+	}
+	for v := range a.Loads {
+		if a.Loads[v] != b.Loads[v] {
+			return false
+		}
+	}
+	for i := range a.Trace {
+		if a.Trace[i] != b.Trace[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDynamicDeterminismLarge: on RandomRegular(9000, 4) (three 4096-node chunks, so
+// the diffusion and matching schemes really split work across workers), runs with a
+// workload and churn are identical for workers 1, 2 and GOMAXPROCS.
+func TestDynamicDeterminismLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large network")
+	}
+	g, _ := RandomRegular(9000, 4, 5)
+	start, _ := UniformRandom(g.Order(), 90000, 5)
+	builds := []func() (Balancer, error){
+		func() (Balancer, error) { return NewRSWDiffusion(g) },
+		func() (Balancer, error) { return NewFGSDeterministic(g) },
+		func() (Balancer, error) { return NewFGSRandomized(g) },
+		func() (Balancer, error) { return NewRandomMatching(g) },
+		func() (Balancer, error) { return NewRandomizedDiffusion(g) },
+	}
+	for _, build := range builds {
+		for seed := uint64(0); seed < 2; seed++ {
+			var first Result
+			for i, workers := range []int{1, 2, runtime.GOMAXPROCS(0)} {
+				b, _ := build()
+				res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: seed, Workers: workers, SampleEvery: 5,
+					Workload: dynWorkload(t), Churn: dynChurn(t)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					first = res
+				} else if !sameResult(first, res) {
+					t.Fatalf("%s seed %d: workers %d differs", BalancerName(b), seed, workers)
+				}
+			}
+		}
+	}
+}
