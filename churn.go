@@ -33,9 +33,12 @@ const streamChurn = -3
 // LinkEvent is one entry of a churn schedule: after step Step − 1 (so for step Step and
 // later, until another event), the link (U, V) is up or down. Steps count from 0.
 type LinkEvent struct {
+	// Step is the first step that sees the new state of the link.
 	Step int64
+	// U and V are the link's ends (an edge of the network, either order).
 	U, V int
-	Up   bool
+	// Up is true for a recovery, false for a failure.
+	Up bool
 }
 
 // LinkChurn is a churn schedule, random (NewRandomChurn) or listed (NewChurnSchedule).

@@ -263,7 +263,7 @@ func NewHypercubeBalance(net Network, opts *CubeOptions) (*CubeBalancer, error) 
 // ranks the designated tokens (and gives their number k to everyone), and a
 // concentration route sends them to the k processors that follow the previous block,
 // cyclically from processor 0. The route corrects address bits in ascending order and
-// never puts two packets on one processor (see docs/notes/hypercube.md), so a phase costs
+// never puts two packets on one processor (see docs/guide/plaxton.md, "Definitions and model"), so a phase costs
 // 2·log p time steps on the hypercube (prefix sum, route) and 4·log p on the
 // shuffle-exchange (each dimension emulated by an exchange and an unshuffle step): the
 // total is exactly (2m + 1)·log p, respectively twice that. The final error is

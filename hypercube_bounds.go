@@ -40,7 +40,7 @@ func checkBallDim(what string, d, maxD int) error {
 // HammingBallSize returns |B(i, r)|, the number of processors within Hamming distance r
 // of a processor of Hypercube(d): Σ_{l=0}^{r} C(d, l) (Plaxton, Definitions 2.1-2.2; the
 // ball of radius r includes layer r, as Definition 2.3 and Lemma 2.2 require, see
-// docs/notes/hypercube.md). It costs O(d·r) and accepts 0 ≤ d ≤ 62 and r ≥ 0 (r > d gives 2^d).
+// docs/errata.md, P1). It costs O(d·r) and accepts 0 ≤ d ≤ 62 and r ≥ 0 (r > d gives 2^d).
 func HammingBallSize(d, r int) (int64, error) {
 	if err := checkBallDim("HammingBallSize", d, maxBallDim); err != nil {
 		return 0, err
@@ -518,11 +518,13 @@ func MultiDiscrepancies(groups []Loads) ([]int64, error) {
 // falls by at most 2p per time step, and the time is at least
 // ⌈(Δ^M − g·d·finalDisc)/(2p)⌉ (0 if that is negative).
 //
-// Any output with error ξ per group has δ^j_i ≤ (p/2)·ξ. NewMultiBalance and Balance in
-// either order end with δ^j_i ≤ p/2 (balancing across one dimension leaves the signed sums
-// across the others unchanged, and right after it every pair differs by at most one), so
-// finalDisc = p/2 bounds them; the paper subtracts d·g·p, which is twice as much. It costs
-// O(p·g).
+// A minimum-error output (each group j holds ⌊x_j/p⌋ or ⌈x_j/p⌉ tokens on every
+// processor: MultiBalance as section 3 defines it) has δ^j_i ≤ p/2, and so has every
+// output of NewMultiBalance and of the Balance algorithms in either order, with or
+// without MinError (balancing across one dimension leaves the signed sums across the
+// others unchanged, and right after it every pair differs by at most one); so
+// finalDisc = p/2 applies to them, and the paper's d·g·p subtracts twice as much. An
+// arbitrary output of error ξ per group only has δ^j_i ≤ (p/2)·ξ. It costs O(p·g).
 func MultiBalanceLowerBound(groups []Loads, finalDisc int64) (int64, error) {
 	if finalDisc < 0 {
 		return 0, badParam("MultiBalanceLowerBound needs finalDisc ≥ 0, got %d", finalDisc)
@@ -594,7 +596,7 @@ func condensedID(v, r, q int) int {
 // families of unions of necklaces, whose fringe consists of exchange edges only: the
 // processors of weight at most k, and those whose longest cyclic run of zeros is at
 // least L. Theorem 2.5's Ω(m log(n/m)) rests on Cypher's chip partition, which is not
-// constructive; this bound is rigorous but weaker (see docs/notes/hypercube.md). It costs
+// constructive; this bound is rigorous but weaker (see docs/errata.md, P4). It costs
 // O(p·d) for 2 ≤ d ≤ 20 and needs the same n, m, xi as BalanceLowerBound.
 func ShuffleExchangeLowerBound(d int, n, m, xi int64) (int64, []int, error) {
 	if d < 2 || d > 20 {

@@ -284,7 +284,7 @@ type MSDBounds struct {
 	Linear int
 	// Degree is Lemma 15's first term 1 + (D-2)·⌈log2 n⌉, corrected to
 	// 1 + max(D-2, 0)·⌈log2 n⌉: for D = 1 (the 2-node tree) the paper's term is 0 but
-	// MSD = 1 (see docs/notes/msd.md, Errata).
+	// MSD = 1 (see docs/errata.md, H3).
 	Degree int
 	// Balanced is Lemma 15's second term ⌊(D+1)·⌈log2 n⌉/2⌋.
 	Balanced int

@@ -187,11 +187,13 @@ func TestMultiBalanceReuse(t *testing.T) {
 	require.Equal(t, 4, b.NumGroups())
 }
 
-// TestErratumDeltaMAfterMultiBalance shows why section 3.2's "Δ^M is certainly less
-// than dgp after NewMultiBalance" needs the algorithm, not just the error: on Hypercube(9)
-// the loads ξ·[weight(v) > d/2] have error ξ = 9 = log p, yet Δ = Σ δ_i exceeds d·p. The
-// algorithms end with every δ_i ≤ p/2 (checked in the sweeps), hence Δ^M ≤ d·g·p/2.
-func TestErratumDeltaMAfterMultiBalance(t *testing.T) {
+// TestDeltaMErrorLogP pins the limit of section 3.2's "Δ^M … is certainly less than dgp
+// after the MultiBalance operation has been performed": it needs a minimum-error output
+// (MultiBalance as section 3 defines it, see TestMultiBalanceDeltaMMinimumError), or an
+// output of Plaxton's algorithms; an arbitrary output of error log p is not enough. On
+// Hypercube(9) the loads ξ·[weight(v) > d/2] have error ξ = 9 = log p, yet Δ = Σ δ_i =
+// 5670 exceeds d·p = 4608 (one group).
+func TestDeltaMErrorLogP(t *testing.T) {
 	d, p := 9, 1<<9
 	l := make(Loads, p)
 	for v := range l {
@@ -200,7 +202,84 @@ func TestErratumDeltaMAfterMultiBalance(t *testing.T) {
 		}
 	}
 	require.Equal(t, int64(d), l.Discrepancy())
+	require.Equal(t, int64(5670), totalDisc(l))
 	require.Greater(t, totalDisc(l), int64(d*p))
+}
+
+// TestMultiBalanceDeltaMMinimumError checks section 3.2's claim for MultiBalance as
+// section 3 defines it: g Balance operations, and Balance (unqualified, section 2) leaves
+// ⌊x/p⌋ or ⌈x/p⌉ tokens of each group on every processor. Such an output of group j is
+// a + 1_S (S: the processors holding the ceiling), so δ^j_i = |S ∩ high_i| − |S ∩ low_i|
+// in absolute value ≤ p/2, Δ_j ≤ d·p/2 and Δ^M ≤ d·g·p/2 < d·g·p: the claim holds, with a
+// factor 2 to spare. Exhaustive: every minimum-error output of one group on H_d, d ≤ 4
+// (every S, base a ≤ 2), where moreover Δ_j is at most Lemma 2.4's maximum for m = 1 and
+// |S| tokens, attained; and every minimum-error output of two groups on H_d, d ≤ 3, where
+// MultiBalanceLowerBound with finalDisc = p/2 is 0 (the output is its own target). The
+// outputs NewMultiBalance reaches (with MinError or not) are checked in
+// TestMultiBalanceSweep.
+func TestMultiBalanceDeltaMMinimumError(t *testing.T) {
+	for d := 0; d <= 4; d++ {
+		p := 1 << d
+		maxBySize := make([]int64, p+1)
+		l := make(Loads, p)
+		for mask := uint64(0); mask < 1<<p; mask++ {
+			for _, a := range []int64{0, 2} {
+				for v := range l {
+					l[v] = a + int64(mask>>v&1)
+				}
+				delta, err := DimensionDiscrepancies(l)
+				if err != nil || l.Discrepancy() > 1 {
+					t.Fatalf("d %d mask %b: %v", d, mask, err)
+				}
+				var sum int64
+				for _, x := range delta {
+					if 2*x > int64(p) {
+						t.Fatalf("d %d mask %b: δ = %d > p/2", d, mask, x)
+					}
+					sum += x
+				}
+				if 2*sum > int64(d*p) {
+					t.Fatalf("d %d mask %b: Δ = %d > dp/2", d, mask, sum)
+				}
+				size := bitsOnes(int(mask))
+				maxBySize[size] = max(maxBySize[size], sum)
+			}
+		}
+		for x := 0; x <= p; x++ {
+			want, err := MaxTotalDiscrepancy(d, int64(x), 1)
+			require.NoError(t, err)
+			require.Equal(t, want, maxBySize[x], "d %d, |S| = %d", d, x)
+		}
+	}
+	for d := 1; d <= 3; d++ {
+		p := 1 << d
+		for m1 := uint64(0); m1 < 1<<p; m1++ {
+			for m2 := uint64(0); m2 < 1<<p; m2++ {
+				groups := []Loads{make(Loads, p), make(Loads, p)}
+				for v := 0; v < p; v++ {
+					groups[0][v] = 1 + int64(m1>>v&1)
+					groups[1][v] = int64(m2 >> v & 1)
+				}
+				dm, err := MultiDiscrepancies(groups)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var total int64
+				for _, x := range dm {
+					total += x
+				}
+				g := int64(len(groups))
+				// Δ^M ≤ dgp/2, hence the paper's "less than dgp".
+				if 2*total > int64(d)*g*int64(p) || total >= int64(d)*g*int64(p) {
+					t.Fatalf("d %d masks %b %b: Δ^M = %d", d, m1, m2, total)
+				}
+				lb, err := MultiBalanceLowerBound(groups, int64(p/2))
+				if err != nil || lb != 0 {
+					t.Fatalf("d %d masks %b %b: lower bound %d, %v", d, m1, m2, lb, err)
+				}
+			}
+		}
+	}
 }
 
 func bitsOnes(v int) int {

@@ -42,7 +42,7 @@ type PerfectTreeOptions struct {
 	// seed, instead of in ascending neighbour order.
 	ShufflePorts bool
 	// Literal runs the pseudo-code exactly as printed, without the fix of the erratum in
-	// docs/notes/perfecttree.md: a phase-3 token that reaches a node still in phase 2 is then
+	// docs/errata.md (M1): a phase-3 token that reaches a node still in phase 2 is then
 	// taken for a phase-2 token, and the run may end with a token stranded in a queue
 	// (Perfect false) or fail.
 	Literal bool

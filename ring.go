@@ -98,6 +98,13 @@ type RingStats struct {
 	Efficiency float64 `json:"efficiency"`
 	// LowerBound is max(⌈Tasks/p⌉, Depth): no schedule on p PEs is faster.
 	LowerBound int64 `json:"lower_bound"`
+	// Levels[l] is the number of tasks of level l (the root is level 0); len(Levels) is
+	// Depth.
+	Levels []int64 `json:"levels"`
+	// RingLowerBound is RingScheduleLowerBound(P, Levels): the lower bound that also
+	// charges the ring's start-up (a PE at distance k from PE 0 cannot work before step
+	// k). It is at least LowerBound; no schedule on R_P is faster.
+	RingLowerBound int64 `json:"ring_lower_bound"`
 	// Spills counts tasks that reached a PE out of breadth-first order (the queue's
 	// fallback heap took them); KS-BF on T_n and G_n has none.
 	Spills int64 `json:"spills"`
@@ -137,6 +144,7 @@ type RingScheduler struct {
 	executed int64
 	moved    int64
 	depth    int64
+	levels   []int64 // levels[l]: tasks of level l executed
 	work     []int64
 	start    []int64
 	finish   []int64
@@ -331,6 +339,7 @@ func (b *RingScheduler) Init(s *State) error {
 	}
 	clear(b.waiting)
 	b.created, b.spawned, b.executed, b.moved, b.depth = 1, 1, 0, 0, 0
+	b.levels = b.levels[:0]
 	if r, ok := b.tree.(Resetter); ok {
 		r.Reset()
 	}
@@ -473,12 +482,22 @@ func (b *RingScheduler) record(i int, id uint64) {
 	}
 }
 
+// countLevel counts an executed task of level l (and the depth). The slice grows only
+// when a run goes deeper than every earlier run of b.
+func (b *RingScheduler) countLevel(l int) {
+	for len(b.levels) <= l {
+		b.levels = append(b.levels, 0)
+	}
+	b.levels[l]++
+	if int64(l)+1 > b.depth {
+		b.depth = int64(l) + 1
+	}
+}
+
 func (b *RingScheduler) execTree(s *State, i int, key uint64) error {
 	x := TreeNode(key)
 	b.record(i, key)
-	if l := int64(x.Level()) + 1; l > b.depth {
-		b.depth = l
-	}
+	b.countLevel(x.Level())
 	if !b.tree.Spawns(x) {
 		return nil
 	}
@@ -504,9 +523,7 @@ func gridNodeOfKey(key uint64) GridNode {
 func (b *RingScheduler) execGrid(s *State, i int, key uint64) error {
 	x := gridNodeOfKey(key)
 	b.record(i, x.ID())
-	if l := int64(x.Level()) + 1; l > b.depth {
-		b.depth = l
-	}
+	b.countLevel(x.Level())
 	if !b.grid.Spawns(x) {
 		return nil
 	}
@@ -611,7 +628,7 @@ func (b *RingScheduler) Stats() RingStats {
 	st := RingStats{
 		Policy: b.opts.Policy, P: b.p, Tasks: b.executed, Depth: b.depth,
 		Work: slices.Clone(b.work), Start: slices.Clone(b.start), Finish: slices.Clone(b.finish),
-		Moved: b.moved,
+		Moved: b.moved, Levels: slices.Clone(b.levels),
 	}
 	for i := range b.q {
 		st.Time = max(st.Time, b.finish[i])
@@ -623,5 +640,6 @@ func (b *RingScheduler) Stats() RingStats {
 		st.Efficiency = st.Speedup / float64(b.p)
 	}
 	st.LowerBound = max((st.Tasks+int64(b.p)-1)/int64(b.p), st.Depth)
+	st.RingLowerBound, _ = RingScheduleLowerBound(b.p, st.Levels) // valid input by construction
 	return st
 }

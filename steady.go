@@ -40,13 +40,15 @@ type SteadyStats struct {
 	From    int64 `json:"from"`
 	Samples int64 `json:"samples"`
 	// MeanDiscrepancy and P95Discrepancy are the time-average and the 95th percentile
-	// (nearest rank) of the discrepancy over the measurements; likewise for Max, the
-	// maximum load. MeanTotal is the average total.
+	// (nearest rank) of the discrepancy over the measurements.
 	MeanDiscrepancy float64 `json:"mean_discrepancy"`
 	P95Discrepancy  int64   `json:"p95_discrepancy"`
-	MeanMax         float64 `json:"mean_max"`
-	P95Max          int64   `json:"p95_max"`
-	MeanTotal       float64 `json:"mean_total"`
+	// MeanMax and P95Max are the time-average and the 95th percentile (nearest rank) of
+	// the maximum load over the measurements.
+	MeanMax float64 `json:"mean_max"`
+	P95Max  int64   `json:"p95_max"`
+	// MeanTotal is the average total load over the measurements.
+	MeanTotal float64 `json:"mean_total"`
 	// ArrivalRate is the arrivals per step after the warm-up; MovedPerArrival the tokens
 	// moved after the warm-up per token arrived then (0 without arrivals).
 	ArrivalRate     float64 `json:"arrival_rate"`

@@ -19,7 +19,7 @@
 #                              which needs Go >= 1.26; older Go needs an older x/tools)
 set -euo pipefail
 
-# Versions that work together (see the project's shared notebook RECIPE.md and docs/notes/notebook.md).
+# Versions that work together (see examples/notebook/README.md, "Notes for maintainers").
 GOMACRO_VERSION=v0.0.0-20240506194242-2ff796e3da10 # gomacro's newest commit; no tags served
 GOPHERNOTES_VERSION=v0.7.5
 XTOOLS_VERSION=${TOKENDIST_NOTEBOOK_XTOOLS:-v0.52.0}

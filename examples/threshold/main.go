@@ -338,7 +338,7 @@ func terminationErratum(c config) (bool, error) {
 			}
 		}
 	}
-	table("DISCREPANCY-1's termination rule (Houle et al., end of section 5; see docs/notes/dimex.md, Errata)",
+	table("DISCREPANCY-1's termination rule (Houle et al., end of section 5; see docs/errata.md, H1)",
 		[]string{"rule", "runs", "fired with discrepancy ≥ 2"},
 		[][]string{
 			{"per node: localMax(v) unchanged over two cycles (paper)", fmt.Sprintf("%d node-runs", nodeRuns), fmt.Sprint(perNode)},
