@@ -13,6 +13,9 @@ import (
 // allocates at most one object more than a run of 20 (an allocation per step would
 // show as 980 more), and the built-in workloads' and churn's Apply allocate nothing.
 func TestDynamicNoAllocPerStep(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's runtime allocates; counted without -race")
+	}
 	g, _ := RandomRegular(1000, 4, 1)
 	start, _ := UniformRandom(g.Order(), 10000, 1)
 	mk := func() *RunOptions {
