@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,6 +85,7 @@ func Main(reg *tokendist.Registry, args []string, stdout, stderr io.Writer) int 
 type command struct {
 	reg            *tokendist.Registry
 	stdout, stderr io.Writer
+	helping        bool // set while parsing arguments that ask for --help
 }
 
 // flags returns a FlagSet whose --help prints manual.
@@ -91,6 +93,9 @@ func (c *command) flags(name, manual string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	fs.Usage = func() {
+		if c.helping { // --help: parse prints the manual on stdout once
+			return
+		}
 		fmt.Fprint(fs.Output(), manual)
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
@@ -103,7 +108,12 @@ func (c *command) flags(name, manual string) *flag.FlagSet {
 func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		c.helping = slices.ContainsFunc(args, func(a string) bool {
+			return a == "-h" || a == "-help" || a == "--help" || a == "--h"
+		})
+		err := fs.Parse(args)
+		c.helping = false
+		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(c.stdout)
 				fs.Usage()
