@@ -639,6 +639,15 @@ type Spec struct {
 	SampleEvery int64 `json:"sample_every,omitempty"`
 	// Metrics name registry metrics computed after the run.
 	Metrics []string `json:"metrics,omitempty"`
+	// Workload names KindWorkload entries applied after every step, in order
+	// (RunOptions.Workload; several are combined with NewCombinedWorkload). Empty: a
+	// static run.
+	Workload []Choice `json:"workload,omitempty"`
+	// Churn, if not nil, names the KindChurn entry of RunOptions.Churn.
+	Churn *Choice `json:"churn,omitempty"`
+	// Steady, if not nil, is RunOptions.Steady; Run then adds the steady-state metrics
+	// to SpecResult.Metrics (see dynamicMetrics).
+	Steady *SteadyOptions `json:"steady,omitempty"`
 }
 
 // SpecResult is the outcome of Registry.Run.
@@ -677,6 +686,43 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 		if c.ch.Params, err = e.Resolve(c.ch.Params); err != nil {
 			return s, err
 		}
+	}
+	if len(s.Workload) > 0 {
+		ws := make([]Choice, len(s.Workload))
+		for i, c := range s.Workload {
+			e, err := r.Lookup(KindWorkload, c.Name)
+			if err != nil {
+				return s, err
+			}
+			if c.Params, err = e.Resolve(c.Params); err != nil {
+				return s, err
+			}
+			ws[i] = c
+		}
+		s.Workload = ws
+	} else {
+		s.Workload = nil
+	}
+	if s.Churn != nil {
+		c := *s.Churn
+		e, err := r.Lookup(KindChurn, c.Name)
+		if err != nil {
+			return s, err
+		}
+		if c.Params, err = e.Resolve(c.Params); err != nil {
+			return s, err
+		}
+		s.Churn = &c
+	}
+	if s.Steady != nil {
+		st := *s.Steady
+		if st.WarmUp < 0 || st.Every < 0 {
+			return s, fmt.Errorf("%w: negative steady warm_up %d or every %d", ErrBadParameter, st.WarmUp, st.Every)
+		}
+		if st.Every == 0 {
+			st.Every = 1
+		}
+		s.Steady = &st
 	}
 	if s.Stop.MaxSteps < 0 || s.SampleEvery < 0 {
 		return s, fmt.Errorf("%w: negative max_steps %d or sample_every %d", ErrBadParameter, s.Stop.MaxSteps, s.SampleEvery)
@@ -775,6 +821,11 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 		SampleEvery:       s.SampleEvery,
 		Seed:              s.Seed,
 		Workers:           workers,
+		Steady:            s.Steady,
+	}
+	if opts.Workload, opts.Churn, err = r.BuildDynamic(s); err != nil {
+		out.Result.Status = StatusFailed
+		return out, err
 	}
 	if s.Stop.Tau {
 		sp, err := LambdaMax(g, nil)
@@ -801,8 +852,13 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 	if err != nil {
 		return out, err
 	}
+	if len(s.Workload) > 0 || s.Churn != nil || s.Steady != nil {
+		out.Metrics = dynamicMetrics(res)
+	}
 	if len(s.Metrics) > 0 {
-		out.Metrics = make(map[string]float64, len(s.Metrics))
+		if out.Metrics == nil {
+			out.Metrics = make(map[string]float64, len(s.Metrics))
+		}
 		for _, m := range s.Metrics {
 			me, err := r.lookup(KindMetric, m)
 			if err != nil {

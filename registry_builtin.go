@@ -53,6 +53,7 @@ func registerBuiltins(r *Registry) {
 	registerLoads(r)
 	registerAlgorithms(r)
 	registerMetrics(r)
+	registerDynamic(r)
 }
 
 func registerNetworks(r *Registry) {

@@ -14,9 +14,9 @@ import (
 // must be at most MaxSteadySamples).
 type SteadyOptions struct {
 	// WarmUp is the number of steps before measuring starts; negative is an error.
-	WarmUp int64
+	WarmUp int64 `json:"warm_up"`
 	// Every is the measuring interval in steps; 0 means 1, negative is an error.
-	Every int64
+	Every int64 `json:"every"`
 }
 
 // MaxSteadySamples is the most measurements one run may keep (3 int64 each).

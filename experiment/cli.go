@@ -33,7 +33,7 @@ const mainUsage = `tokendist — token-distribution experiments from files
 Usage:
   tokendist run FILE        run every run of FILE now, print a table (no database)
   tokendist sweep FILE      run FILE's grid in parallel into a results database (resumable)
-  tokendist list            list the networks, loads, algorithms and metrics files can name
+  tokendist list            list the networks, loads, algorithms, metrics, workloads and churns files can name
   tokendist report          print the runs of a database as text, CSV, Markdown or JSON Lines
   tokendist plot            draw an SVG plot from a database
   tokendist merge           fold result databases into one (idempotent)

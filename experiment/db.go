@@ -34,14 +34,18 @@ func RunKey(s tokendist.Spec) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "tokendist %s\n", Version)
 	h.Write(js)
+	files := []struct{ what, name string }{}
 	if f, ok := s.Network.Params["file"].(string); ok {
-		fh, err := os.Open(f)
-		if err != nil {
-			return "", fmt.Errorf("tokendist: network file: %w", err)
+		files = append(files, struct{ what, name string }{"network", f})
+	}
+	for _, w := range s.Workload {
+		if f, ok := w.Params["file"].(string); ok {
+			files = append(files, struct{ what, name string }{"workload", f})
 		}
-		defer fh.Close()
-		if _, err := io.Copy(h, fh); err != nil {
-			return "", fmt.Errorf("tokendist: network file: %w", err)
+	}
+	for _, f := range files {
+		if err := hashFile(h, f.name); err != nil {
+			return "", fmt.Errorf("tokendist: %s file: %w", f.what, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
@@ -367,4 +371,14 @@ func (db *DB) Dump() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, trs.Err()
+}
+
+func hashFile(w io.Writer, name string) error {
+	fh, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	_, err = io.Copy(w, fh)
+	return err
 }

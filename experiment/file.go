@@ -86,13 +86,17 @@ type File struct {
 	Metrics     []string
 	SampleEvery int64
 	Trace       bool
+	workload    []tokendist.Choice
+	churn       *tokendist.Choice
+	steady      *tokendist.SteadyOptions
 	reg         *tokendist.Registry
 }
 
 var (
-	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "quick"}
+	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "workload", "churn", "steady", "quick"}
 	stopKeys   = []string{"max_steps", "tau", "target", "no_stability", "stop_when_stable"}
 	recordKeys = []string{"metrics", "sample_every", "trace"}
+	steadyKeys = []string{"warm_up", "every"}
 )
 
 type parser struct {
@@ -187,6 +191,31 @@ func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File
 	}
 	if n, ok := top["record"]; ok {
 		if err := p.record(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["workload"]; ok {
+		items := []*yaml.Node{n}
+		if n.Kind == yaml.SequenceNode {
+			items = n.Content
+		}
+		for i, it := range items {
+			c, err := p.single(it, tokendist.KindWorkload, fmt.Sprintf("workload[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			f.workload = append(f.workload, c)
+		}
+	}
+	if n, ok := top["churn"]; ok {
+		c, err := p.single(n, tokendist.KindChurn, "churn")
+		if err != nil {
+			return nil, err
+		}
+		f.churn = &c
+	}
+	if n, ok := top["steady"]; ok {
+		if f.steady, err = p.steadyOpts(n); err != nil {
 			return nil, err
 		}
 	}
@@ -424,6 +453,112 @@ func (p *parser) choices(n *yaml.Node, kind tokendist.Kind, key, single string) 
 		out = append(out, cs)
 	}
 	return out, nil
+}
+
+// single parses one workload or churn entry: a bare name or a mapping with a name and
+// single-valued parameters (these are not grid axes), resolved against the registry.
+func (p *parser) single(n *yaml.Node, kind tokendist.Kind, ctx string) (tokendist.Choice, error) {
+	known := strings.Join(p.reg.Names(kind), ", ")
+	if n.Kind == yaml.ScalarNode {
+		e, err := p.reg.Lookup(kind, n.Value)
+		if err != nil {
+			return tokendist.Choice{}, p.errf(n, ctx, "unknown %s %q (known: %s)", kind, n.Value, known)
+		}
+		ps, err := e.Resolve(nil)
+		if err != nil {
+			return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+		}
+		return p.checkDynamic(n, kind, ctx, tokendist.Choice{Name: n.Value, Params: ps})
+	}
+	if n.Kind != yaml.MappingNode {
+		return tokendist.Choice{}, p.errf(n, ctx, "want a %s name or a mapping with a name and parameters, got %s", kind, kindOf(n))
+	}
+	m, err := p.mapping(n, ctx, nil)
+	if err != nil {
+		return tokendist.Choice{}, err
+	}
+	nn, ok := m["name"]
+	if !ok {
+		return tokendist.Choice{}, p.errf(n, ctx+".name", "missing (known %ss: %s)", kind, known)
+	}
+	name, err := p.str(nn, ctx+".name")
+	if err != nil {
+		return tokendist.Choice{}, err
+	}
+	e, err := p.reg.Lookup(kind, name)
+	if err != nil {
+		return tokendist.Choice{}, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, known)
+	}
+	raw := map[string]any{}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		if k.Value == "name" {
+			continue
+		}
+		key := ctx + "." + k.Value
+		par, ok := e.Param(k.Value)
+		if !ok {
+			pn := "none"
+			if len(e.Params) > 0 {
+				pn = strings.Join(e.ParamNames(), ", ")
+			}
+			return tokendist.Choice{}, p.errf(k, key, "%s %s has no such parameter (parameters: %s)", kind, name, pn)
+		}
+		fld, err := p.paramField(v, key, par)
+		if err != nil {
+			return tokendist.Choice{}, err
+		}
+		if fld.list {
+			return tokendist.Choice{}, p.errf(v, key, "want a single value (%s parameters are not grid axes), got %s", kind, kindOf(v))
+		}
+		raw[k.Value] = fld.values[0].v
+	}
+	ps, err := e.Resolve(raw)
+	if err != nil {
+		return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+	}
+	return p.checkDynamic(n, kind, ctx, tokendist.Choice{Name: name, Params: ps})
+}
+
+// checkDynamic builds c once so that a bad value (a negative rate, a missing trace file)
+// is reported with its line rather than by the first run.
+func (p *parser) checkDynamic(n *yaml.Node, kind tokendist.Kind, ctx string, c tokendist.Choice) (tokendist.Choice, error) {
+	s := tokendist.Spec{Workload: []tokendist.Choice{c}}
+	if kind == tokendist.KindChurn {
+		s = tokendist.Spec{Churn: &c}
+	}
+	if _, _, err := p.reg.BuildDynamic(s); err != nil {
+		return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+	}
+	return c, nil
+}
+
+func (p *parser) steadyOpts(n *yaml.Node) (*tokendist.SteadyOptions, error) {
+	m, err := p.mapping(n, "steady", steadyKeys)
+	if err != nil {
+		return nil, err
+	}
+	st := &tokendist.SteadyOptions{}
+	for _, k := range steadyKeys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		x, err := p.scalar(v, "steady."+k)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := x.(int64)
+		if !ok || i < 0 {
+			return nil, p.errf(v, "steady."+k, "want a non-negative integer, got %s", kindOf(v))
+		}
+		if k == "warm_up" {
+			st.WarmUp = i
+		} else {
+			st.Every = i
+		}
+	}
+	return st, nil
 }
 
 func (c choiceSpec) has(name string) bool {
@@ -751,6 +886,9 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		Seed:        seed,
 		SampleEvery: f.SampleEvery,
 		Metrics:     f.Metrics,
+		Workload:    f.workload,
+		Churn:       f.churn,
+		Steady:      f.steady,
 	}
 	for k, v := range vals {
 		switch k {

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -136,6 +138,15 @@ func TestBadFiles(t *testing.T) {
 		{"two documents", base + "---\nname: x\n", 8, "more than one YAML document"},
 		{"null value", strings.Replace(base, "n: 8", "n:", 1), 3, "missing value"},
 		{"huge int", strings.Replace(base, "n: 8", "n: 99999999999999999999999", 1), 3, "n:"},
+		{"unknown workload", base + "workload: [{name: poison, rate: 1}]\n", 8, `workload[0].name: unknown workload "poison" (known: adversary, hotspot, poisson`},
+		{"workload bad param", base + "workload:\n  - name: poisson\n    rate: fast\n", 10, `workload[0].rate: parameter rate: want float, got "fast"`},
+		{"workload unknown param", base + "workload:\n  - name: service\n    rate: 0.1\n", 10, "workload[0].rate: workload service has no such parameter (parameters: mu)"},
+		{"workload missing param", base + "workload: [poisson]\n", 8, "workload[0]: workload poisson needs parameter rate"},
+		{"workload negative rate", base + "workload:\n  - {name: poisson, rate: -1}\n", 9, "workload[0]: workload poisson:"},
+		{"workload axis", base + "workload:\n  - name: poisson\n    rate: [0.1, 0.2]\n", 10, "workload[0].rate: want a single value"},
+		{"churn bad", base + "churn: {name: random-churn, fail: 2, recover: 0.1}\n", 8, "churn: churn random-churn:"},
+		{"steady key", base + "steady:\n  warmup: 10\n", 9, "steady.warmup: unknown key (allowed: warm_up, every)"},
+		{"steady negative", base + "steady:\n  warm_up: -1\n", 9, "steady.warm_up: want a non-negative integer"},
 		{"sides not ints", "networks:\n  - name: torus\n    sides: [a, b]\nloads:\n  - name: point-mass\n    tokens: 1\nalgorithms: [threshold-1]\n", 3, "list of ints"},
 	} {
 		_, err := parse(t, tc.text, false)
@@ -252,4 +263,63 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("Parse accepted a file whose Specs fail: %v", err)
 		}
 	})
+}
+
+const dynamicFile = `name: dynamic
+networks:
+  - name: path
+    n: 16
+loads:
+  - name: constant
+    per_node: 4
+algorithms: [threshold-1]
+stop:
+  max_steps: 400
+workload: [{name: poisson, rate: 0.05}, {name: service, mu: 0.1}]
+churn: {name: random-churn, fail: 0.01, recover: 0.2}
+steady: {warm_up: 100}
+`
+
+func TestDynamicFile(t *testing.T) {
+	f, err := parse(t, dynamicFile, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	s := runs[0].Spec
+	if len(s.Workload) != 2 || s.Churn == nil || s.Steady == nil || s.Steady.WarmUp != 100 || s.Workload[0].Params["per_node"] != true {
+		t.Fatalf("spec %+v", s)
+	}
+	out, err := tokendist.NewRegistry().Run(context.Background(), s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result
+	if res.Arrived == 0 || res.Completed == 0 || res.Steady == nil || out.Metrics["completed"] != float64(res.Completed) {
+		t.Fatalf("result %v, steady %v, metrics %v", res, res.Steady, out.Metrics)
+	}
+	if got, want := res.Loads.Total(), res.Initial+res.Arrived-res.Completed; got != want {
+		t.Errorf("total %d, want initial %d + arrived %d − completed %d", got, res.Initial, res.Arrived, res.Completed)
+	}
+	// The new keys are part of the run key; a file without them keeps its old key.
+	static, err := parse(t, strings.Split(dynamicFile, "workload:")[0], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, _ := static.Specs()
+	if sr[0].Key == runs[0].Key {
+		t.Error("workload does not change the run key")
+	}
+	js, _ := json.Marshal(sr[0].Spec)
+	for _, k := range []string{"workload", "churn", "steady"} {
+		if strings.Contains(string(js), k) {
+			t.Errorf("static spec JSON mentions %s: %s", k, js)
+		}
+	}
 }
