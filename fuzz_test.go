@@ -239,7 +239,8 @@ func (b *fndEdgeAverage) Step(s *tokendist.State) error {
 func (b *fndEdgeAverage) Period(s *tokendist.State) int64 { return int64(max(1, len(b.edges))) }
 
 // FuzzRun runs balancers on random small graphs with random loads and options. Bad
-// loads must be rejected with ErrBadLoads; otherwise the run must succeed, conserve
+// loads must be rejected with ErrBadLoads, a counter that would wrap with ErrOverflow
+// (only possible for huge totals); otherwise the run must succeed, conserve
 // tokens, keep loads non-negative, respect the step budget and target, produce a
 // consistent trace, leave the caller's loads alone, and be deterministic.
 func FuzzRun(f *testing.F) {
@@ -279,10 +280,18 @@ func FuzzRun(f *testing.F) {
 			}
 			return
 		}
+		budget := opts.MaxSteps
+		if errors.Is(err, tokendist.ErrOverflow) {
+			// Run refuses a step that would wrap a counter. Moved grows by at most the
+			// total per step, so only a huge total may overflow within the budget.
+			if total <= math.MaxInt64/budget || r.Moved < 0 || r.Time < 0 || r.Messages < 0 {
+				t.Fatalf("overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		budget := opts.MaxSteps
 		switch {
 		case r.Steps > budget:
 			t.Fatalf("%d steps, budget %d", r.Steps, budget)
