@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist"
 	"go.uber.org/goleak"
 )
 
@@ -78,7 +79,7 @@ func TestAdversarialChild(t *testing.T) {
 		t.Skip("run by TestAdversarial")
 	}
 	debug.SetMemoryLimit(advMemLimit)
-	if !advRace && runtime.GOOS == "linux" {
+	if !tokendist.RaceEnabled && runtime.GOOS == "linux" {
 		lim := syscall.Rlimit{Cur: advASLimit, Max: advASLimit}
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 			t.Fatalf("setrlimit: %v", err)
@@ -132,7 +133,7 @@ func TestAdversarial(t *testing.T) {
 		t.Skip("-short: set TOKENDIST_ADV=1 to run the adversarial suite")
 	}
 	cases := advAll()
-	if advRace && !advFull {
+	if tokendist.RaceEnabled && !advFull {
 		// Under the race detector every child is several times slower: run every
 		// tenth case (the whole table runs without it in .ci/run).
 		var some []advCase
@@ -207,7 +208,7 @@ func advRunChild(name string) advOutcome {
 		o.kind, o.detail = "alloc", advShort(advTail(out))
 	case strings.Contains(out, "panic: ") || strings.Contains(out, "fatal error:"):
 		o.kind, o.detail = "panic", advShort(advPanicLine(out))
-	case rss > advRSSLimit && !advRace:
+	case rss > advRSSLimit && !tokendist.RaceEnabled:
 		o.kind, o.detail = "alloc", fmt.Sprintf("peak RSS %d MiB", rss>>20)
 	default:
 		i := strings.LastIndex(out, advResultTag)

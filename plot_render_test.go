@@ -207,7 +207,7 @@ func renderCases(t *testing.T) map[string][]byte {
 // The race detector slows the PNG decoding about fivefold and plotting has no
 // concurrency, so -race skips it; .ci/run runs it on its own without -race.
 func TestPlotRendersWithoutFonts(t *testing.T) {
-	if plotRace {
+	if tokendist.RaceEnabled {
 		t.Skip("-race: not rasterising (.ci/run runs this test without -race)")
 	}
 	bin := rsvgConvert(t)
@@ -242,7 +242,7 @@ func TestExamplePlotsRender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not running the examples")
 	}
-	if plotRace {
+	if tokendist.RaceEnabled {
 		t.Skip("-race: not running the examples (.ci/run runs this test without -race)")
 	}
 	bin := rsvgConvert(t)

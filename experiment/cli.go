@@ -130,6 +130,24 @@ func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	}
 }
 
+// readRuns reads the one experiment FILE that cmd takes and expands its grid, or returns
+// the exit code of a usage or file error (already reported).
+func (c *command) readRuns(cmd string, pos []string, quick bool) (*File, []Run, int, bool) {
+	if len(pos) != 1 {
+		fmt.Fprintf(c.stderr, "tokendist: %s needs exactly one FILE\n", cmd)
+		return nil, nil, ExitUsage, false
+	}
+	f, err := ReadFile(pos[0], c.reg, quick)
+	if err != nil {
+		return nil, nil, c.fail(ExitUsage, err), false
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		return nil, nil, c.fail(ExitUsage, err), false
+	}
+	return f, runs, 0, true
+}
+
 func (c *command) fail(code int, err error) int {
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "tokendist: ") {
@@ -164,17 +182,9 @@ func (c *command) run(args []string) int {
 	if !ok {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(c.stderr, "tokendist: run needs exactly one FILE")
-		return ExitUsage
-	}
-	f, err := ReadFile(pos[0], c.reg, *quick)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	runs, err := f.Specs()
-	if err != nil {
-		return c.fail(ExitUsage, err)
+	f, runs, code, ok := c.readRuns("run", pos, *quick)
+	if !ok {
+		return code
 	}
 	if *traceDir != "" {
 		if err := os.MkdirAll(*traceDir, 0o755); err != nil {
@@ -309,19 +319,12 @@ func (c *command) sweep(args []string) int {
 	if !ok {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(c.stderr, "tokendist: sweep needs exactly one FILE")
-		return ExitUsage
-	}
-	f, err := ReadFile(pos[0], c.reg, *quick)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	runs, err := f.Specs()
-	if err != nil {
-		return c.fail(ExitUsage, err)
+	f, runs, code, ok := c.readRuns("sweep", pos, *quick)
+	if !ok {
+		return code
 	}
 	var shard Shard
+	var err error
 	if *shardFlag != "" {
 		if shard, err = ParseShard(*shardFlag); err != nil {
 			return c.fail(ExitUsage, err)

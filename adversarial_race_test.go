@@ -1,5 +1,0 @@
-//go:build race
-
-package tokendist_test
-
-const advRace = true
