@@ -337,3 +337,29 @@ func BenchmarkLocalDivergence(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLanczosIterations times 200 Lanczos iterations (MaxIter = 200, so LambdaMax
+// stops with ErrNotConverged) on the 1000×1000 torus and on RandomRegular(10^6, 4),
+// reporting the process CPU time per iteration (cpu-ns/iter; with -cpu 1 this is the
+// single-core cost of one iteration).
+func BenchmarkLanczosIterations(b *testing.B) {
+	const iters = 200
+	for _, tc := range []struct {
+		name string
+		g    func() *Graph
+	}{{"torus1000", benchTorus}, {"rr1e6", func() *Graph { g, _ := benchRR(); return g }}} {
+		b.Run(tc.name, func(b *testing.B) {
+			g := tc.g()
+			b.ResetTimer()
+			c0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, MaxIter: iters})
+				if err != nil && sp.Iterations != iters {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-c0)/float64(b.N*iters), "cpu-ns/iter")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*iters), "ns/iter")
+		})
+	}
+}
