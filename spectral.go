@@ -192,32 +192,35 @@ func newSpectrum(n int, l2, ln float64, b2, bn float64, m SpectralMethod, it int
 
 // lanczos runs the Lanczos recurrence β_{k+1}·v_{k+1} = P·v_k − α_k·v_k − β_k·v_{k−1}
 // on 1^⊥. Vectors are stored unnormalised with a scale (v = s·x), so that a step is two
-// fused passes: c = s_b·P·b − β·s_a·a with the partial sums of c·b, c and b; then
-// c −= α·s_b·b + mean, with the partial sums of c². Partial sums are per 4096-node chunk,
-// added in chunk order.
+// fused passes: c = s_b·P·b − β·s_a·a, written over a (a[i] is read only at i), with
+// the partial sums of c·b, c and b; then c −= α·s_b·b + mean, with the partial sums of
+// c². Two vectors suffice. Partial sums are per 4096-node chunk, added in chunk order.
 type lanczos struct {
-	ln             *lazyNet
-	a, b, c        []float64
-	sa, sb, beta   float64
-	alpha, shift   float64
-	parts          []float64 // 3 per chunk
-	regular        bool
-	adj            []int32
-	delta          []int16 // the adjacency as offsets, on banded networks
-	off            []int
-	d              int
-	grp            par.Group
-	workers        int
-	passAFn, passB func(lo, hi int)
+	ln           *lazyNet
+	a, b         []float64
+	sa, sb, beta float64
+	alpha, shift float64
+	parts        []float64 // 3 per chunk
+	regular      bool
+	adj          []int32
+	delta        []int16 // the adjacency as offsets, on banded networks
+	off          []int
+	d            int
+	grp          par.Group
+	workers      int
+	passA, passB func(lo, hi int)
 }
 
 func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	n, nc := ln.g.Order(), ln.chunks()
-	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), c: make([]float64, n), parts: make([]float64, 3*nc)}
+	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), parts: make([]float64, 3*nc)}
 	l.workers = ln.workers(runtime.GOMAXPROCS(0))
 	l.regular = ln.g.IsRegular()
-	l.adj, l.off, l.d, l.delta = ln.g.adj, ln.g.off, ln.d, bandDeltas(ln.g)
-	l.passAFn, l.passB = l.passAChunks, l.passBChunks
+	l.adj, l.off, l.d = ln.g.adj, ln.g.off, ln.d
+	if !l.regular || l.d != 4 {
+		l.delta = bandDeltas(ln.g)
+	}
+	l.passA, l.passB = l.passAChunks, l.passBChunks
 	// Random start in 1^⊥, one stream per chunk.
 	sum := 0.0
 	for c := 0; c < nc; c++ {
@@ -240,43 +243,76 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 // step performs one Lanczos step and returns α_k and β_{k+1}.
 func (l *lanczos) step() (float64, float64) {
 	nc := l.ln.chunks()
-	l.grp.For(nc, l.workers, l.passAFn)
+	l.grp.For(nc, l.workers, l.passA)
 	var dot, sc, sb float64
 	for c := 0; c < nc; c++ {
 		dot, sc, sb = dot+l.parts[3*c], sc+l.parts[3*c+1], sb+l.parts[3*c+2]
 	}
 	l.alpha = l.sb * dot
-	l.shift = (sc - l.alpha*l.sb*sb) / float64(len(l.c))
+	l.shift = (sc - l.alpha*l.sb*sb) / float64(len(l.a))
 	l.grp.For(nc, l.workers, l.passB)
 	norm2 := 0.0
 	for c := 0; c < nc; c++ {
 		norm2 += l.parts[3*c]
 	}
 	beta := math.Sqrt(norm2)
-	l.a, l.b, l.c = l.b, l.c, l.a
+	l.a, l.b = l.b, l.a // a holds c
 	l.sa, l.sb, l.beta = l.sb, 1/beta, beta
 	return l.alpha, beta
 }
 
 func (l *lanczos) passAChunks(lo, hi int) {
+	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
 	for ch := lo; ch < hi; ch++ {
-		if l.delta != nil {
-			passA(l, ch, l.delta, 1)
-		} else {
-			passA(l, ch, l.adj, 0)
+		v0, v1 := l.ln.chunkRange(ch)
+		var p [3]float64
+		switch {
+		case l.regular && l.d == 4:
+			p = passA4(l.a[v0:v1], l.b, l.adj[4*v0:4*v1], v0, sb, bsa)
+		case l.delta != nil:
+			p = passA(l, v0, v1, l.delta, 1, sb, bsa)
+		default:
+			p = passA(l, v0, v1, l.adj, 0, sb, bsa)
 		}
+		copy(l.parts[3*ch:3*ch+3], p[:])
 	}
 }
 
-// passA computes chunk ch of c = s_b·P·b − β·s_a·a and its partial sums. The
-// neighbours of node i are base + adj[e] for its ends e, with base = rel·i: absolute
-// indices (rel = 0) or 16-bit offsets on banded networks (rel = 1, half the memory
-// traffic). Two interleaved sets of sums break the floating-point dependency chains;
-// the order of the additions stays fixed.
-func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
-	a, b, c := l.a, l.b, l.c
-	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
-	v0, v1 := l.ln.chunkRange(ch)
+// passA4 is passA on a 4-regular network for the nodes v0..v0+len(a)−1, whose ends
+// are nb: it overwrites a with c = sb·(d+1)·P·b − bsa·a and returns the sums of c·b, c
+// and b, with the additions in passA's order (the same result bit for bit).
+func passA4(a, b []float64, nb []int32, v0 int, sb, bsa float64) [3]float64 {
+	bb := b[v0 : v0+len(a)]
+	nb = nb[:4*len(a)]
+	var dot0, sc0, sum0, dot1, sc1, sum1 float64
+	k := 0
+	for ; k+1 < len(a); k += 2 {
+		e := nb[4*k : 4*k+8]
+		s0 := bb[k] + b[e[0]] + b[e[1]] + b[e[2]] + b[e[3]]
+		s1 := bb[k+1] + b[e[4]] + b[e[5]] + b[e[6]] + b[e[7]]
+		c0 := sb*s0 - bsa*a[k]
+		c1 := sb*s1 - bsa*a[k+1]
+		a[k], a[k+1] = c0, c1
+		dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+		dot1, sc1, sum1 = dot1+c1*bb[k+1], sc1+c1, sum1+bb[k+1]
+	}
+	if k < len(a) {
+		e := nb[4*k : 4*k+4]
+		s0 := bb[k] + b[e[0]] + b[e[1]] + b[e[2]] + b[e[3]]
+		c0 := sb*s0 - bsa*a[k]
+		a[k] = c0
+		dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+	}
+	return [3]float64{dot0 + dot1, sc0 + sc1, sum0 + sum1}
+}
+
+// passA overwrites a[v0:v1] with c = sb·(d+1)·P·b − bsa·a and returns its partial
+// sums of c·b, c and b. The neighbours of node i are base + adj[e] for its ends e, with
+// base = rel·i: absolute indices (rel = 0) or 16-bit offsets on banded networks (rel =
+// 1, half the memory traffic). Two interleaved sets of sums break the floating-point
+// dependency chains; the order of the additions stays fixed.
+func passA[N int16 | int32](l *lanczos, v0, v1 int, adj []N, rel int, sb, bsa float64) [3]float64 {
+	a, b := l.a, l.b
 	// pv returns (d+1)·(P·b)_i.
 	pv := func(i int) float64 {
 		var nb []N
@@ -296,20 +332,20 @@ func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
 	for ; i+1 < v1; i += 2 {
 		c0 := sb*pv(i) - bsa*a[i]
 		c1 := sb*pv(i+1) - bsa*a[i+1]
-		c[i], c[i+1] = c0, c1
+		a[i], a[i+1] = c0, c1
 		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
 		dot1, sc1, sum1 = dot1+c1*b[i+1], sc1+c1, sum1+b[i+1]
 	}
 	if i < v1 {
 		c0 := sb*pv(i) - bsa*a[i]
-		c[i] = c0
+		a[i] = c0
 		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
 	}
-	l.parts[3*ch], l.parts[3*ch+1], l.parts[3*ch+2] = dot0+dot1, sc0+sc1, sum0+sum1
+	return [3]float64{dot0 + dot1, sc0 + sc1, sum0 + sum1}
 }
 
 func (l *lanczos) passBChunks(lo, hi int) {
-	b, c := l.b, l.c
+	b, c := l.b, l.a
 	as, m := l.alpha*l.sb, l.shift
 	for ch := lo; ch < hi; ch++ {
 		v0, v1 := l.ln.chunkRange(ch)
