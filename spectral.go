@@ -204,6 +204,7 @@ type lanczos struct {
 	regular      bool
 	adj          []int32
 	delta        []int16 // the adjacency as offsets, on banded networks
+	runs         *stencilRuns
 	off          []int
 	d            int
 	grp          par.Group
@@ -217,7 +218,9 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	l.workers = ln.workers(runtime.GOMAXPROCS(0))
 	l.regular = ln.g.IsRegular()
 	l.adj, l.off, l.d = ln.g.adj, ln.g.off, ln.d
-	if !l.regular || l.d != 4 {
+	if l.regular && l.d == 4 {
+		l.runs = newStencilRuns(ln)
+	} else {
 		l.delta = bandDeltas(ln.g)
 	}
 	l.passA, l.passB = l.passAChunks, l.passBChunks
@@ -267,6 +270,8 @@ func (l *lanczos) passAChunks(lo, hi int) {
 		v0, v1 := l.ln.chunkRange(ch)
 		var p [3]float64
 		switch {
+		case l.runs != nil:
+			p = passARuns4(l.a, l.b, l.runs, ch, v0, v1, sb, bsa)
 		case l.regular && l.d == 4:
 			p = passA4(l.a[v0:v1], l.b, l.adj[4*v0:4*v1], v0, sb, bsa)
 		case l.delta != nil:
@@ -276,6 +281,90 @@ func (l *lanczos) passAChunks(lo, hi int) {
 		}
 		copy(l.parts[3*ch:3*ch+3], p[:])
 	}
+}
+
+// stencilRuns describes a 4-regular network whose nodes fall into few runs of
+// consecutive nodes with the same neighbour offsets (a torus or a grid in index order:
+// a few runs per row): the neighbours of node i in run r are i + delta[4r..4r+3], in
+// adjacency order. Pass A then reads no adjacency at all.
+type stencilRuns struct {
+	start []int32 // run r is start[r]..start[r+1]−1; start[len−1] = n
+	delta []int32 // 4 per run
+	first []int32 // the run holding the first node of each chunk
+}
+
+// newStencilRuns returns the runs of a 4-regular network, or nil when there are more
+// than n/16 of them (the adjacency then costs little more). It costs O(n).
+func newStencilRuns(ln *lazyNet) *stencilRuns {
+	g, n := ln.g, ln.g.Order()
+	limit := n / 16
+	r := &stencilRuns{}
+	var cur [4]int32
+	for i := 0; i < n; i++ {
+		var dl [4]int32
+		for k, j := range g.adj[4*i : 4*i+4] {
+			dl[k] = j - int32(i)
+		}
+		if i == 0 || dl != cur {
+			if len(r.start) >= limit {
+				return nil
+			}
+			r.start = append(r.start, int32(i))
+			r.delta = append(r.delta, dl[:]...)
+			cur = dl
+		}
+	}
+	r.start = append(r.start, int32(n))
+	for c, run := 0, 0; c < ln.chunks(); c++ {
+		v0, _ := ln.chunkRange(c)
+		for int(r.start[run+1]) <= v0 {
+			run++
+		}
+		r.first = append(r.first, int32(run))
+	}
+	return r
+}
+
+// passARuns4 is passA4 on the chunk v0..v1−1 of a network described by runs: the same
+// additions in the same order, so the same result bit for bit.
+func passARuns4(a, b []float64, runs *stencilRuns, ch, v0, v1 int, sb, bsa float64) [3]float64 {
+	var dot, sc, sum [2]float64 // node i adds to set (i−v0)&1, in increasing i
+	one := func(i, set int, d []int32) {
+		s := b[i] + b[i+int(d[0])] + b[i+int(d[1])] + b[i+int(d[2])] + b[i+int(d[3])]
+		c := sb*s - bsa*a[i]
+		a[i] = c
+		dot[set], sc[set], sum[set] = dot[set]+c*b[i], sc[set]+c, sum[set]+b[i]
+	}
+	for r := int(runs.first[ch]); r+1 < len(runs.start) && int(runs.start[r]) < v1; r++ {
+		lo, hi := max(int(runs.start[r]), v0), min(int(runs.start[r+1]), v1)
+		d := runs.delta[4*r : 4*r+4]
+		i := lo
+		if (i-v0)&1 == 1 && i < hi {
+			one(i, 1, d)
+			i++
+		}
+		if m := (hi - i) &^ 1; m > 0 {
+			aa, bb := a[i:i+m], b[i:i+m]
+			n0, n1 := b[i+int(d[0]):][:m], b[i+int(d[1]):][:m]
+			n2, n3 := b[i+int(d[2]):][:m], b[i+int(d[3]):][:m]
+			dot0, sc0, sum0, dot1, sc1, sum1 := dot[0], sc[0], sum[0], dot[1], sc[1], sum[1]
+			for k := 0; k+1 < len(aa); k += 2 {
+				s0 := bb[k] + n0[k] + n1[k] + n2[k] + n3[k]
+				s1 := bb[k+1] + n0[k+1] + n1[k+1] + n2[k+1] + n3[k+1]
+				c0 := sb*s0 - bsa*aa[k]
+				c1 := sb*s1 - bsa*aa[k+1]
+				aa[k], aa[k+1] = c0, c1
+				dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+				dot1, sc1, sum1 = dot1+c1*bb[k+1], sc1+c1, sum1+bb[k+1]
+			}
+			dot[0], sc[0], sum[0], dot[1], sc[1], sum[1] = dot0, sc0, sum0, dot1, sc1, sum1
+			i += m
+		}
+		if i < hi {
+			one(i, 0, d)
+		}
+	}
+	return [3]float64{dot[0] + dot[1], sc[0] + sc[1], sum[0] + sum[1]}
 }
 
 // passA4 is passA on a 4-regular network for the nodes v0..v0+len(a)−1, whose ends
@@ -403,6 +492,9 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 			top.bound, bot.bound = math.Min(top.bound, 1e-12), math.Min(bot.bound, 1e-12)
 		}
 		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
+		if lanczosTrace != nil {
+			lanczosTrace(k, top, bot, b)
+		}
 		// An end whose absolute value is clearly below the other's does not set λ_max.
 		topDone := top.bound <= o.Tol || top.theta+top.bound < -bot.theta-bot.bound
 		botDone := bot.bound <= o.Tol || -bot.theta+bot.bound < top.theta-top.bound
@@ -416,6 +508,8 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 	}
 	panic("unreachable")
 }
+
+var lanczosTrace func(k int, top, bot ritz, beta float64)
 
 // ritz is an extreme eigenvalue of the Lanczos tridiagonal matrix with its error bound.
 type ritz struct {
