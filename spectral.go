@@ -535,6 +535,7 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 	panic("unreachable")
 }
 
+// lanczosTrace, when set (by tests, to trace convergence), sees every convergence check.
 var lanczosTrace func(k int, top, bot ritz, beta float64)
 
 // ritzRounding is added to the Lanczos error bounds for the rounding errors of the
