@@ -379,3 +379,37 @@ func BenchmarkLanczosIterations(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLanczosFloor is the memory floor of one Lanczos iteration on 2^20 nodes: two
+// passes that each read two 8 MB vectors and write one of them back (48 B per node, as
+// an iteration on the torus moves), with four independent sums, on 1 and 2 goroutines.
+func BenchmarkLanczosFloor(b *testing.B) {
+	const n = 1 << 20
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range y {
+		y[i] = float64(i%7) - 3
+	}
+	pass := func(lo, hi int) float64 {
+		var s0, s1, s2, s3 float64
+		for i := lo; i+3 < hi; i += 4 {
+			x0, x1, x2, x3 := x[i]-0.5*y[i], x[i+1]-0.5*y[i+1], x[i+2]-0.5*y[i+2], x[i+3]-0.5*y[i+3]
+			x[i], x[i+1], x[i+2], x[i+3] = x0, x1, x2, x3
+			s0, s1, s2, s3 = s0+x0*x0, s1+x1*x1, s2+x2*x2, s3+x3*x3
+		}
+		return s0 + s1 + s2 + s3
+	}
+	for _, w := range []int{1, 2} {
+		b.Run("goroutines="+strconv.Itoa(w), func(b *testing.B) {
+			var wg sync.WaitGroup
+			for i := 0; i < b.N; i++ {
+				for p := 0; p < 2; p++ {
+					for k := 0; k < w; k++ {
+						wg.Add(1)
+						go func(k int) { defer wg.Done(); pass(k*n/w, (k+1)*n/w) }(k)
+					}
+					wg.Wait()
+				}
+			}
+		})
+	}
+}
