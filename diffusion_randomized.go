@@ -74,6 +74,9 @@ type RandomizedDiffusion struct {
 	spreadFn    func(lo, hi int)
 	gatherFn    func(lo, hi int)
 	rangeFn     func(lo, hi int)
+	blocked     *blockedGather // the blocked gather's slots, on large networks (diffusion_blocked.go)
+	scatterFn   func(lo, hi int)
+	sumFn       func(lo, hi int)
 }
 
 // rdFormat is the record format of a round.
@@ -115,10 +118,14 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 		b.pos32 = pos
 	}
 	b.regular = ln.g.IsRegular()
+	if D <= 64 && ln.g.Order() >= blockedMinNodes {
+		b.blocked = newBlockedGather(ln.g)
+	}
 	if D <= subsetTableMax {
 		b.table = newSubsetTable(D)
 	}
 	b.spreadFn, b.gatherFn, b.rangeFn = b.spreadChunks, b.gatherChunks, b.rangeChunks
+	b.scatterFn, b.sumFn = b.scatterChunks, b.sumBlocks
 	return b, nil
 }
 
@@ -151,10 +158,10 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 		b.streams = make([]digits, c)
 		b.moved, b.msgs = make([]int64, c), make([]int64, c)
 		b.lo, b.hi, b.bad = make([]int64, c), make([]int64, c), make([]bool, c)
-		// Packed formats need the link array and at least one bit for the quotient.
-		// The narrower views alias p64 (one format is live per round), so records cost
-		// 8 bytes per node whatever the format.
-		if b.link == nil {
+		// Packed formats need the link array (or the blocked gather, for 8 and 16 bits)
+		// and at least one bit for the quotient. The narrower views alias p64 (one
+		// format is live per round), so records cost 8 bytes per node whatever the format.
+		if b.link == nil && b.blocked == nil {
 			b.wide = make([]uint64, b.stride*n)
 		} else {
 			b.p64 = make([]uint64, n)
@@ -190,7 +197,12 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 		}
 		// The loads changed outside Step since the last round: rescan and redo.
 	}
-	b.grp.For(c, b.workers, b.gatherFn)
+	if b.useBlocked() {
+		b.grp.For(c, b.workers, b.scatterFn)
+		b.grp.For(len(b.blocked.start)-1, b.workers, b.sumFn)
+	} else {
+		b.grp.For(c, b.workers, b.gatherFn)
+	}
 	b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 	b.known = true
 	if s.Live != nil {
@@ -208,7 +220,9 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 func (b *RandomizedDiffusion) chooseFormat() {
 	b.qmin = uint64(b.xmin) / b.slots
 	spread := uint64(b.xmax)/b.slots - b.qmin
-	fits := func(w uint) bool { return b.link != nil && b.d < w && spread>>(w-b.d) == 0 }
+	fits := func(w uint) bool {
+		return (b.link != nil || b.blocked != nil && w <= 16) && b.d < w && spread>>(w-b.d) == 0
+	}
 	switch {
 	case fits(8):
 		b.format = rd8
