@@ -428,6 +428,21 @@ func randomPairing(n, d int, src *rand.PCG, r *rand.Rand, connected bool) (*Grap
 		for k, x := range ms {
 			s[k] = int32(div.div(uint64(x)))
 		}
+		// Most nodes have neither loops nor repeats: test that first, pairwise.
+		clean := true
+		for k, v := range s {
+			if int(v) == u {
+				clean = false
+			}
+			for _, w := range s[k+1:] {
+				if w == v {
+					clean = false
+				}
+			}
+		}
+		if clean {
+			continue
+		}
 		for k, v := range s {
 			if int(v) == u || slices.Contains(s[:k], v) || slices.Contains(s[k+1:], v) {
 				bads = append(bads, int32(u*d+k))
@@ -465,12 +480,15 @@ func randomPairing(n, d int, src *rand.PCG, r *rand.Rand, connected bool) (*Grap
 			nb[p], nb[q], nb[pp], nb[qq] = int32(x), int32(u), int32(y), int32(v)
 		}
 	}
-	// mate is no longer needed: its storage is the search queue.
-	if connected && !regularConnected(nb, n, d, mate) {
-		return nil, false
-	}
-	for u := 0; u < n; u++ {
-		sortSmall(nb[u*d : u*d+d])
+	// mate is no longer needed: its storage holds the union–find forest.
+	if connected {
+		if !regularConnected(nb, n, d, mate, true) {
+			return nil, false
+		}
+	} else {
+		for u := 0; u < n; u++ {
+			sortSmall(nb[u*d : u*d+d])
+		}
 	}
 	off := make([]int, n+1)
 	for v := 0; v < n; v++ {
@@ -503,46 +521,72 @@ func shufflePairs(perm, mate []int32, src *rand.PCG) {
 			j = hi
 		}
 		perm[i], perm[j] = perm[j], perm[i]
-		// Positions i and up are final now.
-		if i&1 == 0 {
-			pair(i)
-		}
-	}
-	if len(perm) > 0 {
-		pair(0)
 	}
 	st.store(src)
+	// A separate pass: scattering into mate during the shuffle evicts perm from the cache.
+	for i := 0; i < len(perm); i += 2 {
+		pair(i)
+	}
 }
 
 // regularConnected reports whether the d-regular graph whose node u has the neighbours
-// nb[u·d : u·d+d] is connected, by a breadth-first search that marks nodes in a bitset.
-// queue is scratch space for n nodes. It costs O(n·d) time and n/8 bytes.
-func regularConnected(nb []int32, n, d int, queue []int32) bool {
-	if d == 0 {
-		return n == 1
+// nb[u·d : u·d+d] is connected. It joins the ends of every edge in a union–find forest
+// (smaller root on top, path halving) in node order, which reads nb sequentially and
+// keeps the random accesses within the 4n bytes of parent; on RandomRegular(10^6, 4)
+// that took less than half the time of a breadth-first search with a bitset, whose
+// every step fetches a random node's list. With sortLists set it also sorts each list
+// (sortSmall) on the way. parent is scratch space for n nodes. It costs O(n·d·log n)
+// time in the worst case and no allocation.
+func regularConnected(nb []int32, n, d int, parent []int32, sortLists bool) bool {
+	parent = parent[:n]
+	for i := range parent {
+		parent[i] = int32(i)
 	}
-	seen := make([]uint64, (n+63)/64)
-	seen[0], queue[0] = 1, 0
-	head, tail := 0, 1
-	for head < tail {
-		u := int(queue[head])
-		head++
-		for _, v := range nb[u*d : u*d+d] {
-			w, b := v>>6, uint64(1)<<(v&63)
-			if seen[w]&b == 0 {
-				seen[w] |= b
-				queue[tail] = v
-				tail++
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	components := n
+	for u := 0; u < n; u++ {
+		s := nb[u*d : u*d+d]
+		if sortLists {
+			sortSmall(s)
+		}
+		ru := int32(-1) // u's root, once needed
+		for _, v := range s {
+			if int(v) <= u {
+				continue
+			}
+			if ru < 0 {
+				ru = find(int32(u))
+			}
+			if rv := find(v); rv != ru {
+				parent[max(ru, rv)] = min(ru, rv)
+				ru = min(ru, rv)
+				components--
 			}
 		}
 	}
-	return tail == n
+	return components == 1
 }
 
 // sortSmall sorts s ascending: by a branch-free exchange sort for short s (adjacency
 // lists of small degree, where the branches of an insertion sort mispredict), else by
 // slices.Sort.
 func sortSmall(s []int32) {
+	if len(s) == 4 { // the optimal network: 5 exchanges
+		a, b, c, d := s[0], s[1], s[2], s[3]
+		a, b = min(a, b), max(a, b)
+		c, d = min(c, d), max(c, d)
+		a, c = min(a, c), max(a, c)
+		b, d = min(b, d), max(b, d)
+		b, c = min(b, c), max(b, c)
+		s[0], s[1], s[2], s[3] = a, b, c, d
+		return
+	}
 	if len(s) > 8 {
 		slices.Sort(s)
 		return

@@ -184,7 +184,7 @@ func BenchmarkRandomRegularVsReference(b *testing.B) {
 	b.Run("part-Connected", func(b *testing.B) {
 		queue := make([]int32, n)
 		cpu(b, func(int) {
-			if !regularConnected(g.adj, n, d, queue) {
+			if !regularConnected(g.adj, n, d, queue, false) {
 				b.Fatal("disconnected")
 			}
 		})
@@ -228,4 +228,41 @@ func TestRandomPairingMatchesReference(t *testing.T) {
 		t.Errorf("saw %d stuck and %d disconnected draws; the test needs both", stuck, disconnected)
 	}
 	t.Logf("%d stuck and %d disconnected draws compared", stuck, disconnected)
+}
+
+// TestRegularConnected checks regularConnected against Graph.Connected on random regular
+// multigraphs given as lists (the pairing before repair: loops and repeats included),
+// many of them disconnected, and on the disjoint union of two K_4.
+func TestRegularConnected(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	seen := map[bool]int{}
+	for _, nd := range [][2]int{{1, 0}, {2, 0}, {2, 1}, {4, 1}, {5, 2}, {9, 2}, {30, 2}, {8, 3}, {12, 3}, {200, 2}, {50, 3}, {1000, 4}} {
+		n, d := nd[0], nd[1]
+		for k := 0; k < 200; k++ {
+			nb := make([]int32, n*d)
+			perm := r.Perm(n * d)
+			pairs := make([]int32, 0, n*d)
+			for i := 0; i < n*d; i += 2 {
+				a, b := perm[i], perm[i+1]
+				nb[a], nb[b] = int32(b/d), int32(a/d)
+				pairs = append(pairs, int32(a/d), int32(b/d))
+			}
+			g, err := fromPairs(n, pairs, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := g.Connected()
+			seen[want]++
+			if got := regularConnected(nb, n, d, make([]int32, n), k%2 == 0); got != want {
+				t.Fatalf("n = %d, d = %d, draw %d: regularConnected = %v, Graph.Connected = %v", n, d, k, got, want)
+			}
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
+	}
+	twoK4 := []int32{1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2, 5, 6, 7, 4, 6, 7, 4, 5, 7, 4, 5, 6}
+	if regularConnected(twoK4, 8, 3, make([]int32, 8), false) {
+		t.Error("two disjoint K_4 reported connected")
+	}
 }
