@@ -221,3 +221,32 @@ func TestRoundShortLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundDoesNotAllocate checks that Round allocates nothing after its first call, on
+// one worker (fused pass) and on two (parts, then cone).
+func TestRoundDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's runtime allocates")
+	}
+	par.Acquire()
+	defer par.Release()
+	g, err := KaryTree(KaryShape{Height: 15, Arity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads, _ := RandomRange(g.Order(), 0, 100, 1)
+	for _, workers := range []int{1, 2} {
+		d, _ := NewThreshold1(g, nil)
+		s := &State{Net: g, Loads: loads.Clone(), Workers: workers}
+		if err := d.Round(s); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(20, func() {
+			if err := d.Round(s); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("workers %d: %v allocations per Round", workers, a)
+		}
+	}
+}
