@@ -162,11 +162,21 @@ type ptSim struct {
 	rqLen  int
 	queued []bool
 
-	heap   []int32 // sending nodes, a min-heap by (evTime, evSeq)
-	evTime []int64
-	evSeq  []int64
-	seq    int64
-	now    int64
+	// Messages in flight: while every delay is below ptWheel, a time wheel of FIFO
+	// lists (bucket t mod ptWheel holds the sends due at t in the order they were made,
+	// so delivering a bucket's list in order is delivering by (time, seq)); after the
+	// first longer delay, a min-heap by (evTime, evSeq) for the rest of the run.
+	unit     bool    // the delay policy is NewUnitDelays: no call per message
+	useHeap  bool    // the wheel has been given up for the heap
+	inflight int     // messages in flight
+	whead    []int32 // bucket → first sending node, or -1
+	wtail    []int32 // bucket → last sending node
+	wnext    []int32 // sending node → next in its bucket, or -1
+	heap     []int32 // sending nodes, a min-heap by (evTime, evSeq)
+	evTime   []int64
+	evSeq    []int64
+	seq      int64
+	now      int64
 
 	finished int
 	err      error
@@ -199,6 +209,13 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 		sm.heap = make([]int32, 0, n)
 	}
 	sm.evTime, sm.evSeq = ptGrow(sm.evTime, n), ptGrow(sm.evSeq, n)
+	_, sm.unit = sm.delays.(ptUnitDelays)
+	sm.useHeap, sm.inflight = false, 0
+	sm.whead, sm.wtail = ptGrow(sm.whead, ptWheel), ptGrow(sm.wtail, ptWheel)
+	for i := range sm.whead {
+		sm.whead[i] = -1
+	}
+	sm.wnext = ptGrow(sm.wnext, n)
 	sm.rqHead, sm.rqLen, sm.seq, sm.now, sm.finished, sm.err = 0, 0, 0, 0, 0, nil
 	sm.stats.reset(n, s.Loads.Total())
 	for v := 0; v < n; v++ {
@@ -215,8 +232,23 @@ func (sm *ptSim) step(s *State) error {
 		return sm.err
 	}
 	sm.now = s.Time + 1
-	for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
-		sm.deliver(sm.popEvent())
+	if sm.useHeap {
+		for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
+			sm.inflight--
+			sm.deliver(sm.popEvent())
+		}
+	} else {
+		// Every message in flight is due in now..now+ptWheel-1 (Step advances one unit
+		// at a time), so the bucket of now holds exactly the messages due now.
+		b := sm.now & (ptWheel - 1)
+		v := sm.whead[b]
+		sm.whead[b] = -1
+		for v >= 0 {
+			next := sm.wnext[v]
+			sm.inflight--
+			sm.deliver(v)
+			v = next
+		}
 	}
 	sm.runReady()
 	s.Time = sm.now
@@ -226,7 +258,7 @@ func (sm *ptSim) step(s *State) error {
 // check returns the run's error, and detects a deadlock: nothing in flight, nobody
 // ready, and some node not Finished.
 func (sm *ptSim) check() error {
-	if sm.err == nil && len(sm.heap) == 0 && sm.rqLen == 0 && sm.finished < sm.n {
+	if sm.err == nil && sm.inflight == 0 && sm.rqLen == 0 && sm.finished < sm.n {
 		sm.err = fmt.Errorf("%w at time %d: %d of %d nodes finished, none can move", ErrDeadlock, sm.now, sm.finished, sm.n)
 	}
 	return sm.err
@@ -238,14 +270,20 @@ func (sm *ptSim) enqueue(v int32) {
 	}
 	sm.queued[v] = true
 	sm.wait[v] = ptReady
-	sm.runq[(sm.rqHead+sm.rqLen)%sm.n] = v
+	i := sm.rqHead + sm.rqLen
+	if i >= sm.n {
+		i -= sm.n
+	}
+	sm.runq[i] = v
 	sm.rqLen++
 }
 
 func (sm *ptSim) runReady() {
 	for sm.rqLen > 0 && sm.err == nil {
 		v := sm.runq[sm.rqHead]
-		sm.rqHead = (sm.rqHead + 1) % sm.n
+		if sm.rqHead++; sm.rqHead == sm.n {
+			sm.rqHead = 0
+		}
 		sm.rqLen--
 		sm.queued[v] = false
 		sm.run(int(v))
@@ -278,13 +316,16 @@ func (sm *ptSim) run(v int) {
 			f := f0 + int(a.port)
 			sm.stats.messages[nd.phase-1]++
 			sm.st.Messages++
-			d := sm.delays.Delay(sm.now, v, int(sm.ports.nbr[f]), sm.seq)
+			d := int64(1)
+			if !sm.unit {
+				d = sm.delays.Delay(sm.now, v, int(sm.ports.nbr[f]), sm.seq)
+			}
 			sm.out[v], sm.outF[v] = a.msg, int32(f)
 			if d > MaxDelay {
 				sm.err = fmt.Errorf("%w: delay policy %v gave message %d a delay of %d > MaxDelay = %d", ErrBadParameter, sm.delays, sm.seq, d, MaxDelay)
 				return
 			}
-			sm.pushEvent(int32(v), sm.now+max(d, 1))
+			sm.schedule(int32(v), sm.now+max(d, 1))
 			sm.wait[v] = ptSending
 			return
 		case ptOpWaitAny:
@@ -337,6 +378,53 @@ func (sm *ptSim) deliver(v int32) {
 	}
 	sm.res[v] = false
 	sm.enqueue(v)
+}
+
+// ptWheel is the number of buckets of the simulated runtime's time wheel (a power of
+// two): delays up to ptWheel−1 keep the run on the wheel.
+const ptWheel = 64
+
+// schedule puts node v's message in flight until time t (> now): on the wheel while
+// every delay so far fits it, else on the heap. The first delay that does not fit moves
+// every message in flight to the heap, keyed by (time, seq) as if it had always been
+// there, so the delivery order is the same either way.
+func (sm *ptSim) schedule(v int32, t int64) {
+	sm.inflight++
+	if !sm.useHeap && t-sm.now < ptWheel {
+		sm.evTime[v] = t
+		sm.seq++
+		b := t & (ptWheel - 1)
+		sm.wnext[v] = -1
+		if sm.whead[b] < 0 {
+			sm.whead[b] = v
+		} else {
+			sm.wnext[sm.wtail[b]] = v
+		}
+		sm.wtail[b] = v
+		return
+	}
+	if !sm.useHeap {
+		sm.toHeap()
+	}
+	sm.pushEvent(v, t)
+}
+
+// toHeap gives up the wheel: every message on it joins the heap in (time, seq) order,
+// and the sequence numbers it lacked are assigned in that order (only their order
+// matters).
+func (sm *ptSim) toHeap() {
+	sm.useHeap = true
+	sm.heap = sm.heap[:0]
+	saved := sm.seq
+	sm.seq = 0
+	for k := int64(1); k < ptWheel; k++ { // bucket now+k: the messages due at now+k
+		b := (sm.now + k) & (ptWheel - 1)
+		for v := sm.whead[b]; v >= 0; v = sm.wnext[v] {
+			sm.pushEvent(v, sm.evTime[v])
+		}
+		sm.whead[b] = -1
+	}
+	sm.seq = saved // ≥ the messages in flight, so later sends still sort after them
 }
 
 func (sm *ptSim) less(a, b int32) bool {
