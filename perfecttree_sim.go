@@ -312,8 +312,15 @@ func (sm *ptSim) run(v int) {
 				sm.res[w] = false
 				sm.enqueue(w)
 			}
-		case ptOpSend:
+		case ptOpReserveSend, ptOpSend:
 			f := f0 + int(a.port)
+			if a.op == ptOpReserveSend {
+				l := sm.ports.lock[f]
+				if sm.holder[l] >= 0 {
+					continue // busy: resume with false
+				}
+				sm.holder[l] = int32(v)
+			}
 			sm.stats.messages[nd.phase-1]++
 			sm.st.Messages++
 			d := int64(1)
@@ -376,7 +383,7 @@ func (sm *ptSim) deliver(v int32) {
 		sm.res[w] = false
 		sm.enqueue(w)
 	}
-	sm.res[v] = false
+	sm.res[v] = true // sent (ptOpReserveSend's result; ptOpSend ignores it)
 	sm.enqueue(v)
 }
 
