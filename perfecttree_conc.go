@@ -13,23 +13,23 @@ import (
 
 // RunPerfectTreeConcurrent runs the perfect-tree protocol of Margara, Pistocchi and
 // Vassura (section 3) with real asynchrony: one goroutine per node executes the same
-// node program as the simulated runtime (PerfectTree), and Go channels are the links.
-// Each node's incoming links are multiplexed on one buffered channel, its inbox, whose
-// envelopes carry the receiving channel number, so every link stays FIFO. A link's
-// reservation is an atomic word shared by its two ends; a node that waits for a
-// reservation, a message or room in a full inbox keeps draining its own inbox into its
-// queues, so back-pressure cannot deadlock.
+// node program as the simulated runtime (PerfectTree). Each node's incoming links end in
+// its mailbox: a mutex-guarded FIFO queue per channel, to which senders append (a run
+// of equal messages is one count, so a send never blocks) and whose first message of a
+// batch wakes the node, which then moves the whole batch into its own queues. A link's
+// reservation is an atomic word shared by its two ends.
 //
 // The run ends when every node is Finished, or with ErrDeadlock when every unfinished
 // node waits and no message is in flight (an exact count of running nodes plus
-// undelivered envelopes detects it), with an ErrProtocol failure, or with ctx's error
+// uncollected batches detects it), with an ErrProtocol failure, or with ctx's error
 // when ctx is cancelled (StatusCanceled, wrapped with the "tokendist: " prefix, the
 // logical time and the number of finished nodes, so errors.Is works with
 // context.Canceled and context.DeadlineExceeded). Every goroutine has exited when it returns. Time in the result
 // is the logical (Lamport) time: each send takes one unit after the latest message its
 // sender received. opts.Delays is ignored; opts.Jitter adds random yields.
 //
-// Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's.
+// Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's (one
+// wake-up per batch).
 func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
 	var o PerfectTreeOptions
 	if opts != nil {
