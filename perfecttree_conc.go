@@ -195,20 +195,11 @@ func (c *ptConc) runNode(v int) {
 			if c.want[c.ports.off[w]+int(c.ports.back[f])-1].Load() {
 				c.put(int(w), 0, ptMsg{}, 0)
 			}
-		case ptOpReserveSend, ptOpSend:
-			f := f0 + int(a.port)
-			if a.op == ptOpReserveSend {
-				if !c.locks[c.ports.lock[f]].CompareAndSwap(0, int32(v)+1) {
-					continue // busy: resume with false
-				}
-				if _, _, good := c.collect(v, true, ptForNothing, 0); !good {
-					return
-				}
-				ok = true
-			}
+		case ptOpSend:
 			if rng != nil && rng.IntN(4) == 0 {
 				runtime.Gosched()
 			}
+			f := f0 + int(a.port)
 			slot.clock++
 			slot.messages[nd.phase-1]++
 			c.put(int(c.ports.nbr[f]), c.ports.back[f], a.msg, slot.clock)

@@ -43,9 +43,6 @@ const (
 	ptOpPhase                    // phase `port` has just ended here; resume at once
 	ptOpDone                     // the node is Finished
 	ptOpFail                     // the program reached a state the paper rules out
-	// reserve(port) and, if that succeeds, send(port, msg) at once; resume with true
-	// when sent, or false for busy (safeSend's reserve and send in one request)
-	ptOpReserveSend
 )
 
 // ptAction is one request of a node program to its runtime.
@@ -244,13 +241,14 @@ func (nd *ptNode) resume(ok bool) ptAction {
 
 		case ptPcSS: // safeSend: wait until the channel is not busy, reserve, send, release
 			nd.pc = ptPcSSRes
-			return ptAction{op: ptOpReserveSend, port: nd.outPort, msg: nd.out}
+			return ptAction{op: ptOpReserve, port: nd.outPort}
 		case ptPcSSRes:
-			if !ok { // the link was busy: nothing was sent
+			if !ok {
 				nd.pc = ptPcSS
 				return ptAction{op: ptOpWaitFree, port: nd.outPort}
 			}
 			nd.pc = ptPcSSSent
+			return ptAction{op: ptOpSend, port: nd.outPort, msg: nd.out}
 		case ptPcSSSent:
 			nd.pc = nd.ret
 			return ptAction{op: ptOpRelease, port: nd.outPort}

@@ -312,15 +312,8 @@ func (sm *ptSim) run(v int) {
 				sm.res[w] = false
 				sm.enqueue(w)
 			}
-		case ptOpReserveSend, ptOpSend:
+		case ptOpSend:
 			f := f0 + int(a.port)
-			if a.op == ptOpReserveSend {
-				l := sm.ports.lock[f]
-				if sm.holder[l] >= 0 {
-					continue // busy: resume with false
-				}
-				sm.holder[l] = int32(v)
-			}
 			sm.stats.messages[nd.phase-1]++
 			sm.st.Messages++
 			d := int64(1)
@@ -383,7 +376,7 @@ func (sm *ptSim) deliver(v int32) {
 		sm.res[w] = false
 		sm.enqueue(w)
 	}
-	sm.res[v] = true // sent (ptOpReserveSend's result; ptOpSend ignores it)
+	sm.res[v] = false
 	sm.enqueue(v)
 }
 
