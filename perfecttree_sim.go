@@ -162,21 +162,17 @@ type ptSim struct {
 	rqLen  int
 	queued []bool
 
-	// Messages in flight: while every delay is below ptWheel, a time wheel of FIFO
-	// lists (bucket t mod ptWheel holds the sends due at t in the order they were made,
-	// so delivering a bucket's list in order is delivering by (time, seq)); after the
-	// first longer delay, a min-heap by (evTime, evSeq) for the rest of the run.
-	unit     bool    // the delay policy is NewUnitDelays: no call per message
-	useHeap  bool    // the wheel has been given up for the heap
-	inflight int     // messages in flight
-	whead    []int32 // bucket → first sending node, or -1
-	wtail    []int32 // bucket → last sending node
-	wnext    []int32 // sending node → next in its bucket, or -1
-	heap     []int32 // sending nodes, a min-heap by (evTime, evSeq)
-	evTime   []int64
-	evSeq    []int64
-	seq      int64
-	now      int64
+	// Messages in flight, in heap: while every delay has been 1 it is a FIFO queue in
+	// send order (every message in it is due at the next time unit; sorted by (evTime,
+	// evSeq), so it is also a valid heap), and after the first other delay a min-heap by
+	// (evTime, evSeq) for the rest of the run.
+	unit    bool    // the delay policy is NewUnitDelays: no call per message
+	useHeap bool    // a delay other than 1 has occurred: heap is a heap
+	heap    []int32 // sending nodes, a min-heap by (evTime, evSeq)
+	evTime  []int64
+	evSeq   []int64
+	seq     int64
+	now     int64
 
 	finished int
 	err      error
@@ -210,12 +206,7 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 	}
 	sm.evTime, sm.evSeq = ptGrow(sm.evTime, n), ptGrow(sm.evSeq, n)
 	_, sm.unit = sm.delays.(ptUnitDelays)
-	sm.useHeap, sm.inflight = false, 0
-	sm.whead, sm.wtail = ptGrow(sm.whead, ptWheel), ptGrow(sm.wtail, ptWheel)
-	for i := range sm.whead {
-		sm.whead[i] = -1
-	}
-	sm.wnext = ptGrow(sm.wnext, n)
+	sm.useHeap = false
 	sm.rqHead, sm.rqLen, sm.seq, sm.now, sm.finished, sm.err = 0, 0, 0, 0, 0, nil
 	sm.stats.reset(n, s.Loads.Total())
 	for v := 0; v < n; v++ {
@@ -234,21 +225,15 @@ func (sm *ptSim) step(s *State) error {
 	sm.now = s.Time + 1
 	if sm.useHeap {
 		for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
-			sm.inflight--
 			sm.deliver(sm.popEvent())
 		}
 	} else {
-		// Every message in flight is due in now..now+ptWheel-1 (Step advances one unit
-		// at a time), so the bucket of now holds exactly the messages due now.
-		b := sm.now & (ptWheel - 1)
-		v := sm.whead[b]
-		sm.whead[b] = -1
-		for v >= 0 {
-			next := sm.wnext[v]
-			sm.inflight--
+		// Every message in the queue was sent at the last time unit with delay 1, so
+		// all are due now, in send order (delivering sends nothing).
+		for _, v := range sm.heap {
 			sm.deliver(v)
-			v = next
 		}
+		sm.heap = sm.heap[:0]
 	}
 	sm.runReady()
 	s.Time = sm.now
@@ -258,7 +243,7 @@ func (sm *ptSim) step(s *State) error {
 // check returns the run's error, and detects a deadlock: nothing in flight, nobody
 // ready, and some node not Finished.
 func (sm *ptSim) check() error {
-	if sm.err == nil && sm.inflight == 0 && sm.rqLen == 0 && sm.finished < sm.n {
+	if sm.err == nil && len(sm.heap) == 0 && sm.rqLen == 0 && sm.finished < sm.n {
 		sm.err = fmt.Errorf("%w at time %d: %d of %d nodes finished, none can move", ErrDeadlock, sm.now, sm.finished, sm.n)
 	}
 	return sm.err
@@ -380,51 +365,21 @@ func (sm *ptSim) deliver(v int32) {
 	sm.enqueue(v)
 }
 
-// ptWheel is the number of buckets of the simulated runtime's time wheel (a power of
-// two): delays up to ptWheel−1 keep the run on the wheel.
-const ptWheel = 64
-
-// schedule puts node v's message in flight until time t (> now): on the wheel while
-// every delay so far fits it, else on the heap. The first delay that does not fit moves
-// every message in flight to the heap, keyed by (time, seq) as if it had always been
-// there, so the delivery order is the same either way.
+// schedule puts node v's message in flight until time t (> now): appended to the FIFO
+// queue while every delay has been 1, else pushed on the heap. The queue is sorted by
+// (time, seq), so it becomes the heap as it stands at the first other delay, and the
+// delivery order is the same either way.
 func (sm *ptSim) schedule(v int32, t int64) {
-	sm.inflight++
-	if !sm.useHeap && t-sm.now < ptWheel {
-		sm.evTime[v] = t
-		sm.seq++
-		b := t & (ptWheel - 1)
-		sm.wnext[v] = -1
-		if sm.whead[b] < 0 {
-			sm.whead[b] = v
-		} else {
-			sm.wnext[sm.wtail[b]] = v
-		}
-		sm.wtail[b] = v
-		return
-	}
 	if !sm.useHeap {
-		sm.toHeap()
+		if t == sm.now+1 {
+			sm.evTime[v], sm.evSeq[v] = t, sm.seq
+			sm.seq++
+			sm.heap = append(sm.heap, v)
+			return
+		}
+		sm.useHeap = true
 	}
 	sm.pushEvent(v, t)
-}
-
-// toHeap gives up the wheel: every message on it joins the heap in (time, seq) order,
-// and the sequence numbers it lacked are assigned in that order (only their order
-// matters).
-func (sm *ptSim) toHeap() {
-	sm.useHeap = true
-	sm.heap = sm.heap[:0]
-	saved := sm.seq
-	sm.seq = 0
-	for k := int64(1); k < ptWheel; k++ { // bucket now+k: the messages due at now+k
-		b := (sm.now + k) & (ptWheel - 1)
-		for v := sm.whead[b]; v >= 0; v = sm.wnext[v] {
-			sm.pushEvent(v, sm.evTime[v])
-		}
-		sm.whead[b] = -1
-	}
-	sm.seq = saved // ≥ the messages in flight, so later sends still sort after them
 }
 
 func (sm *ptSim) less(a, b int32) bool {
