@@ -470,6 +470,37 @@ type runner struct {
 	checked  int64 // the step count at the last successful invariant check
 	down     int
 	steady   *steadyMeter
+	rounder  rounder // non-nil when whole rounds may replace steps (setRounder)
+	roundLen int64   // the steps in one of its rounds
+}
+
+// rounder is a Balancer that can also perform a whole round of steps at once, with the
+// same effect as that many calls of Step (DimensionExchange.Round).
+type rounder interface {
+	Round(s *State) error
+	Colors() int
+}
+
+// setRounder lets the loop use b's Round when nothing in the run looks at the steps
+// inside a round: no termination rule or target to test after each step, no workload,
+// churn, steady-state meter or negative-load count, and samples and stability checks
+// that fall on round boundaries.
+func (r *runner) setRounder() {
+	rb, ok := r.b.(rounder)
+	if !ok {
+		return
+	}
+	chi := int64(rb.Colors())
+	if chi < 2 || r.done != nil || r.opts.UseTarget || r.opts.Workload != nil || r.opts.Churn != nil ||
+		r.steady != nil || r.keeps&NonNegative == 0 || r.opts.SampleEvery%chi != 0 || r.period%chi != 0 {
+		return
+	}
+	r.rounder, r.roundLen = rb, chi
+}
+
+// roundable reports whether the next iteration of the loop may be a whole round.
+func (r *runner) roundable() bool {
+	return r.rounder != nil && r.s.Steps%r.roundLen == 0 && r.s.Steps <= r.opts.MaxSteps-r.roundLen
 }
 
 // counters are State's counters before a step.
@@ -567,6 +598,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 			r.snapshot = r.s.Loads.Clone()
 		}
 	}
+	r.setRounder()
 	return r, nil
 }
 
@@ -624,20 +656,29 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 			}
 		}
 		before := counters{s.Steps, s.Time, s.Moved, s.Messages}
-		if err := r.b.Step(s); err != nil {
+		round := r.roundable()
+		var err error
+		if round {
+			err = r.rounder.Round(s) // advances s.Steps itself
+		} else {
+			err = r.b.Step(s)
+		}
+		if err != nil {
 			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
 		if len(s.Loads) != r.n {
 			return StatusFailed, &InvariantError{Balancer: r.res.Balancer, Step: s.Steps + 1, LastChecked: s.Steps, CheckEvery: r.opts.SampleEvery,
 				Invariant: Conserves, Detail: fmt.Sprintf("load vector resized from %d to %d", r.n, len(s.Loads))}
 		}
-		if s.Time < before.time || s.Moved < before.moved || s.Messages < before.messages || s.Steps == math.MaxInt64 {
+		if s.Time < before.time || s.Moved < before.moved || s.Messages < before.messages || !round && s.Steps == math.MaxInt64 {
 			bad := counters{s.Steps, s.Time, s.Moved, s.Messages}
 			s.Steps, s.Time, s.Moved, s.Messages = before.steps, before.time, before.moved, before.messages
 			return StatusFailed, overflow("%s at step %d: counters (time, moved, messages) went from (%d, %d, %d) to (%d, %d, %d)",
 				r.res.Balancer, before.steps, before.time, before.moved, before.messages, bad.time, bad.moved, bad.messages)
 		}
-		s.Steps++
+		if !round {
+			s.Steps++
+		}
 		if r.opts.Workload != nil {
 			if err := r.applyWorkload(); err != nil {
 				return StatusFailed, err

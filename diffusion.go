@@ -72,8 +72,10 @@ func (ln *lazyNet) lambdaForBudget() (float64, error) {
 		return 0, nil
 	}
 	sp, err := ln.lanczosSpectrum(SpectralOptions{Method: SpectralLanczos, Tol: budgetTol, MaxIter: budgetMaxIter})
-	bound := max(sp.Bound2, sp.BoundN)
-	lam := sp.LambdaMax + bound
+	// λ_max ≤ max(λ_2 + Bound2, −λ_n + BoundN); the bound that matters is the one of
+	// the end that sets it.
+	lam := max(sp.Lambda2+sp.Bound2, -sp.LambdaN+sp.BoundN)
+	bound := lam - sp.LambdaMax
 	if err != nil && !(bound <= sp.Gap()/10) {
 		return 0, err
 	}

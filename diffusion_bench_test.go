@@ -248,7 +248,8 @@ func powerIteration(g *Graph, iters int) float64 {
 	return est
 }
 
-// BenchmarkLambdaMaxTorus1000 times Lanczos on the 1000×1000 torus (target ≤ 10 s) and,
+// BenchmarkLambdaMaxTorus1000 times Lanczos on the 1000×1000 torus (targets ≤ 10 s, and
+// ≤ 1 s with 1 − λ_max to 1e-6 relative: the GapTol run) and,
 // as the baseline, the power method given the same number of matrix-vector products;
 // both report log10 of their error against the closed form.
 func BenchmarkLambdaMaxTorus1000(b *testing.B) {
@@ -266,6 +267,21 @@ func BenchmarkLambdaMaxTorus1000(b *testing.B) {
 			}
 			iters = sp.Iterations
 			b.ReportMetric(math.Log10(math.Abs(sp.Lambda2-cf.Lambda2)), "log10-abs-error")
+			b.ReportMetric(float64(sp.Iterations), "iterations")
+		}
+	})
+	// GapTol = 1e-6: 1 − λ_max to 1e-6 relative, certified by the reported bound.
+	b.Run("lanczos-gaptol1e-6", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			sp, err := LambdaMax(g, &SpectralOptions{GapTol: 1e-6})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rel := math.Abs(sp.Gap()-cf.Gap()) / cf.Gap(); rel > 1e-6 || math.Abs(sp.Lambda2-cf.Lambda2) > sp.Bound2 {
+				b.Fatalf("1 − λ_max = %v, closed form %v (relative error %.2g), bound %.2g", sp.Gap(), cf.Gap(), rel, sp.Bound2)
+			}
+			b.ReportMetric(math.Abs(sp.Gap()-cf.Gap())/cf.Gap(), "gap-rel-error")
+			b.ReportMetric(sp.Bound2/cf.Gap(), "gap-rel-bound")
 			b.ReportMetric(float64(sp.Iterations), "iterations")
 		}
 	})
@@ -336,4 +352,64 @@ func BenchmarkLocalDivergence(b *testing.B) {
 			_ = sum
 		}
 	})
+}
+
+// BenchmarkLanczosIterations times 200 Lanczos iterations (MaxIter = 200, so LambdaMax
+// stops with ErrNotConverged) on the 1000×1000 torus and on RandomRegular(10^6, 4),
+// reporting the process CPU time per iteration (cpu-ns/iter; with -cpu 1 this is the
+// single-core cost of one iteration).
+func BenchmarkLanczosIterations(b *testing.B) {
+	const iters = 200
+	for _, tc := range []struct {
+		name string
+		g    func() *Graph
+	}{{"torus1000", benchTorus}, {"rr1e6", func() *Graph { g, _ := benchRR(); return g }}} {
+		b.Run(tc.name, func(b *testing.B) {
+			g := tc.g()
+			b.ResetTimer()
+			c0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, MaxIter: iters})
+				if err != nil && sp.Iterations != iters {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-c0)/float64(b.N*iters), "cpu-ns/iter")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*iters), "ns/iter")
+		})
+	}
+}
+
+// BenchmarkLanczosFloor is the memory floor of one Lanczos iteration on 2^20 nodes: two
+// passes that each read two 8 MB vectors and write one of them back (48 B per node, as
+// an iteration on the torus moves), with four independent sums, on 1 and 2 goroutines.
+func BenchmarkLanczosFloor(b *testing.B) {
+	const n = 1 << 20
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range y {
+		y[i] = float64(i%7) - 3
+	}
+	pass := func(lo, hi int) float64 {
+		var s0, s1, s2, s3 float64
+		for i := lo; i+3 < hi; i += 4 {
+			x0, x1, x2, x3 := x[i]-0.5*y[i], x[i+1]-0.5*y[i+1], x[i+2]-0.5*y[i+2], x[i+3]-0.5*y[i+3]
+			x[i], x[i+1], x[i+2], x[i+3] = x0, x1, x2, x3
+			s0, s1, s2, s3 = s0+x0*x0, s1+x1*x1, s2+x2*x2, s3+x3*x3
+		}
+		return s0 + s1 + s2 + s3
+	}
+	for _, w := range []int{1, 2} {
+		b.Run("goroutines="+strconv.Itoa(w), func(b *testing.B) {
+			var wg sync.WaitGroup
+			for i := 0; i < b.N; i++ {
+				for p := 0; p < 2; p++ {
+					for k := 0; k < w; k++ {
+						wg.Add(1)
+						go func(k int) { defer wg.Done(); pass(k*n/w, (k+1)*n/w) }(k)
+					}
+					wg.Wait()
+				}
+			}
+		})
+	}
 }

@@ -87,7 +87,8 @@ func LocalDivergence(net Network, tol float64, opts *DivergenceOptions) (Diverge
 		if err != nil {
 			return Divergence{}, err
 		}
-		lam = math.Min(sp.LambdaMax+sp.Bound2+sp.BoundN+1e-12, math.Nextafter(1, 0))
+		// λ_max ≤ max(λ_2 + Bound2, −λ_n + BoundN): each end with its own bound.
+		lam = math.Min(max(sp.Lambda2+sp.Bound2, -sp.LambdaN+sp.BoundN)+1e-12, math.Nextafter(1, 0))
 	case !(lam >= 0 && lam < 1):
 		return Divergence{}, badParam("LocalDivergence λ_max %v is outside [0, 1)", lam)
 	}

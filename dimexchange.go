@@ -94,6 +94,10 @@ type DimensionExchange struct {
 	err   error
 
 	liveBuf []int32 // the live pairs of the current matching, under churn
+
+	fused     []int32          // one round's pairs in fused order (fusedSchedule), built by the first Round
+	plan      *fusedPlan       // the parallel fused round for len(plan.parts) workers
+	partChunk func(lo, hi int) // runParts, set once
 }
 
 // NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
@@ -204,6 +208,9 @@ func (d *DimensionExchange) Step(s *State) error {
 	if d.chi == 0 {
 		return nil
 	}
+	if err := d.checkLoads(s); err != nil {
+		return err
+	}
 	if d.kind == discrepancy1 {
 		d.beforeDiscrepancy1Step(s)
 	}
@@ -233,6 +240,15 @@ func (d *DimensionExchange) Step(s *State) error {
 		if d.convergecast {
 			d.afterConvergecastStep(s)
 		}
+	}
+	return nil
+}
+
+// checkLoads refuses a load vector shorter than the graph: the edge kernels index it
+// without bounds checks.
+func (d *DimensionExchange) checkLoads(s *State) error {
+	if len(s.Loads) < d.g.Order() {
+		return fmt.Errorf("%w: %d loads for a network of %d nodes", ErrBadLoads, len(s.Loads), d.g.Order())
 	}
 	return nil
 }

@@ -37,8 +37,33 @@ var dxBenchTree = sync.OnceValue(func() struct {
 	}{g, ec, loads}
 })
 
-// dxBenchRounds runs b.N rounds of d with the given number of workers.
+// dxBenchRounds runs b.N rounds of d with the given number of workers, each as Run
+// performs it: one call of Round where the balancer has it (DimensionExchange: the
+// fused round on one core, χ parallel steps on several), else χ calls of Step.
 func dxBenchRounds(b *testing.B, d tokendist.Balancer, workers int) {
+	if r, ok := d.(interface{ Round(*tokendist.State) error }); ok {
+		dxBench(b, d, workers, r.Round)
+		return
+	}
+	dxBenchSteps(b, d, workers)
+}
+
+// dxBenchSteps runs b.N rounds of d as χ calls of Step each.
+func dxBenchSteps(b *testing.B, d tokendist.Balancer, workers int) {
+	chi := dxBenchTree().ec.Colors()
+	dxBench(b, d, workers, func(s *tokendist.State) error {
+		for c := 0; c < chi; c++ {
+			if err := d.Step(s); err != nil {
+				return err
+			}
+			s.Steps++
+		}
+		return nil
+	})
+}
+
+// dxBench runs b.N calls of round on one State.
+func dxBench(b *testing.B, d tokendist.Balancer, workers int, round func(*tokendist.State) error) {
 	par.Acquire() // hold the worker pool as Run does: Step outside a holder is sequential
 	defer par.Release()
 	bt := dxBenchTree()
@@ -48,15 +73,14 @@ func dxBenchRounds(b *testing.B, d tokendist.Balancer, workers int) {
 			b.Fatal(err)
 		}
 	}
-	chi := bt.ec.Colors()
+	if err := round(s); err != nil { // the first Round builds its schedule
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(8*bt.g.Order() + 8*bt.g.Size()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for c := 0; c < chi; c++ {
-			if err := d.Step(s); err != nil {
-				b.Fatal(err)
-			}
-			s.Steps++
+		if err := round(s); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -75,6 +99,14 @@ func BenchmarkThreshold1RoundBinaryTree(b *testing.B) {
 			dxBenchRounds(b, d, workers)
 		})
 	}
+	// The same round as χ single steps on one core: what a caller stepping by hand gets.
+	b.Run("steps", func(b *testing.B) {
+		d, err := tokendist.NewThreshold1(bt.g, bt.ec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dxBenchSteps(b, d, 1)
+	})
 }
 
 // BenchmarkThreshold1RoundBaselineGonum is the straightforward version the target is

@@ -19,7 +19,9 @@ func perfMeasured(f func(), k int) {
 // TestPerfDriver is the workload docs/performance.md measures with callgrind:
 // TOKENDIST_PERF_DRIVER=rd (RandomizedDiffusion on RandomRegular(10^6, 4), loads
 // 490..510, two rounds of warm-up), t1 (a THRESHOLD-1 round on the 2^20-node binary
-// tree) or floor (BenchmarkThreshold1RoundFloor's loop), TOKENDIST_PERF_ROUNDS rounds:
+// tree), floor (BenchmarkThreshold1RoundFloor's loop), rrbuild, rrref or newgraph
+// (builds of RandomRegular(10^6, 4) from seeds 0, 1, …, by the pre-issue-15
+// implementation, or NewGraph from its edge list), TOKENDIST_PERF_ROUNDS rounds:
 //
 //	GODEBUG=asyncpreemptoff=1 TOKENDIST_PERF_DRIVER=rd TOKENDIST_PERF_ROUNDS=2 \
 //	valgrind --tool=callgrind --toggle-collect='*perfMeasured' --cache-sim=yes \
@@ -79,8 +81,19 @@ func TestPerfDriver(t *testing.T) {
 			f()
 		}
 		perfMeasured(f, k)
+	case "rrbuild", "rrref", "newgraph": // one build of RandomRegular(10^6, 4) per round
+		g, err := RandomRegular(1_000_000, 4, 1)
+		must(err)
+		edges := g.EdgeList()
+		seed := uint64(0)
+		f := map[string]func(){
+			"rrbuild":  func() { _, err := RandomRegular(1_000_000, 4, seed); must(err); seed++ },
+			"rrref":    func() { _, err := refRandomRegular(1_000_000, 4, seed); must(err); seed++ },
+			"newgraph": func() { _, err := NewGraph(1_000_000, edges); must(err) },
+		}[which]
+		perfMeasured(f, k)
 	default:
-		t.Fatalf("TOKENDIST_PERF_DRIVER=%q: want rd, t1 or floor", which)
+		t.Fatalf("TOKENDIST_PERF_DRIVER=%q: want rd, t1, floor, rrbuild, rrref or newgraph", which)
 	}
 }
 

@@ -180,8 +180,9 @@ func IsPerfectDistribution(l Loads) bool {
 // one time unit. At each time it delivers the messages due then (in the order they were
 // sent), and runs every node whose wait is over until it waits again, in the order they
 // became ready; time 0 runs in Init. A sender is busy until its message arrives and
-// holds the link's reservation meanwhile (single-port model), so a step costs
-// O(events · log N) and allocates nothing. Runs are reproducible for a seed.
+// holds the link's reservation meanwhile (single-port model). Messages in flight wait in
+// a FIFO queue while every delay is 1 (O(1) per event) and on a heap after the first
+// other delay (O(log N)); a step allocates nothing. Runs are reproducible for a seed.
 //
 // Loads are the tokens at each node, counting tokens queued at a node and tokens in
 // flight at their sender. Done reports that every node is Finished. Step fails with
@@ -252,7 +253,8 @@ func (pt *PerfectTree) Init(s *State) error {
 }
 
 // Step advances the simulation by one time unit: it delivers the k messages due and runs
-// the nodes they wake, in O(k log N) plus the nodes' work, without allocating.
+// the nodes they wake, in O(k) (O(k log N) once a delay other than 1 has occurred) plus
+// the nodes' work, without allocating.
 func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
 
 // Done reports whether every node is Finished (the paper's distinguished final state,
@@ -275,8 +277,9 @@ func (pt *PerfectTree) Result() PerfectTreeResult {
 
 // RunPerfectTree runs the simulated runtime on tree g from loads until every node is
 // Finished (no step budget), and returns its metrics. It validates g (ErrNotTree) and
-// loads (ErrBadLoads), and stops on ctx's cancellation. It costs O(n) memory and O(log
-// n) time per event, plus the optimum in the result, O(n·min(n, T mod n)).
+// loads (ErrBadLoads), and stops on ctx's cancellation. It costs O(n) memory and O(1)
+// time per event (O(log n) with delays other than 1), plus the optimum in the result,
+// O(n·min(n, T mod n)).
 func RunPerfectTree(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
 	pt, err := NewPerfectTree(g, opts)
 	if err != nil {

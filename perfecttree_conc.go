@@ -13,23 +13,23 @@ import (
 
 // RunPerfectTreeConcurrent runs the perfect-tree protocol of Margara, Pistocchi and
 // Vassura (section 3) with real asynchrony: one goroutine per node executes the same
-// node program as the simulated runtime (PerfectTree), and Go channels are the links.
-// Each node's incoming links are multiplexed on one buffered channel, its inbox, whose
-// envelopes carry the receiving channel number, so every link stays FIFO. A link's
-// reservation is an atomic word shared by its two ends; a node that waits for a
-// reservation, a message or room in a full inbox keeps draining its own inbox into its
-// queues, so back-pressure cannot deadlock.
+// node program as the simulated runtime (PerfectTree). Each node's incoming links end in
+// its mailbox: a mutex-guarded FIFO queue per channel, to which senders append (a run
+// of equal messages is one count, so a send never blocks) and whose first message of a
+// batch wakes the node, which then moves the whole batch into its own queues. A link's
+// reservation is an atomic word shared by its two ends.
 //
 // The run ends when every node is Finished, or with ErrDeadlock when every unfinished
 // node waits and no message is in flight (an exact count of running nodes plus
-// undelivered envelopes detects it), with an ErrProtocol failure, or with ctx's error
+// uncollected batches detects it), with an ErrProtocol failure, or with ctx's error
 // when ctx is cancelled (StatusCanceled, wrapped with the "tokendist: " prefix, the
 // logical time and the number of finished nodes, so errors.Is works with
 // context.Canceled and context.DeadlineExceeded). Every goroutine has exited when it returns. Time in the result
 // is the logical (Lamport) time: each send takes one unit after the latest message its
 // sender received. opts.Delays is ignored; opts.Jitter adds random yields.
 //
-// Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's.
+// Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's (one
+// wake-up per batch).
 func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
 	var o PerfectTreeOptions
 	if opts != nil {
@@ -81,17 +81,26 @@ func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *
 	}
 }
 
-// ptEnvelope is a message in an inbox; kind ptMsgNone announces that the link of
-// channel port was released.
-type ptEnvelope struct {
-	port  int32
-	msg   ptMsg
-	stamp int64
+// ptMailbox is the receiving side of one node's links: what its neighbours have sent and
+// it has not yet moved into its own queues. Senders append to the staging queue of the
+// link's channel under mu (a run of equal messages stays one ptRun however many tokens
+// wait, so a fast sender never blocks on a slow receiver), and the first message of a
+// batch wakes the node through wake. The node moves the whole batch into its queues at
+// once, taking the latest Lamport stamp in it.
+type ptMailbox struct {
+	mu     sync.Mutex
+	q      []ptQueue // staging queue of every channel
+	dirty  []int32   // channels with staged messages (each once)
+	stamp  int64     // the latest stamp staged
+	notice bool      // a link of this node was released while it waited for it
+	bad    bool      // a staged queue broke the protocol's shape (ptRun)
+	wake   chan struct{}
+	_      [32]byte
 }
 
 // What a waiting goroutine waits for.
 const (
-	ptForNothing = iota // draining while blocked on a full inbox, or Finished
+	ptForNothing = iota // a Finished node, taking what arrives until the run ends
 	ptForAny
 	ptForPort
 	ptForLock
@@ -107,15 +116,17 @@ type ptSlot struct {
 }
 
 type ptConc struct {
-	n      int
-	g      *Graph
-	ports  ptPorts
-	nodes  []ptNode
-	inbox  []chan ptEnvelope
-	locks  []atomic.Int32 // by lock index: 0 free, else holder+1
-	want   []atomic.Bool  // by flat channel index: its node waits for the link
-	active atomic.Int64   // running nodes + envelopes not yet taken from an inbox
-	done   atomic.Int64   // Finished nodes
+	n     int
+	g     *Graph
+	ports ptPorts
+	nodes []ptNode
+	box   []ptMailbox
+	locks []atomic.Int32 // by lock index: 0 free, else holder+1
+	want  []atomic.Bool  // by flat channel index: its node waits for the link
+	// active counts the running nodes plus the staged batches (a mailbox that holds
+	// messages or a notice counts once): 0 with some node not Finished is a deadlock.
+	active atomic.Int64
+	done   atomic.Int64 // Finished nodes
 	jitter bool
 	seed   uint64
 	slots  []ptSlot
@@ -135,12 +146,15 @@ func newPTConc(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions
 	m2 := len(g.adj)
 	subT, subN := make([]int64, m2), make([]int64, m2)
 	queues, rings := make([]ptQueue, m2), make([]int32, m2)
+	staged, dirty := make([]ptQueue, m2), make([]int32, 0, m2)
 	c.nodes = make([]ptNode, n)
-	c.inbox = make([]chan ptEnvelope, n)
+	c.box = make([]ptMailbox, n)
 	for v := 0; v < n; v++ {
 		a, b := g.off[v], g.off[v+1]
 		c.nodes[v].init(loads[v], subT[a:b:b], subN[a:b:b], queues[a:b:b], rings[a:b:b], o.Literal)
-		c.inbox[v] = make(chan ptEnvelope, 16)
+		c.box[v].q = staged[a:b:b]
+		c.box[v].dirty = dirty[a:a:b]
+		c.box[v].wake = make(chan struct{}, 1)
 	}
 	c.locks = make([]atomic.Int32, m2)
 	c.want = make([]atomic.Bool, m2)
@@ -168,19 +182,18 @@ func (c *ptConc) runNode(v int) {
 		case ptOpReserve:
 			ok = c.locks[c.ports.lock[f0+int(a.port)]].CompareAndSwap(0, int32(v)+1)
 			if ok {
-				// What the other end sent before releasing the link is in the inbox:
-				// make it visible to receive (phase 1's S1.2 depends on it).
-				c.drain(v)
+				// What the other end sent before releasing the link is staged: make it
+				// visible to receive (phase 1's S1.2 depends on it).
+				if _, _, good := c.collect(v, true, ptForNothing, 0); !good {
+					return
+				}
 			}
 		case ptOpRelease:
 			f := f0 + int(a.port)
 			c.locks[c.ports.lock[f]].Store(0)
 			w := c.ports.nbr[f]
-			back := c.ports.back[f]
-			if c.want[c.ports.off[w]+int(back)-1].Load() {
-				if !c.put(v, int(w), ptEnvelope{port: back}) {
-					return
-				}
+			if c.want[c.ports.off[w]+int(c.ports.back[f])-1].Load() {
+				c.put(int(w), 0, ptMsg{}, 0)
 			}
 		case ptOpSend:
 			if rng != nil && rng.IntN(4) == 0 {
@@ -189,9 +202,7 @@ func (c *ptConc) runNode(v int) {
 			f := f0 + int(a.port)
 			slot.clock++
 			slot.messages[nd.phase-1]++
-			if !c.put(v, int(c.ports.nbr[f]), ptEnvelope{port: c.ports.back[f], msg: a.msg, stamp: slot.clock}) {
-				return
-			}
+			c.put(int(c.ports.nbr[f]), c.ports.back[f], a.msg, slot.clock)
 			if a.msg.carriesToken() {
 				slot.moves[nd.phase-1]++
 				slot.lastMove = slot.clock
@@ -218,7 +229,7 @@ func (c *ptConc) runNode(v int) {
 				c.cancel(errPTAllFinished)
 			}
 			// A Finished node keeps taking what arrives (the literal program can strand
-			// tokens) until the run ends, so the count of envelopes stays exact.
+			// tokens) until the run ends, so the count of batches stays exact.
 			c.await(v, ptForNothing, 0)
 			return
 		default:
@@ -228,77 +239,104 @@ func (c *ptConc) runNode(v int) {
 	}
 }
 
-// take moves envelope e into v's queues and reports whether it ends the wait (what,
-// port). An envelope that breaks the protocol's queue shape stops the run.
-func (c *ptConc) take(v int, e ptEnvelope, what int, port int32) bool {
-	if e.msg.kind == ptMsgNone {
-		return what == ptForLock && e.port == port
+// put stages message m for w's channel port (or, for kind ptMsgNone, a notice that a
+// link of w was released) and wakes w if the batch is new. It never blocks on w.
+func (c *ptConc) put(w int, port int32, m ptMsg, stamp int64) {
+	b := &c.box[w]
+	b.mu.Lock()
+	fresh := len(b.dirty) == 0 && !b.notice
+	if m.kind == ptMsgNone {
+		b.notice = true
+	} else {
+		q := &b.q[port-1]
+		if q.runs == 0 {
+			b.dirty = append(b.dirty, port)
+		}
+		if !q.push(m) {
+			b.bad = true
+		}
+		b.stamp = max(b.stamp, stamp)
+	}
+	if fresh {
+		c.active.Add(1)
+	}
+	b.mu.Unlock()
+	if fresh {
+		select {
+		case b.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// collect moves v's staged batch into its queues and reports whether there was one and
+// whether it ends the wait (what, port): any message for ptForAny, one on port for
+// ptForPort, a release notice for ptForLock. good is false after a batch that broke the
+// queue shape (the run is then cancelled). running says whether v is counted in active:
+// the batch's count is then dropped, else it becomes v's.
+func (c *ptConc) collect(v int, running bool, what int, port int32) (had, hit, good bool) {
+	b := &c.box[v]
+	in := &c.nodes[v].in
+	b.mu.Lock()
+	had = len(b.dirty) > 0 || b.notice
+	good = !b.bad
+	switch what {
+	case ptForAny:
+		hit = len(b.dirty) > 0
+	case ptForLock:
+		hit = b.notice
+	}
+	for _, p := range b.dirty {
+		if what == ptForPort && p == port {
+			hit = true
+		}
+		q := &b.q[p-1]
+		for ; q.runs > 0; q.runs-- {
+			if !in.deliverRun(p, q.run[q.first]) {
+				good = false
+			}
+			q.first = (q.first + 1) % 4
+		}
+		q.first = 0
+	}
+	b.dirty = b.dirty[:0]
+	b.notice = false
+	stamp := b.stamp
+	b.mu.Unlock()
+	if had && running {
+		c.active.Add(-1)
 	}
 	slot := &c.slots[v]
-	slot.clock = max(slot.clock, e.stamp)
-	if !c.nodes[v].in.deliver(e.port, e.msg) {
+	slot.clock = max(slot.clock, stamp)
+	if !good {
 		c.cancel(ptNodeError(v, &c.nodes[v], ptFailOverflow))
-		return false
 	}
-	return what == ptForAny || (what == ptForPort && e.port == port)
+	return had, hit, good
 }
 
-// await blocks v until an envelope ends its wait; false means the run is over.
+// await blocks v until its wait (what, port) is over; false means the run is over.
 func (c *ptConc) await(v int, what int, port int32) bool {
-	in := c.inbox[v]
+	running := true
 	for {
-		select {
-		case e := <-in:
-			c.active.Add(-1)
-			if c.take(v, e, what, port) {
-				return true
-			}
-			continue
-		default:
-		}
-		if c.active.Add(-1) == 0 && c.done.Load() < int64(c.n) {
-			c.cancel(fmt.Errorf("%w: %d of %d nodes finished, every other one waits and no message is in flight",
-				ErrDeadlock, c.done.Load(), c.n))
-		}
-		select {
-		case e := <-in: // the envelope's count is now v's
-			if c.take(v, e, what, port) {
-				return true
-			}
-		case <-c.ctx.Done():
+		had, hit, good := c.collect(v, running, what, port)
+		if !good {
 			return false
 		}
-	}
-}
-
-// drain moves every envelope already in v's inbox into its queues.
-func (c *ptConc) drain(v int) {
-	for {
-		select {
-		case e := <-c.inbox[v]:
-			c.active.Add(-1)
-			c.take(v, e, ptForNothing, 0)
-		default:
-			return
+		if had {
+			running = true
 		}
-	}
-}
-
-// put sends e to w's inbox, draining v's own inbox while w's is full.
-func (c *ptConc) put(v, w int, e ptEnvelope) bool {
-	c.active.Add(1)
-	select {
-	case c.inbox[w] <- e:
-		return true
-	default:
-	}
-	for {
-		select {
-		case c.inbox[w] <- e:
+		if hit {
 			return true
-		case x := <-c.inbox[v]:
-			c.active.Add(-1)
-			c.take(v, x, ptForNothing, 0)
+		}
+		if running {
+			running = false
+			if c.active.Add(-1) == 0 && c.done.Load() < int64(c.n) {
+				c.cancel(fmt.Errorf("%w: %d of %d nodes finished, every other one waits and no message is in flight",
+					ErrDeadlock, c.done.Load(), c.n))
+			}
+		}
+		select {
+		case <-c.box[v].wake:
 		case <-c.ctx.Done():
 			return false
 		}
@@ -311,16 +349,7 @@ func (c *ptConc) result(initial Loads) PerfectTreeResult {
 	loads := make(Loads, c.n)
 	for v := range c.nodes {
 		nd := &c.nodes[v]
-		for drained := false; !drained; {
-			select {
-			case e := <-c.inbox[v]:
-				if e.msg.kind != ptMsgNone {
-					nd.in.deliver(e.port, e.msg)
-				}
-			default:
-				drained = true
-			}
-		}
+		c.collect(v, false, ptForNothing, 0) // what was staged after the run stopped counts at v
 		held := nd.tv
 		if nd.phase == 1 { // Tv counts the subtree's tokens in phase 1
 			held = nd.own

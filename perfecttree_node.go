@@ -544,6 +544,22 @@ func (q *ptQueue) push(m ptMsg) bool {
 	return true
 }
 
+// pushRun appends a run of equal messages, merging it with the last run as push does.
+func (q *ptQueue) pushRun(r ptRun) bool {
+	if q.runs > 0 {
+		if last := &q.run[(q.first+q.runs-1)%4]; last.kind == r.kind && r.kind != ptMsgInfo {
+			last.count += r.count
+			return true
+		}
+	}
+	if q.runs == 4 {
+		return false
+	}
+	q.run[(q.first+q.runs)%4] = r
+	q.runs++
+	return true
+}
+
 func (q *ptQueue) pop() ptMsg {
 	r := &q.run[q.first]
 	m := ptMsg{kind: r.kind, t: r.t, n: r.n}
@@ -585,6 +601,19 @@ func (b *ptInbox) receive(c int32) ptMsg { return b.q[c-1].pop() }
 func (b *ptInbox) deliver(c int32, m ptMsg) bool {
 	q := &b.q[c-1]
 	if !q.push(m) {
+		return false
+	}
+	if !q.ready {
+		b.pushReady(c)
+	}
+	return true
+}
+
+// deliverRun appends a run of equal messages to channel c's queue, as deliver does for
+// one.
+func (b *ptInbox) deliverRun(c int32, r ptRun) bool {
+	q := &b.q[c-1]
+	if !q.pushRun(r) {
 		return false
 	}
 	if !q.ready {

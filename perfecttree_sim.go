@@ -162,11 +162,17 @@ type ptSim struct {
 	rqLen  int
 	queued []bool
 
-	heap   []int32 // sending nodes, a min-heap by (evTime, evSeq)
-	evTime []int64
-	evSeq  []int64
-	seq    int64
-	now    int64
+	// Messages in flight, in heap: while every delay has been 1 it is a FIFO queue in
+	// send order (every message in it is due at the next time unit; sorted by (evTime,
+	// evSeq), so it is also a valid heap), and after the first other delay a min-heap by
+	// (evTime, evSeq) for the rest of the run.
+	unit    bool    // the delay policy is NewUnitDelays: no call per message
+	useHeap bool    // a delay other than 1 has occurred: heap is a heap
+	heap    []int32 // sending nodes, a min-heap by (evTime, evSeq)
+	evTime  []int64
+	evSeq   []int64
+	seq     int64
+	now     int64
 
 	finished int
 	err      error
@@ -199,6 +205,8 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 		sm.heap = make([]int32, 0, n)
 	}
 	sm.evTime, sm.evSeq = ptGrow(sm.evTime, n), ptGrow(sm.evSeq, n)
+	_, sm.unit = sm.delays.(ptUnitDelays)
+	sm.useHeap = false
 	sm.rqHead, sm.rqLen, sm.seq, sm.now, sm.finished, sm.err = 0, 0, 0, 0, 0, nil
 	sm.stats.reset(n, s.Loads.Total())
 	for v := 0; v < n; v++ {
@@ -215,8 +223,17 @@ func (sm *ptSim) step(s *State) error {
 		return sm.err
 	}
 	sm.now = s.Time + 1
-	for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
-		sm.deliver(sm.popEvent())
+	if sm.useHeap {
+		for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
+			sm.deliver(sm.popEvent())
+		}
+	} else {
+		// Every message in the queue was sent at the last time unit with delay 1, so
+		// all are due now, in send order (delivering sends nothing).
+		for _, v := range sm.heap {
+			sm.deliver(v)
+		}
+		sm.heap = sm.heap[:0]
 	}
 	sm.runReady()
 	s.Time = sm.now
@@ -238,14 +255,20 @@ func (sm *ptSim) enqueue(v int32) {
 	}
 	sm.queued[v] = true
 	sm.wait[v] = ptReady
-	sm.runq[(sm.rqHead+sm.rqLen)%sm.n] = v
+	i := sm.rqHead + sm.rqLen
+	if i >= sm.n {
+		i -= sm.n
+	}
+	sm.runq[i] = v
 	sm.rqLen++
 }
 
 func (sm *ptSim) runReady() {
 	for sm.rqLen > 0 && sm.err == nil {
 		v := sm.runq[sm.rqHead]
-		sm.rqHead = (sm.rqHead + 1) % sm.n
+		if sm.rqHead++; sm.rqHead == sm.n {
+			sm.rqHead = 0
+		}
 		sm.rqLen--
 		sm.queued[v] = false
 		sm.run(int(v))
@@ -278,13 +301,16 @@ func (sm *ptSim) run(v int) {
 			f := f0 + int(a.port)
 			sm.stats.messages[nd.phase-1]++
 			sm.st.Messages++
-			d := sm.delays.Delay(sm.now, v, int(sm.ports.nbr[f]), sm.seq)
+			d := int64(1)
+			if !sm.unit {
+				d = sm.delays.Delay(sm.now, v, int(sm.ports.nbr[f]), sm.seq)
+			}
 			sm.out[v], sm.outF[v] = a.msg, int32(f)
 			if d > MaxDelay {
 				sm.err = fmt.Errorf("%w: delay policy %v gave message %d a delay of %d > MaxDelay = %d", ErrBadParameter, sm.delays, sm.seq, d, MaxDelay)
 				return
 			}
-			sm.pushEvent(int32(v), sm.now+max(d, 1))
+			sm.schedule(int32(v), sm.now+max(d, 1))
 			sm.wait[v] = ptSending
 			return
 		case ptOpWaitAny:
@@ -337,6 +363,23 @@ func (sm *ptSim) deliver(v int32) {
 	}
 	sm.res[v] = false
 	sm.enqueue(v)
+}
+
+// schedule puts node v's message in flight until time t (> now): appended to the FIFO
+// queue while every delay has been 1, else pushed on the heap. The queue is sorted by
+// (time, seq), so it becomes the heap as it stands at the first other delay, and the
+// delivery order is the same either way.
+func (sm *ptSim) schedule(v int32, t int64) {
+	if !sm.useHeap {
+		if t == sm.now+1 {
+			sm.evTime[v], sm.evSeq[v] = t, sm.seq
+			sm.seq++
+			sm.heap = append(sm.heap, v)
+			return
+		}
+		sm.useHeap = true
+	}
+	sm.pushEvent(v, t)
 }
 
 func (sm *ptSim) less(a, b int32) bool {

@@ -88,6 +88,11 @@ type SpectralOptions struct {
 	// Tol is the accuracy Lanczos aims at for λ_2 and λ_n (0: 1e-10; negative or NaN
 	// is an error).
 	Tol float64
+	// GapTol, if positive, replaces Tol by a relative accuracy of the spectral gap:
+	// Lanczos stops when the bound on λ_2 (and on λ_n) is at most GapTol times the
+	// smallest gap 1 − |λ| that the value and its bound allow, so that 1 − λ_max is
+	// accurate to GapTol relative (negative or NaN is an error).
+	GapTol float64
 	// MaxIter bounds the Lanczos iterations (0: 100000; negative is an error).
 	MaxIter int
 	// Seed fixes Lanczos's random start vector.
@@ -106,10 +111,15 @@ type Spectrum struct {
 	// continuous process (Lemma 2.2) and τ(G, K) (Theorem 2.2).
 	LambdaMax float64 `json:"lambdaMax"`
 	// Bound2 and BoundN estimate the absolute errors of Lambda2 and LambdaN: the
-	// solver's rounding for dense and closed forms, and min(r, r²/gap) from the Ritz
-	// residual r and the gap to the next Ritz value for Lanczos. A Lanczos value is
-	// ≤ λ_2 and ≥ λ_n in exact arithmetic. When one end is clearly smaller in absolute
-	// value, Lanczos stops once λ_max is accurate, and that end's bound may exceed Tol.
+	// solver's rounding for dense and closed forms, and for Lanczos min(r, r²/gap)
+	// from the Ritz residual r and the gap to the next Ritz value, plus 8 units of
+	// rounding. A Lanczos value is ≤ λ_2 and ≥ λ_n in exact arithmetic. When one end is
+	// clearly smaller in absolute value, Lanczos stops once λ_max is accurate, and that
+	// end reports a bound that holds unconverged (λ_n ≥ (1−d)/(d+1), λ_2 < 1), which
+	// may exceed Tol. The Lanczos bound held in every case of a sweep of tori, rings
+	// and hypercubes against their closed forms at Tol ≤ 1e-6 and GapTol = 1e-6; at
+	// loose tolerances (1e-3) the gap to the next Ritz value overestimates the true gap
+	// and the bound can be below the error.
 	Bound2 float64 `json:"bound2"`
 	BoundN float64 `json:"boundN"`
 	// Method is the method used, and Iterations the Lanczos iterations (0 otherwise).
@@ -140,6 +150,8 @@ func LambdaMax(net Network, opts *SpectralOptions) (Spectrum, error) {
 	switch {
 	case o.Tol < 0 || math.IsNaN(o.Tol):
 		return Spectrum{}, badParam("spectral tolerance %v is not positive", o.Tol)
+	case o.GapTol < 0 || math.IsNaN(o.GapTol):
+		return Spectrum{}, badParam("spectral GapTol %v is not positive", o.GapTol)
 	case o.MaxIter < 0:
 		return Spectrum{}, badParam("spectral MaxIter %d is negative", o.MaxIter)
 	case o.Method < SpectralAuto || o.Method > SpectralLanczos:
@@ -192,32 +204,38 @@ func newSpectrum(n int, l2, ln float64, b2, bn float64, m SpectralMethod, it int
 
 // lanczos runs the Lanczos recurrence β_{k+1}·v_{k+1} = P·v_k − α_k·v_k − β_k·v_{k−1}
 // on 1^⊥. Vectors are stored unnormalised with a scale (v = s·x), so that a step is two
-// fused passes: c = s_b·P·b − β·s_a·a with the partial sums of c·b, c and b; then
-// c −= α·s_b·b + mean, with the partial sums of c². Partial sums are per 4096-node chunk,
-// added in chunk order.
+// fused passes: c = s_b·P·b − β·s_a·a, written over a (a[i] is read only at i), with
+// the partial sums of c·b, c and b; then c −= α·s_b·b + mean, with the partial sums of
+// c². Two vectors suffice. Partial sums are per 4096-node chunk, added in chunk order.
 type lanczos struct {
-	ln             *lazyNet
-	a, b, c        []float64
-	sa, sb, beta   float64
-	alpha, shift   float64
-	parts          []float64 // 3 per chunk
-	regular        bool
-	adj            []int32
-	delta          []int16 // the adjacency as offsets, on banded networks
-	off            []int
-	d              int
-	grp            par.Group
-	workers        int
-	passAFn, passB func(lo, hi int)
+	ln           *lazyNet
+	a, b         []float64
+	sa, sb, beta float64
+	alpha, shift float64
+	parts        []float64 // 3 per chunk
+	regular      bool
+	adj          []int32
+	delta        []int16 // the adjacency as offsets, on banded networks
+	runs         *stencilRuns
+	off          []int
+	d            int
+	grp          par.Group
+	workers      int
+	passA, passB func(lo, hi int)
 }
 
 func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	n, nc := ln.g.Order(), ln.chunks()
-	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), c: make([]float64, n), parts: make([]float64, 3*nc)}
+	l := &lanczos{ln: ln, a: make([]float64, n), b: make([]float64, n), parts: make([]float64, 3*nc)}
 	l.workers = ln.workers(runtime.GOMAXPROCS(0))
 	l.regular = ln.g.IsRegular()
-	l.adj, l.off, l.d, l.delta = ln.g.adj, ln.g.off, ln.d, bandDeltas(ln.g)
-	l.passAFn, l.passB = l.passAChunks, l.passBChunks
+	l.adj, l.off, l.d = ln.g.adj, ln.g.off, ln.d
+	if l.regular && l.d == 4 {
+		l.runs = newStencilRuns(ln)
+	} else {
+		l.delta = bandDeltas(ln.g)
+	}
+	l.passA, l.passB = l.passAChunks, l.passBChunks
 	// Random start in 1^⊥, one stream per chunk.
 	sum := 0.0
 	for c := 0; c < nc; c++ {
@@ -240,43 +258,162 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 // step performs one Lanczos step and returns α_k and β_{k+1}.
 func (l *lanczos) step() (float64, float64) {
 	nc := l.ln.chunks()
-	l.grp.For(nc, l.workers, l.passAFn)
+	l.grp.For(nc, l.workers, l.passA)
 	var dot, sc, sb float64
 	for c := 0; c < nc; c++ {
 		dot, sc, sb = dot+l.parts[3*c], sc+l.parts[3*c+1], sb+l.parts[3*c+2]
 	}
 	l.alpha = l.sb * dot
-	l.shift = (sc - l.alpha*l.sb*sb) / float64(len(l.c))
+	l.shift = (sc - l.alpha*l.sb*sb) / float64(len(l.a))
 	l.grp.For(nc, l.workers, l.passB)
 	norm2 := 0.0
 	for c := 0; c < nc; c++ {
 		norm2 += l.parts[3*c]
 	}
 	beta := math.Sqrt(norm2)
-	l.a, l.b, l.c = l.b, l.c, l.a
+	l.a, l.b = l.b, l.a // a holds c
 	l.sa, l.sb, l.beta = l.sb, 1/beta, beta
 	return l.alpha, beta
 }
 
 func (l *lanczos) passAChunks(lo, hi int) {
+	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
 	for ch := lo; ch < hi; ch++ {
-		if l.delta != nil {
-			passA(l, ch, l.delta, 1)
-		} else {
-			passA(l, ch, l.adj, 0)
+		v0, v1 := l.ln.chunkRange(ch)
+		var p [3]float64
+		switch {
+		case l.runs != nil:
+			p = passARuns4(l.a, l.b, l.runs, ch, v0, v1, sb, bsa)
+		case l.regular && l.d == 4:
+			p = passA4(l.a[v0:v1], l.b, l.adj[4*v0:4*v1], v0, sb, bsa)
+		case l.delta != nil:
+			p = passA(l, v0, v1, l.delta, 1, sb, bsa)
+		default:
+			p = passA(l, v0, v1, l.adj, 0, sb, bsa)
 		}
+		copy(l.parts[3*ch:3*ch+3], p[:])
 	}
 }
 
-// passA computes chunk ch of c = s_b·P·b − β·s_a·a and its partial sums. The
-// neighbours of node i are base + adj[e] for its ends e, with base = rel·i: absolute
-// indices (rel = 0) or 16-bit offsets on banded networks (rel = 1, half the memory
-// traffic). Two interleaved sets of sums break the floating-point dependency chains;
-// the order of the additions stays fixed.
-func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
-	a, b, c := l.a, l.b, l.c
-	sb, bsa := l.sb/float64(l.d+1), l.beta*l.sa
-	v0, v1 := l.ln.chunkRange(ch)
+// stencilRuns describes a 4-regular network whose nodes fall into few runs of
+// consecutive nodes with the same neighbour offsets (a torus or a grid in index order:
+// a few runs per row): the neighbours of node i in run r are i + delta[4r..4r+3], in
+// adjacency order. Pass A then reads no adjacency at all.
+type stencilRuns struct {
+	start []int32 // run r is start[r]..start[r+1]−1; start[len−1] = n
+	delta []int32 // 4 per run
+	first []int32 // the run holding the first node of each chunk
+}
+
+// newStencilRuns returns the runs of a 4-regular network, or nil when there are more
+// than n/16 of them (the adjacency then costs little more). It costs O(n).
+func newStencilRuns(ln *lazyNet) *stencilRuns {
+	g, n := ln.g, ln.g.Order()
+	limit := n / 16
+	r := &stencilRuns{}
+	var cur [4]int32
+	for i := 0; i < n; i++ {
+		var dl [4]int32
+		for k, j := range g.adj[4*i : 4*i+4] {
+			dl[k] = j - int32(i)
+		}
+		if i == 0 || dl != cur {
+			if len(r.start) >= limit {
+				return nil
+			}
+			r.start = append(r.start, int32(i))
+			r.delta = append(r.delta, dl[:]...)
+			cur = dl
+		}
+	}
+	r.start = append(r.start, int32(n))
+	for c, run := 0, 0; c < ln.chunks(); c++ {
+		v0, _ := ln.chunkRange(c)
+		for int(r.start[run+1]) <= v0 {
+			run++
+		}
+		r.first = append(r.first, int32(run))
+	}
+	return r
+}
+
+// passARuns4 is passA4 on the chunk v0..v1−1 of a network described by runs: the same
+// additions in the same order, so the same result bit for bit.
+func passARuns4(a, b []float64, runs *stencilRuns, ch, v0, v1 int, sb, bsa float64) [3]float64 {
+	var dot, sc, sum [2]float64 // node i adds to set (i−v0)&1, in increasing i
+	one := func(i, set int, d []int32) {
+		s := b[i] + b[i+int(d[0])] + b[i+int(d[1])] + b[i+int(d[2])] + b[i+int(d[3])]
+		c := sb*s - bsa*a[i]
+		a[i] = c
+		dot[set], sc[set], sum[set] = dot[set]+c*b[i], sc[set]+c, sum[set]+b[i]
+	}
+	for r := int(runs.first[ch]); r+1 < len(runs.start) && int(runs.start[r]) < v1; r++ {
+		lo, hi := max(int(runs.start[r]), v0), min(int(runs.start[r+1]), v1)
+		d := runs.delta[4*r : 4*r+4]
+		i := lo
+		if (i-v0)&1 == 1 && i < hi {
+			one(i, 1, d)
+			i++
+		}
+		if m := (hi - i) &^ 1; m > 0 {
+			aa, bb := a[i:i+m], b[i:i+m]
+			n0, n1 := b[i+int(d[0]):][:m], b[i+int(d[1]):][:m]
+			n2, n3 := b[i+int(d[2]):][:m], b[i+int(d[3]):][:m]
+			dot0, sc0, sum0, dot1, sc1, sum1 := dot[0], sc[0], sum[0], dot[1], sc[1], sum[1]
+			for k := 0; k+1 < len(aa); k += 2 {
+				s0 := bb[k] + n0[k] + n1[k] + n2[k] + n3[k]
+				s1 := bb[k+1] + n0[k+1] + n1[k+1] + n2[k+1] + n3[k+1]
+				c0 := sb*s0 - bsa*aa[k]
+				c1 := sb*s1 - bsa*aa[k+1]
+				aa[k], aa[k+1] = c0, c1
+				dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+				dot1, sc1, sum1 = dot1+c1*bb[k+1], sc1+c1, sum1+bb[k+1]
+			}
+			dot[0], sc[0], sum[0], dot[1], sc[1], sum[1] = dot0, sc0, sum0, dot1, sc1, sum1
+			i += m
+		}
+		if i < hi {
+			one(i, 0, d)
+		}
+	}
+	return [3]float64{dot[0] + dot[1], sc[0] + sc[1], sum[0] + sum[1]}
+}
+
+// passA4 is passA on a 4-regular network for the nodes v0..v0+len(a)−1, whose ends
+// are nb: it overwrites a with c = sb·(d+1)·P·b − bsa·a and returns the sums of c·b, c
+// and b, with the additions in passA's order (the same result bit for bit).
+func passA4(a, b []float64, nb []int32, v0 int, sb, bsa float64) [3]float64 {
+	bb := b[v0 : v0+len(a)]
+	nb = nb[:4*len(a)]
+	var dot0, sc0, sum0, dot1, sc1, sum1 float64
+	k := 0
+	for ; k+1 < len(a); k += 2 {
+		e := nb[4*k : 4*k+8]
+		s0 := bb[k] + b[e[0]] + b[e[1]] + b[e[2]] + b[e[3]]
+		s1 := bb[k+1] + b[e[4]] + b[e[5]] + b[e[6]] + b[e[7]]
+		c0 := sb*s0 - bsa*a[k]
+		c1 := sb*s1 - bsa*a[k+1]
+		a[k], a[k+1] = c0, c1
+		dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+		dot1, sc1, sum1 = dot1+c1*bb[k+1], sc1+c1, sum1+bb[k+1]
+	}
+	if k < len(a) {
+		e := nb[4*k : 4*k+4]
+		s0 := bb[k] + b[e[0]] + b[e[1]] + b[e[2]] + b[e[3]]
+		c0 := sb*s0 - bsa*a[k]
+		a[k] = c0
+		dot0, sc0, sum0 = dot0+c0*bb[k], sc0+c0, sum0+bb[k]
+	}
+	return [3]float64{dot0 + dot1, sc0 + sc1, sum0 + sum1}
+}
+
+// passA overwrites a[v0:v1] with c = sb·(d+1)·P·b − bsa·a and returns its partial
+// sums of c·b, c and b. The neighbours of node i are base + adj[e] for its ends e, with
+// base = rel·i: absolute indices (rel = 0) or 16-bit offsets on banded networks (rel =
+// 1, half the memory traffic). Two interleaved sets of sums break the floating-point
+// dependency chains; the order of the additions stays fixed.
+func passA[N int16 | int32](l *lanczos, v0, v1 int, adj []N, rel int, sb, bsa float64) [3]float64 {
+	a, b := l.a, l.b
 	// pv returns (d+1)·(P·b)_i.
 	pv := func(i int) float64 {
 		var nb []N
@@ -296,20 +433,20 @@ func passA[N int16 | int32](l *lanczos, ch int, adj []N, rel int) {
 	for ; i+1 < v1; i += 2 {
 		c0 := sb*pv(i) - bsa*a[i]
 		c1 := sb*pv(i+1) - bsa*a[i+1]
-		c[i], c[i+1] = c0, c1
+		a[i], a[i+1] = c0, c1
 		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
 		dot1, sc1, sum1 = dot1+c1*b[i+1], sc1+c1, sum1+b[i+1]
 	}
 	if i < v1 {
 		c0 := sb*pv(i) - bsa*a[i]
-		c[i] = c0
+		a[i] = c0
 		dot0, sc0, sum0 = dot0+c0*b[i], sc0+c0, sum0+b[i]
 	}
-	l.parts[3*ch], l.parts[3*ch+1], l.parts[3*ch+2] = dot0+dot1, sc0+sc1, sum0+sum1
+	return [3]float64{dot0 + dot1, sc0 + sc1, sum0 + sum1}
 }
 
 func (l *lanczos) passBChunks(lo, hi int) {
-	b, c := l.b, l.c
+	b, c := l.b, l.a
 	as, m := l.alpha*l.sb, l.shift
 	for ch := lo; ch < hi; ch++ {
 		v0, v1 := l.ln.chunkRange(ch)
@@ -352,6 +489,7 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 	l := newLanczos(ln, o.Seed)
 	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
 	var t tridiag
+	gLo := float64(1-ln.d) / float64(ln.d+1) // Gershgorin: every eigenvalue of P is ≥ gLo
 	nextCheck := 8
 	for k := 1; k <= o.MaxIter; k++ {
 		a, b := l.step()
@@ -366,10 +504,26 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 		if breakdown {
 			top.bound, bot.bound = math.Min(top.bound, 1e-12), math.Min(bot.bound, 1e-12)
 		}
-		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
+		top.bound, bot.bound = top.bound+ritzRounding, bot.bound+ritzRounding
 		// An end whose absolute value is clearly below the other's does not set λ_max.
-		topDone := top.bound <= o.Tol || top.theta+top.bound < -bot.theta-bot.bound
-		botDone := bot.bound <= o.Tol || -bot.theta+bot.bound < top.theta-top.bound
+		topAcc, botAcc := top.bound <= o.tol(top.theta, top.bound), bot.bound <= o.tol(bot.theta, bot.bound)
+		topDone := topAcc || top.theta+top.bound < -bot.theta-bot.bound
+		botDone := botAcc || -bot.theta+bot.bound < top.theta-top.bound || -gLo < top.theta
+		if topDone && botDone {
+			// An end that stopped before its bound met the tolerance reports the bound
+			// that holds whether or not its Ritz value has converged: λ_n ∈ [gLo,
+			// θ_n] and λ_2 ∈ [θ_2, 1) (Rayleigh quotients and Gershgorin).
+			if !topAcc {
+				top.bound = math.Max(top.bound, 1-top.theta)
+			}
+			if !botAcc {
+				bot.bound = math.Max(bot.bound, bot.theta-gLo+ritzRounding)
+			}
+		}
+		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
+		if lanczosTrace != nil {
+			lanczosTrace(k, top, bot, b)
+		}
 		if topDone && botDone {
 			return sp, nil
 		}
@@ -379,6 +533,23 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 		}
 	}
 	panic("unreachable")
+}
+
+// lanczosTrace, when set (by tests, to trace convergence), sees every convergence check.
+var lanczosTrace func(k int, top, bot ritz, beta float64)
+
+// ritzRounding is added to the Lanczos error bounds for the rounding errors of the
+// recurrence and of the tridiagonal eigenvalues (a few units in the last place of 1,
+// as for the closed forms).
+const ritzRounding = 8 * 0x1p-52
+
+// tol returns the accuracy an end with Ritz value theta and bound must reach: Tol, or
+// with GapTol the fraction GapTol of the smallest gap 1 − |θ| − bound it may have.
+func (o *SpectralOptions) tol(theta, bound float64) float64 {
+	if o.GapTol > 0 {
+		return o.GapTol * (1 - math.Abs(theta) - bound)
+	}
+	return o.Tol
 }
 
 // ritz is an extreme eigenvalue of the Lanczos tridiagonal matrix with its error bound.

@@ -1,6 +1,7 @@
 package tokendist_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"syscall"
@@ -271,4 +272,42 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestLanczosBoundsSweep checks Lanczos's error bounds against the closed forms on every
+// torus with sides 3..40 × 3..40, every ring of 3..400 nodes and every hypercube of
+// dimension 1..11, at the default tolerance, Tol = 1e-6 and GapTol = 1e-6 (two seeds):
+// |λ − closed form| ≤ Lanczos's bound + the closed form's rounding bound, for λ_2 and
+// λ_n, in every case. (At loose tolerances, 1e-3, the r²/gap bound with the Ritz gap can
+// fall below the error: the note on Spectrum.Bound2 says so.)
+func TestLanczosBoundsSweep(t *testing.T) {
+	type tc struct {
+		name string
+		g    *tokendist.Graph
+		cf   tokendist.Spectrum
+	}
+	var cases []tc
+	for s1 := 3; s1 <= 40; s1++ {
+		for s2 := s1; s2 <= 40; s2++ {
+			cases = append(cases, tc{fmt.Sprintf("Torus(%d,%d)", s1, s2), must(tokendist.Torus(s1, s2)), must(tokendist.TorusSpectrum(s1, s2))})
+		}
+	}
+	for s := 3; s <= 400; s++ {
+		cases = append(cases, tc{fmt.Sprintf("Ring(%d)", s), must(tokendist.Ring(s)), must(tokendist.TorusSpectrum(s))})
+	}
+	for d := 1; d <= 11; d++ {
+		cases = append(cases, tc{fmt.Sprintf("Hypercube(%d)", d), must(tokendist.Hypercube(d)), must(tokendist.HypercubeSpectrum(d))})
+	}
+	for _, o := range []tokendist.SpectralOptions{{}, {Seed: 5}, {Tol: 1e-6}, {GapTol: 1e-6}, {GapTol: 1e-6, Seed: 9}} {
+		o.Method = tokendist.SpectralLanczos
+		for _, c := range cases {
+			sp, err := tokendist.LambdaMax(c.g, &o)
+			require.NoError(t, err, "%s %+v", c.name, o)
+			require.LessOrEqual(t, math.Abs(sp.Lambda2-c.cf.Lambda2), sp.Bound2+c.cf.Bound2, "%s %+v: λ_2", c.name, o)
+			require.LessOrEqual(t, math.Abs(sp.LambdaN-c.cf.LambdaN), sp.BoundN+c.cf.BoundN, "%s %+v: λ_n", c.name, o)
+			if o.GapTol > 0 && sp.Lambda2 >= -sp.LambdaN {
+				require.LessOrEqual(t, sp.Bound2, 1e-6*(1-c.cf.LambdaMax), "%s %+v: GapTol not met", c.name, o)
+			}
+		}
+	}
 }

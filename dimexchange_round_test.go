@@ -1,0 +1,252 @@
+package tokendist
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/tokendist/tokendist/internal/par"
+)
+
+// roundCases are graphs with colourings of 2..Δ+1 colours: trees in heap and random
+// order, a ring, a torus, a hypercube and random regular graphs (Misra–Gries colourings).
+func roundCases(t *testing.T) map[string]*Graph {
+	t.Helper()
+	cases := map[string]*Graph{}
+	add := func(name string, g *Graph, err error) {
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		cases[name] = g
+	}
+	for _, n := range []int{1, 2, 3, 7, 100, 5000} {
+		g, err := RandomTree(n, uint64(n))
+		add(fmt.Sprint("RandomTree", n), g, err)
+		g, err = Path(n)
+		add(fmt.Sprint("Path", n), g, err)
+	}
+	g, err := KaryTree(KaryShape{Height: 13, Arity: 2})
+	add("Binary13", g, err)
+	g, err = KaryTree(KaryShape{Height: 5, Arity: 5})
+	add("5ary5", g, err)
+	g, err = Ring(1001)
+	add("Ring1001", g, err)
+	g, err = Torus(40, 30)
+	add("Torus40x30", g, err)
+	g, err = Hypercube(10)
+	add("Hypercube10", g, err)
+	g, err = RandomRegular(3000, 5, 7)
+	add("RandomRegular3000x5", g, err)
+	g, err = Star(50)
+	add("Star50", g, err)
+	g, err = KaryTree(KaryShape{Height: 15, Arity: 2}) // 65535 edges: Round splits it with 2 workers
+	add("Binary15", g, err)
+	return cases
+}
+
+// TestFusedScheduleIsTopological checks that the fused orders (several window sizes, and
+// the parallel plans for 1 to 5 parts with their parts in either order before the cone)
+// hold every edge once and meet each node's edges in colour order.
+func TestFusedScheduleIsTopological(t *testing.T) {
+	for name, g := range roundCases(t) {
+		ec, err := DefaultColoring(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var orders [][]int32
+		for _, w := range []int{1, 3, 64, fusedWindow, 1 << 30} {
+			orders = append(orders, fusedSchedule(g.Order(), ec.match, w))
+		}
+		for parts := 1; parts <= 5; parts++ {
+			plan := newFusedPlan(g, ec.match, parts)
+			var fwd, back []int32 // the parts in both orders, then the cone
+			for i := range plan.parts {
+				fwd = append(fwd, plan.parts[i]...)
+				back = append(back, plan.parts[len(plan.parts)-1-i]...)
+			}
+			orders = append(orders, append(fwd, plan.cone...), append(back, plan.cone...))
+		}
+		for w, p := range orders {
+			if len(p) != 2*g.Size() {
+				t.Fatalf("%s order %d: %d pairs for %d edges", name, w, len(p)/2, g.Size())
+			}
+			last := make([]int, g.Order())
+			for v := range last {
+				last[v] = -1
+			}
+			seen := map[[2]int32]bool{}
+			for i := 0; i < len(p); i += 2 {
+				u, v := p[i], p[i+1]
+				if seen[[2]int32{u, v}] {
+					t.Fatalf("%s order %d: edge (%d, %d) twice", name, w, u, v)
+				}
+				seen[[2]int32{u, v}] = true
+				c := ec.Color(int(u), int(v))
+				if c <= last[u] || c <= last[v] {
+					t.Fatalf("%s order %d: edge (%d, %d) of colour %d after colours %d, %d at its ends", name, w, u, v, c, last[u], last[v])
+				}
+				last[u], last[v] = c, c
+			}
+		}
+	}
+}
+
+// TestRoundMatchesSteps checks that Round leaves the loads and counters of χ calls of
+// Step, bit for bit, for THRESHOLD-1 on trees and THRESHOLD-2 on every case, from
+// random and point-mass loads, over many rounds and seeds, with one and two workers.
+func TestRoundMatchesSteps(t *testing.T) {
+	par.Acquire() // as Run does: parallel rounds really run concurrently
+	defer par.Release()
+	for name, g := range roundCases(t) {
+		type ctor struct {
+			name string
+			f    func(*Graph, *EdgeColoring) (*DimensionExchange, error)
+		}
+		ctors := []ctor{{"T2", NewThreshold2}}
+		if g.Size() == g.Order()-1 {
+			ctors = append(ctors, ctor{"T1", NewThreshold1})
+		}
+		for _, c := range ctors {
+			for seed := uint64(1); seed <= 4; seed++ {
+				loads, err := RandomRange(g.Order(), 0, int64(10*seed*seed), seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if seed == 4 {
+					loads, _ = PointMass(g.Order(), int64(3*g.Order()), 0)
+				}
+				for _, workers := range []int{1, 2} {
+					a, err := c.f(g, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, _ := c.f(g, a.Coloring())
+					sa := &State{Net: g, Loads: loads.Clone(), Workers: workers}
+					sb := &State{Net: g, Loads: loads.Clone(), Workers: workers}
+					if err := a.Init(sa); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.Init(sb); err != nil {
+						t.Fatal(err)
+					}
+					for r := 0; r < 25; r++ {
+						if err := a.Round(sa); err != nil {
+							t.Fatal(err)
+						}
+						for k := 0; k < a.Colors(); k++ {
+							if err := b.Step(sb); err != nil {
+								t.Fatal(err)
+							}
+							sb.Steps++
+						}
+						if sa.Steps != sb.Steps || sa.Time != sb.Time || sa.Moved != sb.Moved || sa.Messages != sb.Messages {
+							t.Fatalf("%s %s seed %d workers %d round %d: counters %+v, steps give %+v", name, c.name, seed, workers, r,
+								[4]int64{sa.Steps, sa.Time, sa.Moved, sa.Messages}, [4]int64{sb.Steps, sb.Time, sb.Moved, sb.Messages})
+						}
+						for v := range sa.Loads {
+							if sa.Loads[v] != sb.Loads[v] {
+								t.Fatalf("%s %s seed %d workers %d round %d: node %d has %d, steps give %d", name, c.name, seed, workers, r, v, sa.Loads[v], sb.Loads[v])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRunRoundsMatchSteps checks that Run gives the same result whether it steps whole
+// rounds (SampleEvery 0) or single steps (SampleEvery 1 disables rounds), including a
+// MaxSteps that ends inside a round and the stability stop.
+func TestRunRoundsMatchSteps(t *testing.T) {
+	g, err := RandomTree(2000, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads, _ := RandomRange(g.Order(), 0, 50, 9)
+	probe, _ := NewThreshold1(g, nil)
+	chi := int64(probe.Colors())
+	for every, want := range map[int64]bool{0: true, 1: false, 2 * chi: true, chi + 1: false} {
+		d, _ := NewThreshold1(g, nil)
+		r, err := newRunner(g, loads, d, &RunOptions{SampleEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.rounder != nil; got != want {
+			t.Fatalf("SampleEvery %d (χ = %d): whole rounds %v, want %v", every, chi, got, want)
+		}
+	}
+	for _, maxSteps := range []int64{0, 1, 7, 301} {
+		var res [2]Result
+		for i, every := range []int64{0, 1} {
+			d, err := NewThreshold1(g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), g, loads, d, &RunOptions{MaxSteps: maxSteps, SampleEvery: every, Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res[i] = r
+		}
+		a, b := res[0], res[1]
+		if a.Status != b.Status || a.Steps != b.Steps || a.Time != b.Time || a.Moved != b.Moved || a.Messages != b.Messages || !equalLoads(a.Loads, b.Loads) {
+			t.Fatalf("MaxSteps %d: rounds give %v after %d steps (moved %d), steps give %v after %d (moved %d)",
+				maxSteps, a.Status, a.Steps, a.Moved, b.Status, b.Steps, b.Moved)
+		}
+	}
+}
+
+func equalLoads(a, b Loads) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRoundShortLoads checks that Round and Step refuse a load vector shorter than the
+// graph (their kernels index it without bounds checks).
+func TestRoundShortLoads(t *testing.T) {
+	g, _ := Path(10)
+	d, _ := NewThreshold1(g, nil)
+	for _, f := range []func(*State) error{d.Round, d.Step} {
+		s := &State{Net: g, Loads: make(Loads, 9), Workers: 1}
+		if err := f(s); err == nil {
+			t.Fatal("no error for 9 loads on 10 nodes")
+		}
+	}
+}
+
+// TestRoundDoesNotAllocate checks that Round allocates nothing after its first call, on
+// one worker (fused pass) and on two (parts, then cone).
+func TestRoundDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's runtime allocates")
+	}
+	par.Acquire()
+	defer par.Release()
+	g, err := KaryTree(KaryShape{Height: 15, Arity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads, _ := RandomRange(g.Order(), 0, 100, 1)
+	for _, workers := range []int{1, 2} {
+		d, _ := NewThreshold1(g, nil)
+		s := &State{Net: g, Loads: loads.Clone(), Workers: workers}
+		if err := d.Round(s); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(20, func() {
+			if err := d.Round(s); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("workers %d: %v allocations per Round", workers, a)
+		}
+	}
+}
