@@ -314,8 +314,8 @@ func must2(g *Graph, err error) *Graph {
 }
 
 // TestRandomizedRegular8MatchesReference checks the 8-bit passes of regular networks
-// (rdTables8) against the reference round when every quotient is positive (qmin > 0),
-// which the small loads of TestRandomizedMatchesReference do not reach, and when some are zero.
+// (rdTables8) against the reference round for d = 3, 4 (the unrolled gather) and 6, with
+// loads near 500 (every quotient positive: qmin > 0) and near 0 (qmin = 0).
 func TestRandomizedRegular8MatchesReference(t *testing.T) {
 	for _, d := range []int{3, 4, 6} {
 		g, err := RandomRegular(6000, d, 5)
