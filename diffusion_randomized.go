@@ -60,9 +60,10 @@ type RandomizedDiffusion struct {
 	// link[e] for the end e = (k → j) is j<<6 | (the position of k in j's list), when
 	// d+1 ≤ 64 and n ≤ 2^26: the second pass then reads one array per link end.
 	link        []uint32
-	pos32       []int32 // the positions alone, otherwise
-	regular     bool    // the ends of node k are d·k..d·k+d−1
-	known       bool    // xmin, xmax hold the current loads' extremes
+	pos32       []int32    // the positions alone, otherwise
+	r8          *rdTables8 // on a regular network with d < 8 (8-bit records), else nil
+	regular     bool       // the ends of node k are d·k..d·k+d−1
+	known       bool       // xmin, xmax hold the current loads' extremes
 	xmin, xmax  int64
 	streams     []digits
 	moved, msgs []int64
@@ -77,6 +78,41 @@ type RandomizedDiffusion struct {
 	blocked     *blockedGather // the blocked gather's slots, on large networks (diffusion_blocked.go)
 	scatterFn   func(lo, hi int)
 	sumFn       func(lo, hi int)
+}
+
+// rdTables8 holds the small tables of the 8-bit passes on a regular network with d < 8
+// (so d+1 ≤ 8 slots and 2^(d+1) ≤ 256 subsets). They replace shifts by d and by link
+// positions with loads from L1, which leaves the loops few enough live values to stay
+// in registers; the sums are the same as those of spreadPacked and gatherPacked.
+type rdTables8 struct {
+	binom [8]uint64 // C(d+1, r)
+	moff  [8]uint16 // where the r-subsets start in sub
+	// sub[moff[r]+i] is subset number i of the subset table, cut to the d neighbour
+	// bits, with its number of set bits (the excess tokens sent to neighbours) << 8.
+	sub [256]uint16
+	// keep[w] = d·(w>>d) + the excess tokens record w sends to neighbours.
+	keep [256]uint16
+	// share[p<<8|w] = w>>d + bit p of w: what record w sends to the neighbour at
+	// position p.
+	share [8 << 8]uint8
+}
+
+func newRDTables8(d uint, t *subsetTable) *rdTables8 {
+	r8 := new(rdTables8)
+	for r := range t.binom {
+		r8.binom[r], r8.moff[r] = t.binom[r], uint16(t.off[r])
+	}
+	for i, m := range t.masks {
+		nb := uint(m) & (1<<d - 1)
+		r8.sub[i] = uint16(nb | uint(bits.OnesCount(nb))<<8)
+	}
+	for w := uint(0); w < 256; w++ {
+		r8.keep[w] = uint16(d*(w>>d) + uint(bits.OnesCount(w&(1<<d-1))))
+		for p := uint(0); p < 8; p++ {
+			r8.share[p<<8|w] = uint8(w>>d + w>>p&1)
+		}
+	}
+	return r8
 }
 
 // rdFormat is the record format of a round.
@@ -123,6 +159,9 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	}
 	if D <= subsetTableMax {
 		b.table = newSubsetTable(D)
+	}
+	if b.regular && b.link != nil && b.d < 8 {
+		b.r8 = newRDTables8(b.d, &b.table)
 	}
 	b.spreadFn, b.gatherFn, b.rangeFn = b.spreadChunks, b.gatherChunks, b.rangeChunks
 	b.scatterFn, b.sumFn = b.scatterChunks, b.sumBlocks
@@ -280,6 +319,8 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		switch {
 		case b.slots > 64:
 			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
+		case b.format == rd8 && b.r8 != nil:
+			b.moved[c], b.msgs[c], ok = spreadRegular8(b, st, v0, v1)
 		case b.format == rd8:
 			b.moved[c], b.msgs[c], ok = spreadPacked(b, st, v0, v1, b.p8)
 		case b.format == rd16:
@@ -425,6 +466,69 @@ func spreadPacked[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, 
 	return moved, msgs, true
 }
 
+// spreadRegular8 is spreadPacked for 8-bit records on a regular network with d < 8: the
+// same draws and records, read from rdTables8. Moved and Messages are summed per chunk:
+// Σ(d·q + sent) = d·(Σ(q − qmin) + count·qmin) + Σ sent (mod 2^64, as the int64 sums),
+// and when qmin > 0 every node sends along all its d links.
+func spreadRegular8(b *RandomizedDiffusion, st *digits, v0, v1 int) (moved, msgs int64, ok bool) {
+	loads, D, div, qmin, r8 := b.s.Loads, b.slots, b.div, b.qmin, b.r8
+	d := b.d & 7
+	maxDelta := uint64(0xff) >> d
+	out := b.p8[:v1]
+	var qr [rdBatch]uint16 // (q − qmin) << d << 3 | r: the record's quotient part, and r
+	// sums holds Σ(q − qmin)<<d << 32 + Σ sent; a chunk has at most diffusionChunk = 4096
+	// nodes, so both sums stay below 2^32.
+	var sums, zeroNodes, zeroSent uint64
+	for i := v0; i < v1; {
+		prod, j := uint64(1), i
+		for ; j < v1 && j-i < rdBatch; j++ {
+			x := uint64(loads[j])
+			q := div.div(x)
+			r := x - q*D
+			hi, lo := bits.Mul64(prod, r8.binom[r&7])
+			if hi != 0 || lo > digitLimit {
+				break
+			}
+			prod = lo
+			if q-qmin > maxDelta { // also catches q < qmin, by wrapping around
+				return 0, 0, false
+			}
+			qr[(j-i)&(rdBatch-1)] = uint16((q-qmin)<<d<<3 | r)
+		}
+		if prod > 1 {
+			st.begin(prod)
+		}
+		x, batch := st.x, qr[:j-i]
+		if qmin > 0 {
+			for k, t := range batch {
+				hi, lo := bits.Mul64(x, r8.binom[t&7])
+				x = lo
+				e := r8.sub[(uint64(r8.moff[t&7])+hi)&255]
+				out[i+k] = uint8(t>>3 | e&0xff)
+				sums += uint64(t>>3)<<32 + uint64(e>>8)
+			}
+		} else {
+			for k, t := range batch {
+				hi, lo := bits.Mul64(x, r8.binom[t&7])
+				x = lo
+				e := r8.sub[(uint64(r8.moff[t&7])+hi)&255]
+				out[i+k] = uint8(t>>3 | e&0xff)
+				sums += uint64(t>>3)<<32 + uint64(e>>8)
+				if t>>3 == 0 { // q = 0: only the links that get an excess token carry any
+					zeroNodes++
+					zeroSent += uint64(e >> 8)
+				}
+			}
+		}
+		st.x = x
+		i = j
+	}
+	nodes, dd := uint64(v1-v0), uint64(d)
+	moved = int64(dd*(sums>>32>>d+nodes*qmin) + sums&(1<<32-1))
+	msgs = int64(dd*(nodes-zeroNodes) + zeroSent)
+	return moved, msgs, true
+}
+
 // spreadPackedFloyd is spreadPacked for 12 < d+1 ≤ 64 (Floyd's algorithm per node).
 func spreadPackedFloyd[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, out []T) (moved, msgs int64, ok bool) {
 	off, d, qmin := b.ln.g.off, b.d, b.qmin
@@ -511,6 +615,8 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 		v0, v1 := b.ln.chunkRange(c)
 		var mn, mx uint64 // the new loads are non-negative
 		switch {
+		case b.format == rd8 && b.r8 != nil:
+			mn, mx = gatherRegular8(b, v0, v1)
 		case b.format == rd8:
 			mn, mx = gatherPacked(b, v0, v1, b.p8)
 		case b.format == rd16:
@@ -555,6 +661,49 @@ func gatherPacked[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) (mn,
 			acc += w>>d + w>>(l&63)&1
 		}
 		loads[k] = int64(acc)
+		mn, mx = min(mn, acc), max(mx, acc)
+	}
+	return mn, mx
+}
+
+// gatherRegular8 is gatherPacked for 8-bit records on a regular network with d < 8:
+// the same sums, with the shifts by d and by the positions read from keep8 and share8,
+// which leaves the loop few enough live values to stay in registers.
+func gatherRegular8(b *RandomizedDiffusion, v0, v1 int) (mn, mx uint64) {
+	d := int(b.d)
+	loads, in := b.s.Loads[v0:v1], b.p8
+	link := b.link[d*v0 : d*v1]
+	keep, share := &b.r8.keep, &b.r8.share
+	mn, mx = math.MaxUint64, 0
+	if d == 4 { // 2-D tori and 4-regular graphs: the loop below without its inner loop
+		for i, x := range loads {
+			// One link end per statement: fewer live values, and the four reads
+			// are still independent.
+			l := link[4*i : 4*i+4 : 4*i+4]
+			acc := uint64(x) - uint64(keep[in[v0+i]])
+			acc += uint64(share[(l[0]<<8|uint32(in[l[0]>>6]))&(8<<8-1)])
+			acc += uint64(share[(l[1]<<8|uint32(in[l[1]>>6]))&(8<<8-1)])
+			acc += uint64(share[(l[2]<<8|uint32(in[l[2]>>6]))&(8<<8-1)])
+			acc += uint64(share[(l[3]<<8|uint32(in[l[3]>>6]))&(8<<8-1)])
+			loads[i] = int64(acc)
+			mn, mx = min(mn, acc), max(mx, acc)
+		}
+		return mn, mx
+	}
+	for i, x := range loads {
+		ends := link[d*i : d*i+d]
+		acc := uint64(x) - uint64(keep[in[v0+i]])
+		for len(ends) >= 4 { // four independent loads in flight
+			l0, l1, l2, l3 := ends[0], ends[1], ends[2], ends[3]
+			w0, w1, w2, w3 := uint32(in[l0>>6]), uint32(in[l1>>6]), uint32(in[l2>>6]), uint32(in[l3>>6])
+			acc += uint64(share[(l0<<8|w0)&(8<<8-1)]) + uint64(share[(l1<<8|w1)&(8<<8-1)]) +
+				uint64(share[(l2<<8|w2)&(8<<8-1)]) + uint64(share[(l3<<8|w3)&(8<<8-1)])
+			ends = ends[4:]
+		}
+		for _, l := range ends {
+			acc += uint64(share[(l<<8|uint32(in[l>>6]))&(8<<8-1)])
+		}
+		loads[i] = int64(acc)
 		mn, mx = min(mn, acc), max(mx, acc)
 	}
 	return mn, mx

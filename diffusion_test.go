@@ -312,3 +312,35 @@ func must2(g *Graph, err error) *Graph {
 	}
 	return g
 }
+
+// TestRandomizedRegular8MatchesReference checks the 8-bit passes of regular networks
+// (rdTables8) against the reference round for d = 3, 4 (the unrolled gather) and 6, with
+// loads near 500 (every quotient positive: qmin > 0) and near 0 (qmin = 0).
+func TestRandomizedRegular8MatchesReference(t *testing.T) {
+	for _, d := range []int{3, 4, 6} {
+		g, err := RandomRegular(6000, d, 5)
+		require.NoError(t, err)
+		b, err := NewRandomizedDiffusion(g)
+		require.NoError(t, err)
+		require.NotNil(t, b.r8)
+		for _, lo := range []int64{0, 490} {
+			loads, err := RandomRange(g.Order(), lo, lo+20, uint64(d))
+			require.NoError(t, err)
+			for _, workers := range []int{1, 2} {
+				s := &State{Net: g, Loads: loads.Clone(), Workers: workers, Seed: 9}
+				require.NoError(t, b.Init(s))
+				for step := 0; step < 3; step++ {
+					ref, moved, msgs := referenceRound(t, b, s)
+					m0, g0 := s.Moved, s.Messages
+					require.NoError(t, b.Step(s))
+					require.Equal(t, rd8, b.format)
+					require.Equal(t, lo > 0, b.qmin > 0)
+					require.Equal(t, moved, s.Moved-m0, "moved")
+					require.Equal(t, msgs, s.Messages-g0, "messages")
+					require.Equal(t, ref, s.Loads, "d=%d lo=%d step %d", d, lo, step)
+					s.Steps++
+				}
+			}
+		}
+	}
+}
