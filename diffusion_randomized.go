@@ -85,8 +85,8 @@ type RandomizedDiffusion struct {
 // positions with loads from L1, which leaves the loops few enough live values to stay
 // in registers; the sums are the same as those of spreadPacked and gatherPacked.
 type rdTables8 struct {
-	binom [8]uint64 // C(d+1, r)
-	moff  [8]uint16 // where the r-subsets start in sub
+	binom [9]uint64 // C(d+1, r), r = 0..d+1
+	moff  [9]uint16 // where the r-subsets start in sub
 	// sub[moff[r]+i] is subset number i of the subset table, cut to the d neighbour
 	// bits, with its number of set bits (the excess tokens sent to neighbours) << 8.
 	sub [256]uint16
