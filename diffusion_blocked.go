@@ -3,6 +3,7 @@ package tokendist
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The blocked gather replaces the second pass of RandomizedDiffusion on large networks
@@ -34,16 +35,18 @@ type blockedGather struct {
 	slot  []uint32 // slot[e]: where the share sent over link end e is written
 	tgt   []uint32 // tgt[s]: the node receiving slot s, relative to its block
 	start []int    // the slots of block B are start[B]..start[B+1]-1
-	val   []uint16 // the shares of the current round, by slot
+	val   []uint16 // the shares of the current round, by slot (16-bit records)
+	val8  []uint8  // the same memory as bytes, for 8-bit records (shares < 2^7)
 }
 
 // newBlockedGather lays out the slots for g: the ends pointing into each block in
 // increasing order of end, so that each block's slots fill sequentially. O(n + m) time,
-// 10 bytes per link end.
+// 10 bytes per link end (2 for the shares, 1 of them used by 8-bit records).
 func newBlockedGather(g *Graph) *blockedGather {
 	n, m2 := g.Order(), len(g.adj)
 	blocks := (n + 1<<blockShift - 1) >> blockShift
 	bg := &blockedGather{slot: make([]uint32, m2), tgt: make([]uint32, m2), start: make([]int, blocks+1), val: make([]uint16, m2)}
+	bg.val8 = unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(bg.val))), m2)
 	for _, k := range g.adj {
 		bg.start[k>>blockShift+1]++
 	}
@@ -72,25 +75,34 @@ func (b *RandomizedDiffusion) scatterChunks(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		v0, v1 := b.ln.chunkRange(c)
 		if b.format == rd8 {
-			scatterShares(b, v0, v1, b.p8)
+			scatterShares(b, v0, v1, b.p8, b.blocked.val8)
 		} else {
-			scatterShares(b, v0, v1, b.p16)
+			scatterShares(b, v0, v1, b.p16, b.blocked.val)
 		}
 	}
 }
 
 // scatterShares writes, for every link end e = (j → k) of nodes v0..v1-1, what j's
 // record sends to k: its quotient above qmin plus its excess bit for k's position p.
-func scatterShares[T packedWord](b *RandomizedDiffusion, v0, v1 int, in []T) {
-	off, slot, val := b.ln.g.off, b.blocked.slot, b.blocked.val
+// A share of a T-bit record is below 2^(T−d) + 1, so it fits a V of T bits.
+func scatterShares[T packedWord, V uint8 | uint16](b *RandomizedDiffusion, v0, v1 int, in []T, val []V) {
+	off, slot := b.ln.g.off, b.blocked.slot
 	d := b.d & 63
 	for j := v0; j < v1; j++ {
 		rec := uint64(in[j])
 		q := rec >> d
 		ends := slot[off[j]:off[j+1]]
 		for p, s := range ends {
-			val[s] = uint16(q + rec>>(uint(p)&63)&1)
+			val[s] = V(q + rec>>(uint(p)&63)&1)
 		}
+	}
+}
+
+// addShares adds the shares val[s] to blk[tgt[s]].
+func addShares[V uint8 | uint16](blk []int64, tgt []uint32, val []V) {
+	val = val[:len(tgt)]
+	for s, t := range tgt {
+		blk[t] += int64(val[s])
 	}
 }
 
@@ -115,9 +127,10 @@ func (b *RandomizedDiffusion) sumBlocks(lo, hi int) {
 		}
 		blk := loads[v0:v1]
 		s0, s1 := bg.start[B], bg.start[B+1]
-		tgt, val := bg.tgt[s0:s1], bg.val[s0:s1:s1]
-		for s, t := range tgt {
-			blk[t] += int64(val[s])
+		if b.format == rd8 {
+			addShares(blk, bg.tgt[s0:s1], bg.val8[s0:s1])
+		} else {
+			addShares(blk, bg.tgt[s0:s1], bg.val[s0:s1])
 		}
 		for c := v0 / diffusionChunk; c*diffusionChunk < v1; c++ {
 			c0, c1 := b.ln.chunkRange(c)

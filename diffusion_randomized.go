@@ -154,7 +154,7 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 		b.pos32 = pos
 	}
 	b.regular = ln.g.IsRegular()
-	if D <= 64 && ln.g.Order() >= blockedMinNodes {
+	if D <= 64 && ln.g.Order() >= blockedMinNodes && len(ln.g.adj) <= math.MaxUint32 { // slots are uint32
 		b.blocked = newBlockedGather(ln.g)
 	}
 	if D <= subsetTableMax {
