@@ -152,10 +152,7 @@ func (d *DimensionExchange) Round(s *State) error {
 	if err := d.checkLoads(s); err != nil {
 		return err
 	}
-	kernel := threshold1Edges
-	if d.kind == threshold2 {
-		kernel = threshold2Edges
-	}
+	kernel := d.roundKernel()
 	if p := min(s.Workers, par.Workers(d.g.Size(), parallelMinEdges)); p > 1 {
 		if d.plan == nil || len(d.plan.parts) != p {
 			d.plan = newFusedPlan(d.g, d.ec.match, p)
@@ -180,12 +177,17 @@ func (d *DimensionExchange) Round(s *State) error {
 	return nil
 }
 
+// roundKernel returns the edge kernel of a fused round (THRESHOLD-1 or THRESHOLD-2).
+func (d *DimensionExchange) roundKernel() func(loads []int64, pairs []int32) int64 {
+	if d.kind == threshold2 {
+		return threshold2Edges
+	}
+	return threshold1Edges
+}
+
 // runParts applies parts lo..hi-1 of the parallel plan.
 func (d *DimensionExchange) runParts(lo, hi int) {
-	kernel := threshold1Edges
-	if d.kind == threshold2 {
-		kernel = threshold2Edges
-	}
+	kernel := d.roundKernel()
 	var moved int64
 	for _, p := range d.plan.parts[lo:hi] {
 		moved += kernel(d.loads, p)

@@ -3,6 +3,7 @@ package tokendist
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/tokendist/tokendist/internal/par"
@@ -190,23 +191,11 @@ func TestRunRoundsMatchSteps(t *testing.T) {
 			res[i] = r
 		}
 		a, b := res[0], res[1]
-		if a.Status != b.Status || a.Steps != b.Steps || a.Time != b.Time || a.Moved != b.Moved || a.Messages != b.Messages || !equalLoads(a.Loads, b.Loads) {
+		if a.Status != b.Status || a.Steps != b.Steps || a.Time != b.Time || a.Moved != b.Moved || a.Messages != b.Messages || !slices.Equal(a.Loads, b.Loads) {
 			t.Fatalf("MaxSteps %d: rounds give %v after %d steps (moved %d), steps give %v after %d (moved %d)",
 				maxSteps, a.Status, a.Steps, a.Moved, b.Status, b.Steps, b.Moved)
 		}
 	}
-}
-
-func equalLoads(a, b Loads) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRoundShortLoads checks that Round and Step refuse a load vector shorter than the
