@@ -123,7 +123,8 @@ func fusedSchedule(n int, match [][]int32, window int) []int32 {
 	return out
 }
 
-// Round performs the χ steps of one round, s.Steps … s.Steps+χ−1, and advances s.Steps
+// Round performs the χ steps of one round (Houle, Symvonis and Wood, Definition 1: a round
+// is χ steps, one per colour), s.Steps … s.Steps+χ−1, and advances s.Steps
 // and s.Time by χ and s.Moved and s.Messages as those χ calls of Step (with Run's
 // increment of s.Steps after each) would; the loads it leaves are bit for bit theirs,
 // for any s.Workers. Run calls it when nothing in the run looks inside a round.
