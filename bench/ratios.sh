@@ -5,6 +5,10 @@
 # per-repetition ratios. Usage: bench/ratios.sh [R]   (from the repository root)
 set -euo pipefail
 R=${1:-3}
+# The peer needs Debian's NumPy (the instructions); install it once if missing.
+if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-numpy
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go test -c -o "$out/td.test" .

@@ -13,8 +13,10 @@
 // value (as errgroup-style libraries do), so the caller's recover sees it and the
 // Group stays usable.
 //
-// Results must never depend on how ranges are split among workers: callers that need
-// randomness derive one stream per fixed-size chunk (see internal/rng), not per worker.
+// Results must never depend on how ranges are split among workers, which changes from
+// call to call (a worker that finishes its share takes pieces of the others'): callers
+// that need randomness derive one stream per fixed-size chunk (see internal/rng), not
+// per worker, and callers that sum floating-point values keep one partial sum per chunk.
 package par
 
 import (
@@ -23,25 +25,18 @@ import (
 	"sync/atomic"
 )
 
-// task is one range of one loop; g is the loop's Group.
+// task is one worker's part of one loop: the worker starts on share w of g's loop.
 type task struct {
-	fn     func(lo, hi int)
-	lo, hi int
-	g      *Group
+	g *Group
+	w int
 }
 
-// run executes the range, recording a panic in the loop's Group, and signals the
-// loop's caller after its last range.
+// run works on the loop and signals the loop's caller after the last helper is done.
 func (t task) run() {
-	defer func() {
-		if p := recover(); p != nil {
-			t.g.setPanic(p)
-		}
-		if t.g.pending.Add(-1) == 0 {
-			t.g.done <- struct{}{}
-		}
-	}()
-	t.fn(t.lo, t.hi)
+	t.g.work(t.w)
+	if t.g.pending.Add(-1) == 0 {
+		t.g.done <- struct{}{}
+	}
 }
 
 // pool is one generation of worker goroutines.
@@ -107,14 +102,57 @@ func Workers(n, minPer int) int {
 	return max(1, w)
 }
 
+// piecesPerShare is how many pieces each worker's share of a loop is cut into. A worker
+// that finishes its own share takes the remaining pieces of the others', so a core that
+// is slow or descheduled (another process, a hypervisor) delays the loop by at most a
+// piece instead of holding it up by its whole share.
+const piecesPerShare = 8
+
+// share is one worker's contiguous part of a loop, claimed piece by piece.
+type share struct {
+	next atomic.Int64 // first unclaimed index (may pass end)
+	end  int64
+	_    [48]byte // one cache line per share: the workers claim concurrently
+}
+
 // Group runs one parallel loop at a time. Its zero value is ready to use; keep one per
 // balancer so that its set-up is not repeated (and not allocated) per call.
 type Group struct {
-	pending  atomic.Int32  // ranges handed out and not yet finished
+	pending  atomic.Int32  // helper tasks handed out and not yet finished
 	done     chan struct{} // receives once when pending drops to 0
+	fn       func(lo, hi int)
+	shares   []share // the current loop's shares, one per worker
+	piece    int64
 	pmu      sync.Mutex
 	panicked bool
 	pval     any
+}
+
+// work runs pieces of the current loop, first of share w, then of the others in turn,
+// until every piece is claimed.
+func (g *Group) work(w int) {
+	k := len(g.shares)
+	for i := 0; i < k; i++ {
+		sh := &g.shares[(w+i)%k]
+		for {
+			lo := sh.next.Add(g.piece) - g.piece
+			if lo >= sh.end {
+				break
+			}
+			g.call(int(lo), int(min(lo+g.piece, sh.end)))
+		}
+	}
+}
+
+// call runs one piece, recording a panic instead of unwinding, so that every other
+// piece of the loop still runs before For re-panics.
+func (g *Group) call(lo, hi int) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.setPanic(p)
+		}
+	}()
+	g.fn(lo, hi)
 }
 
 func (g *Group) setPanic(p any) {
@@ -125,13 +163,18 @@ func (g *Group) setPanic(p any) {
 	g.pmu.Unlock()
 }
 
-// For calls fn on contiguous ranges covering [0, n), using up to workers goroutines (the
-// caller's included), and returns when all are done. fn must be safe to call
-// concurrently on disjoint ranges. With workers ≤ 1 it is a plain call fn(0, n).
+// For calls fn on contiguous ranges covering [0, n) exactly once, using up to workers
+// goroutines (the caller's included), and returns when all are done. fn must be safe to
+// call concurrently on disjoint ranges; how [0, n) is cut into ranges, and which
+// goroutine runs each, depends on timing. With workers ≤ 1 it is a plain call fn(0, n).
 //
-// While it waits, the caller runs queued ranges itself (of this loop or any other), so
+// Each worker starts on its own contiguous share of [0, n) (so that in a balanced loop
+// it touches the same data every call), claims it piece by piece, and then helps with
+// the others' remaining pieces.
+//
+// While it waits, the caller runs queued tasks itself (of this loop or any other), so
 // fn may call For on another Group without deadlocking the pool, and a full queue never
-// blocks: the range runs in the caller instead. If fn panics on any range, For waits for
+// blocks: the task runs in the caller instead. If fn panics on any range, For waits for
 // the other ranges and then panics on the caller's goroutine with the first panic value.
 func (g *Group) For(n, workers int, fn func(lo, hi int)) {
 	if workers <= 1 || n < 2 {
@@ -153,19 +196,29 @@ func (g *Group) For(n, workers int, fn func(lo, hi int)) {
 	}
 	g.panicked, g.pval = false, nil
 	workers = min(workers, n)
+	if cap(g.shares) < workers {
+		g.shares = make([]share, workers)
+	}
+	g.shares = g.shares[:workers]
+	for w := range g.shares {
+		g.shares[w].next.Store(int64(n * w / workers))
+		g.shares[w].end = int64(n * (w + 1) / workers)
+	}
+	g.fn, g.piece = fn, int64(max(1, (n+workers*piecesPerShare-1)/(workers*piecesPerShare)))
 	g.pending.Store(int32(workers - 1))
 	for w := 1; w < workers; w++ {
-		t := task{fn: fn, lo: n * w / workers, hi: n * (w + 1) / workers, g: g}
+		t := task{g: g, w: w}
 		select {
 		case p.tasks <- t:
 		default:
 			t.run()
 		}
 	}
-	g.own(fn, n/workers)
+	g.work(0)
 	for {
 		select {
 		case <-g.done:
+			g.fn = nil
 			if g.panicked {
 				v := g.pval
 				g.panicked, g.pval = false, nil
@@ -176,15 +229,4 @@ func (g *Group) For(n, workers int, fn func(lo, hi int)) {
 			t.run()
 		}
 	}
-}
-
-// own runs the caller's range, recording a panic instead of unwinding before the other
-// ranges are done.
-func (g *Group) own(fn func(lo, hi int), hi int) {
-	defer func() {
-		if p := recover(); p != nil {
-			g.setPanic(p)
-		}
-	}()
-	fn(0, hi)
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestForCovers checks that For calls fn on disjoint, non-empty, contiguous ranges
-// that cover [0, n) exactly once, for many n and worker counts.
+// that cover [0, n) exactly once, for many n and worker counts, in pieces no longer
+// than a worker's share cut piecesPerShare ways.
 func TestForCovers(t *testing.T) {
 	Acquire()
 	defer Release()
@@ -21,6 +22,14 @@ func TestForCovers(t *testing.T) {
 		for workers := -1; workers <= 9; workers++ {
 			hits := make([]int32, n)
 			var calls atomic.Int32
+			w := max(1, min(workers, n))
+			if n < 2 {
+				w = 1
+			}
+			maxPiece := n
+			if w > 1 {
+				maxPiece = max(1, (n+w*piecesPerShare-1)/(w*piecesPerShare))
+			}
 			g.For(n, workers, func(lo, hi int) {
 				calls.Add(1)
 				if lo > hi || lo < 0 || hi > n {
@@ -29,6 +38,9 @@ func TestForCovers(t *testing.T) {
 				}
 				if lo == hi && n > 0 {
 					t.Errorf("n=%d workers=%d: empty range at %d", n, workers, lo)
+				}
+				if hi-lo > maxPiece {
+					t.Errorf("n=%d workers=%d: range [%d, %d) longer than a piece (%d)", n, workers, lo, hi, maxPiece)
 				}
 				for i := lo; i < hi; i++ {
 					atomic.AddInt32(&hits[i], 1)
@@ -39,14 +51,38 @@ func TestForCovers(t *testing.T) {
 					t.Fatalf("n=%d workers=%d: index %d covered %d times", n, workers, i, h)
 				}
 			}
-			want := int32(max(1, min(workers, n)))
-			if n < 2 {
-				want = 1
-			}
-			if calls.Load() != want {
-				t.Errorf("n=%d workers=%d: %d calls, want %d", n, workers, calls.Load(), want)
+			if w == 1 && calls.Load() != 1 {
+				t.Errorf("n=%d workers=%d: %d calls, want one sequential call", n, workers, calls.Load())
 			}
 		}
+	}
+}
+
+// TestForStealsFromStalledWorker blocks the goroutine running the first piece of the
+// second share until every other piece is done: the other worker must take over the
+// rest of that share (with fixed shares the loop would never finish).
+func TestForStealsFromStalledWorker(t *testing.T) {
+	Acquire()
+	defer Release()
+	const n = 1000
+	piece := (n + 2*piecesPerShare - 1) / (2 * piecesPerShare)
+	var g Group
+	var done atomic.Int64
+	g.For(n, 2, func(lo, hi int) {
+		if lo == n/2 {
+			deadline := time.Now().Add(20 * time.Second)
+			for done.Load() < int64(n-piece) {
+				if time.Now().After(deadline) {
+					t.Errorf("the other pieces were not taken over: %d of %d done", done.Load(), n-piece)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		done.Add(int64(hi - lo))
+	})
+	if done.Load() != n {
+		t.Errorf("%d items done, want %d", done.Load(), n)
 	}
 }
 
