@@ -108,6 +108,12 @@ func Workers(n, minPer int) int {
 // piece instead of holding it up by its whole share.
 const piecesPerShare = 8
 
+// pieceLen is the length of the pieces a loop over n items with the given workers
+// (≥ 2) is claimed in: a share cut piecesPerShare ways, rounded up.
+func pieceLen(n, workers int) int {
+	return max(1, (n+workers*piecesPerShare-1)/(workers*piecesPerShare))
+}
+
 // share is one worker's contiguous part of a loop, claimed piece by piece.
 type share struct {
 	next atomic.Int64 // first unclaimed index (may pass end)
@@ -204,7 +210,7 @@ func (g *Group) For(n, workers int, fn func(lo, hi int)) {
 		g.shares[w].next.Store(int64(n * w / workers))
 		g.shares[w].end = int64(n * (w + 1) / workers)
 	}
-	g.fn, g.piece = fn, int64(max(1, (n+workers*piecesPerShare-1)/(workers*piecesPerShare)))
+	g.fn, g.piece = fn, int64(pieceLen(n, workers))
 	g.pending.Store(int32(workers - 1))
 	for w := 1; w < workers; w++ {
 		t := task{g: g, w: w}

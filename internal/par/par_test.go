@@ -28,7 +28,7 @@ func TestForCovers(t *testing.T) {
 			}
 			maxPiece := n
 			if w > 1 {
-				maxPiece = max(1, (n+w*piecesPerShare-1)/(w*piecesPerShare))
+				maxPiece = pieceLen(n, w)
 			}
 			g.For(n, workers, func(lo, hi int) {
 				calls.Add(1)
@@ -65,7 +65,7 @@ func TestForStealsFromStalledWorker(t *testing.T) {
 	Acquire()
 	defer Release()
 	const n = 1000
-	piece := (n + 2*piecesPerShare - 1) / (2 * piecesPerShare)
+	piece := pieceLen(n, 2)
 	var g Group
 	var done atomic.Int64
 	g.For(n, 2, func(lo, hi int) {
