@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // Hostile values shared by the table: the full lists with TOKENDIST_ADV=full (.ci/run),
@@ -449,29 +450,29 @@ func advTable() []advCase {
 			return err
 		})
 		add(fmt.Sprintf("plot/Lines(%v)", f), func() error {
-			_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{f, -f, 0}, Y: []float64{1, f, 2}}}, nil)
+			_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{f, -f, 0}, Y: []float64{1, f, 2}}}, nil)
 			return err
 		})
 		add(fmt.Sprintf("plot/LinesLog(%v)", f), func() error {
-			_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{f, 1}, Y: []float64{f, 2}}}, &tokendist.PlotOptions{LogX: true, LogY: true})
+			_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{f, 1}, Y: []float64{f, 2}}}, &plot.Options{LogX: true, LogY: true})
 			return err
 		})
 		add(fmt.Sprintf("plot/Size(%v)", f), func() error {
-			_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{0, 1}, Y: []float64{0, 2}}}, &tokendist.PlotOptions{Width: f, Height: f})
+			_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{0, 1}, Y: []float64{0, 2}}}, &plot.Options{Width: f, Height: f})
 			return err
 		})
 	}
 	add("plot/Lines(±1.7e308)", func() error {
-		_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{-1.7e308, 1.7e308}}}, nil)
+		_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{-1.7e308, 1.7e308}}}, nil)
 		return err
 	})
 	add("plot/Lines(tiny range)", func() error {
-		_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{1, math.Nextafter(1, 2)}, Y: []float64{1e-300, 1e-300}}}, nil)
+		_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{1, math.Nextafter(1, 2)}, Y: []float64{1e-300, 1e-300}}}, nil)
 		return err
 	})
 	add("plot/Lines(1e6 lines)", func() error {
-		lines := make([]tokendist.Line, 1e6)
-		_, err := tokendist.PlotLines(lines, nil)
+		lines := make([]plot.Line, 1e6)
+		_, err := plot.Lines(lines, nil)
 		return err
 	})
 

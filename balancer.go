@@ -2,7 +2,6 @@ package tokendist
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -378,9 +377,6 @@ func (e *InvariantError) Error() string {
 	return fmt.Sprintf("tokendist: balancer %s broke %s %s, detected after step %d (invariants checked %s): %s",
 		e.Balancer, e.Invariant, where, e.Step, every, e.Detail)
 }
-
-// ErrNilBalancer reports a nil balancer.
-var ErrNilBalancer = errors.New("tokendist: nil balancer")
 
 // BalancerName returns b's String() if it has one, else its Go type. It costs what b's
 // String costs.

@@ -1,14 +1,9 @@
 package tokendist
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 )
-
-// ErrInvalidColoring reports an edge colouring that is not a proper colouring of
-// exactly the given network.
-var ErrInvalidColoring = errors.New("tokendist: invalid edge colouring")
 
 // EdgeColoring is a proper edge colouring of a graph: every edge has a colour in
 // 0..Colors()-1 and the edges at any node have distinct colours, so each colour class is

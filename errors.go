@@ -1,32 +1,71 @@
 package tokendist
 
-import (
-	"fmt"
-	"strings"
+import "github.com/tokendist/tokendist/internal/errs"
+
+// The sentinel errors of the module, for errors.Is. Every error that any package of the
+// module returns starts with "tokendist: ", names the bad value, and wraps one of these
+// (or the error of the user's code, the context or the operating system that caused it).
+// The registry, plot and experiment packages return the same sentinels: an unknown
+// parameter of a registry spec matches ErrBadParameter like one of NewGraph.
+//
+// One rule for invalid input holds everywhere: a function that can be given a bad value
+// returns an error; none returns -1, a zero or a saturated value for it, and none panics.
+var (
+	// ErrBadParameter reports a parameter out of range (negative size, k < 1, an
+	// unknown name, a node that is not in the network).
+	ErrBadParameter = errs.BadParameter
+	// ErrBadLoads reports a load vector that Run or a distribution cannot accept (wrong
+	// length, a negative load, a total that overflows int64).
+	ErrBadLoads = errs.BadLoads
+	// ErrNilNetwork reports a nil network.
+	ErrNilNetwork = errs.NilNetwork
+	// ErrNilBalancer reports a nil balancer.
+	ErrNilBalancer = errs.NilBalancer
+	// ErrNotConnected reports a disconnected network where connectivity is needed.
+	ErrNotConnected = errs.NotConnected
+	// ErrNotTree reports a network that is not a tree where a tree is needed (a
+	// spanning tree of it can be balanced instead: NewSpanningTree).
+	ErrNotTree = errs.NotTree
+	// ErrInvalidColoring reports an edge colouring that is not proper or does not
+	// belong to the graph.
+	ErrInvalidColoring = errs.InvalidColor
+	// ErrOverflow reports an integer result (a bound, a closed form, a total or a
+	// counter) that does not fit in its type. Functions return it, wrapped with the
+	// operands, instead of a wrapped-around value.
+	ErrOverflow = errs.Overflow
+	// ErrTooLarge reports a call that would allocate more than the memory budget (see
+	// the package documentation, "Memory"). The error names the size that was refused.
+	ErrTooLarge = errs.TooLarge
+	// ErrNotConverged reports an iterative method that did not reach its tolerance
+	// within its iteration budget.
+	ErrNotConverged = errs.NotConverged
+	// ErrDeadlock reports a perfect-tree run in which every unfinished node waits for a
+	// message that will never come. The corrected program never deadlocks; the literal
+	// one may.
+	ErrDeadlock = errs.Deadlock
+	// ErrProtocol reports a perfect-tree node program that reached a state the paper
+	// rules out (a message of the wrong kind, no subtree able to take a phase-3 token).
+	ErrProtocol = errs.Protocol
+	// ErrBadDag reports a growth rule that contradicts the dag model of Gao and
+	// Rosenberg, section 1.3: a grid node that waits forever for its second parent, or a
+	// tree deeper than TreeMaxLevel.
+	ErrBadDag = errs.BadDag
+	// ErrTaskBudget reports a growing dag that created more tasks than
+	// RingOptions.MaxTasks allows: a growth rule that does not stop, or a budget set too
+	// low.
+	ErrTaskBudget = errs.TaskBudget
+	// ErrConcurrentUse reports a balancer value handed to a second run while a first
+	// run still uses it. A balancer value serves one run at a time; build one per
+	// goroutine.
+	ErrConcurrentUse = errs.ConcurrentUse
+	// ErrNotInitialized reports a Step (or Round) called on a balancer whose Init has
+	// not run for this network: call Run, or Init before Step.
+	ErrNotInitialized = errs.NotInitialized
 )
 
 // errPrefix starts every error the package returns.
-const errPrefix = "tokendist: "
-
-// wrappedError is an error with the package prefix that wraps another error, so that
-// errors.Is and errors.As see through it. Its message does not repeat the prefix of an
-// error that already has it.
-type wrappedError struct {
-	msg string
-	err error
-}
-
-func (e *wrappedError) Error() string { return e.msg }
-func (e *wrappedError) Unwrap() error { return e.err }
+const errPrefix = errs.Prefix
 
 // wrapf returns nil for a nil err, else "tokendist: <format>: <err's message without
 // its own prefix>", wrapping err.
-func wrapf(err error, format string, args ...any) error {
-	if err == nil {
-		return nil
-	}
-	return &wrappedError{
-		msg: errPrefix + fmt.Sprintf(format, args...) + ": " + strings.TrimPrefix(err.Error(), errPrefix),
-		err: err,
-	}
-}
+func wrapf(err error, format string, args ...any) error { return errs.Wrapf(err, format, args...) }

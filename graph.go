@@ -1,9 +1,10 @@
 package tokendist
 
 import (
-	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/tokendist/tokendist/internal/errs"
 
 	"github.com/tokendist/tokendist/internal/par"
 )
@@ -23,26 +24,11 @@ type Network interface {
 	Neighbors(v int) []int32
 }
 
-// Sentinel errors, for errors.Is. Every error the package returns starts with
-// "tokendist: " and names the bad value.
-var (
-	// ErrNotConnected reports a disconnected network where connectivity is needed.
-	ErrNotConnected = errors.New("tokendist: network is not connected")
-	// ErrNotTree reports a network that is not a tree where a tree is needed.
-	ErrNotTree = errors.New("tokendist: network is not a tree")
-	// ErrBadParameter reports a parameter out of range (negative size, k < 1, ...).
-	ErrBadParameter = errors.New("tokendist: bad parameter")
-	// ErrNilNetwork reports a nil network.
-	ErrNilNetwork = errors.New("tokendist: nil network")
-)
-
 // maxEdgeEnds bounds the adjacency array so that every index fits in an int32.
 const maxEdgeEnds = 1<<31 - 1
 
 // badParam returns an error wrapping ErrBadParameter with a message that names the value.
-func badParam(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrBadParameter}, args...)...)
-}
+func badParam(format string, args ...any) error { return errs.BadParam(format, args...) }
 
 // Graph is a simple undirected graph in compressed sparse row form: the neighbours of v
 // are adj[off[v]:off[v+1]], ascending, stored as int32 (4 bytes per edge end). A Graph

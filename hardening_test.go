@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // Table tests for the classes of issue 14; the adversarial suite (adversarial_test.go)
@@ -72,7 +73,7 @@ func TestHardeningHangs(t *testing.T) {
 			t.Fatalf("GridNodeOf(%d).ID() = %d", id, got)
 		}
 	}
-	_, err := tokendist.PlotLines([]tokendist.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{0, 1}}}, nil)
+	_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{0, 1}}}, nil)
 	if !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Errorf("PlotLines(±1.7e308): %v, want ErrBadParameter", err)
 	}

@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,10 +12,6 @@ import (
 // Loads holds the number of tokens on each node; index v is node v. Methods never
 // modify the receiver.
 type Loads []int64
-
-// ErrBadLoads reports a load vector that Run or a distribution cannot accept (wrong
-// length, a negative load, a total that overflows int64).
-var ErrBadLoads = errors.New("tokendist: bad loads")
 
 // Clone returns a copy of l. It costs O(n).
 func (l Loads) Clone() Loads { return append(Loads(nil), l...) }

@@ -2,7 +2,6 @@ package tokendist
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -20,16 +19,6 @@ import (
 // is written once and driven by two runtimes: the simulated PerfectTree (a reproducible
 // discrete-event scheduler that plugs into Run) and RunPerfectTreeConcurrent (one
 // goroutine per node).
-
-// Errors of the perfect-tree runtimes.
-var (
-	// ErrDeadlock reports a run in which every unfinished node waits for a message that
-	// will never come. The corrected program never deadlocks; the literal one may.
-	ErrDeadlock = errors.New("tokendist: perfect tree: deadlock")
-	// ErrProtocol reports a node program that reached a state the paper rules out (a
-	// message of the wrong kind, no subtree able to take a phase-3 token, ...).
-	ErrProtocol = errors.New("tokendist: perfect tree: protocol failure")
-)
 
 // PerfectTreeOptions configures both runtimes of the perfect-tree protocol. The zero
 // value (or nil) runs the corrected program with unit delays and ports numbered in

@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -13,14 +12,6 @@ import (
 // rings of processors", section 1.3. A growth rule (TreeDag, GridDag) decides, for each
 // executed task, whether it halts or spawns two children; RingScheduler executes the growing dag
 // on a ring of processors.
-
-// ErrBadDag reports a growth rule that contradicts the dag model of section 1.3: a grid node
-// that waits forever for its second parent, or a tree deeper than TreeMaxLevel.
-var ErrBadDag = errors.New("tokendist: inconsistent growing dag")
-
-// ErrTaskBudget reports a growing dag that created more tasks than RingOptions.MaxTasks
-// allows: a growth rule that does not stop, or a budget set too low.
-var ErrTaskBudget = errors.New("tokendist: task budget exhausted")
 
 // TreeMaxLevel is the deepest level a tree-dag node may have: node names are heap numbers
 // in a uint64 below 2^63.

@@ -1,15 +1,11 @@
 package tokendist
 
 import (
-	"bufio"
 	"math"
 	"os"
-	"regexp"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -94,7 +90,7 @@ func scaleRound(b *testing.B, n int, bytes uint64, round func()) {
 // (χ = 3 steps, one Round call as Run makes it) on the complete binary tree with at least n nodes (loads uniform in
 // 0..1000) and one RandomizedDiffusion round on RandomRegular(n, 4) (loads uniform in
 // 490..510, the near-balanced state a run spends most rounds in, which uses 8-bit
-// records at every n), one worker. TestScalingPlot turns its output into
+// records at every n), one worker. internal/cmd/scalingplot turns its output into
 // docs/scaling.svg.
 func BenchmarkScaling(b *testing.B) {
 	for _, n := range scaleSizes(b) {
@@ -160,76 +156,6 @@ func BenchmarkScaling(b *testing.B) {
 				s.Steps++
 			})
 		})
-	}
-}
-
-// TestScalingPlot reads `go test -bench Scaling` output from the file named by
-// TOKENDIST_SCALE_PLOT and writes docs/scaling.svg: CPU time per node and round, and
-// live bytes per node, against n.
-func TestScalingPlot(t *testing.T) {
-	in := os.Getenv("TOKENDIST_SCALE_PLOT")
-	if in == "" {
-		t.Skip("set TOKENDIST_SCALE_PLOT to a BenchmarkScaling output file")
-	}
-	f, err := os.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	re := regexp.MustCompile(`^BenchmarkScaling/(\w+)/n=(\d+)`)
-	type pt struct{ n, v float64 }
-	series := map[string][]pt{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		m := re.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.ParseFloat(m[2], 64)
-		fields := strings.Fields(sc.Text())
-		for i := 1; i+1 < len(fields); i++ {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				continue
-			}
-			switch fields[i+1] {
-			case "cpu-ns/node":
-				series[m[1]+" (CPU ns per node)"] = append(series[m[1]+" (CPU ns per node)"], pt{n, v})
-			case "B/node":
-				series[m[1]+" (bytes per node)"] = append(series[m[1]+" (bytes per node)"], pt{n, v})
-			}
-		}
-	}
-	if len(series) == 0 {
-		t.Fatalf("%s: no BenchmarkScaling lines", in)
-	}
-	names := make([]string, 0, len(series))
-	for k := range series {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var lines []Line
-	for _, k := range names {
-		pts := series[k]
-		sort.Slice(pts, func(i, j int) bool { return pts[i].n < pts[j].n })
-		var ln Line
-		ln.Name = k
-		for _, p := range pts {
-			ln.X, ln.Y = append(ln.X, p.n), append(ln.Y, p.v)
-		}
-		lines = append(lines, ln)
-	}
-	svg, err := PlotLines(lines, &PlotOptions{
-		Title:  "One round, one worker: CPU time and memory per node",
-		XLabel: "nodes n", YLabel: "ns per node / bytes per node",
-		LogX: true, LogY: true, Points: true,
-		Width: 18, Height: 11,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile("docs/scaling.svg", svg, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

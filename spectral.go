@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -12,10 +11,6 @@ import (
 	"github.com/tokendist/tokendist/internal/par"
 	"github.com/tokendist/tokendist/internal/rng"
 )
-
-// ErrNotConverged reports an iterative method that did not reach its tolerance within
-// its iteration budget.
-var ErrNotConverged = errors.New("tokendist: iteration did not converge")
 
 // maxDenseOrder bounds the order of a dense transition matrix (800 MB of float64).
 const maxDenseOrder = 10000

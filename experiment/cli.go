@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // Exit codes of Main.
@@ -231,7 +232,7 @@ func (c *command) run(args []string) int {
 		t.Cols = append(t.Cols, "m."+m)
 	}
 	failed := 0
-	var series []tokendist.Series
+	var series []plot.Series
 	for i, r := range runs {
 		o := outs[i]
 		st := o.Result.Status.String()
@@ -256,13 +257,13 @@ func (c *command) run(args []string) int {
 			o.Result.Trace.WriteCSV(fh)
 			fh.Close()
 		}
-		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s %s s%d", r.Algorithm, r.Network, r.Spec.Seed), Trace: o.Result.Trace})
+		series = append(series, plot.Series{Name: fmt.Sprintf("%s %s s%d", r.Algorithm, r.Network, r.Spec.Seed), Trace: o.Result.Trace})
 	}
 	if err := t.Write(c.stdout, *format); err != nil {
 		return c.fail(ExitUsage, err)
 	}
 	if *plotFile != "" {
-		svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: f.Name})
+		svg, err := plot.Traces(series, &plot.Options{Title: f.Name})
 		if err == nil {
 			err = os.WriteFile(*plotFile, svg, 0o644)
 		}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // Table is a rectangular report.
@@ -318,11 +318,11 @@ type PlotOptions struct {
 	Spread bool
 	// Where filters the runs (SQL).
 	Where string
-	tokendist.PlotOptions
+	plot.Options
 }
 
 // Plot draws Y against X from the stored runs, one line per value of By, at the mean
-// over seeds (and, with Spread, the minimum and maximum), as SVG via tokendist.PlotLines.
+// over seeds (and, with Spread, the minimum and maximum), as SVG via plot.Lines.
 func Plot(db *DB, o PlotOptions) ([]byte, error) {
 	if o.By == "" {
 		o.By = "algorithm"
@@ -374,16 +374,16 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 		return nil, fmt.Errorf("tokendist: plot: no runs with numeric %s and %s", o.X, o.Y)
 	}
 	sort.Strings(names)
-	var out []tokendist.Line
+	var out []plot.Line
 	for _, name := range names {
 		var xs []float64
 		for x := range lines[name] {
 			xs = append(xs, x)
 		}
 		sort.Float64s(xs)
-		mean := tokendist.Line{Name: name}
-		lo := tokendist.Line{Name: name + " (min)"}
-		hi := tokendist.Line{Name: name + " (max)"}
+		mean := plot.Line{Name: name}
+		lo := plot.Line{Name: name + " (min)"}
+		hi := plot.Line{Name: name + " (max)"}
 		for _, x := range xs {
 			ys := lines[name][x]
 			mean.X, mean.Y = append(mean.X, x), append(mean.Y, mean1(ys))
@@ -395,7 +395,7 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 			out = append(out, lo, hi)
 		}
 	}
-	po := o.PlotOptions
+	po := o.Options
 	if po.XLabel == "" {
 		po.XLabel = o.X
 	}
@@ -403,5 +403,5 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 		po.YLabel = o.Y + " (mean over seeds)"
 	}
 	po.Points = true
-	return tokendist.PlotLines(out, &po)
+	return plot.Lines(out, &po)
 }

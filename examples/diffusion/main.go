@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // scheme is one column of Table 1.
@@ -546,7 +547,7 @@ func traces(c config) error {
 			return err
 		}
 		every := max(1, tau/300)
-		var disc, dev []tokendist.Line
+		var disc, dev []plot.Line
 		cells := []string{labels[ni], fmt.Sprint(tau)}
 		f, err := os.Create(filepath.Join(c.out, "trace_"+nw.name+".csv"))
 		if err != nil {
@@ -573,8 +574,8 @@ func traces(c config) error {
 				worst = math.Max(worst, s.Deviation)
 				_ = cw.Write([]string{sc.name, fmt.Sprint(s.Step), fmt.Sprint(s.Discrepancy), fmt.Sprint(s.Deviation), fmt.Sprint(s.Continuous)})
 			}
-			disc = append(disc, tokendist.Line{Name: sc.name, X: x, Y: yd})
-			dev = append(dev, tokendist.Line{Name: sc.name, X: x, Y: yv})
+			disc = append(disc, plot.Line{Name: sc.name, X: x, Y: yd})
+			dev = append(dev, plot.Line{Name: sc.name, X: x, Y: yv})
 			cells = append(cells, fmt.Sprintf("%.2f", worst))
 		}
 		cw.Flush()
@@ -585,9 +586,9 @@ func traces(c config) error {
 		fmt.Fprintln(w, strings.Join(cells, "\t"))
 		for _, p := range []struct {
 			file, y string
-			lines   []tokendist.Line
+			lines   []plot.Line
 		}{{"discrepancy_" + nw.name + ".svg", "discrepancy", disc}, {"deviation_" + nw.name + ".svg", "max_k |X_k − ξ_k|", dev}} {
-			svg, err := tokendist.PlotLines(p.lines, &tokendist.PlotOptions{Title: fmt.Sprintf("%s on %s (gradient start)", p.y, labels[ni]),
+			svg, err := plot.Lines(p.lines, &plot.Options{Title: fmt.Sprintf("%s on %s (gradient start)", p.y, labels[ni]),
 				XLabel: "round", YLabel: p.y, LogY: true})
 			if err != nil {
 				return err

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 type config struct {
@@ -231,9 +232,9 @@ var rhos = []float64{0.5, 0.9, 0.99}
 func partA(c config, nets []network, algos []algo) error {
 	var all []steadyRow
 	for _, nw := range nets {
-		var lines []tokendist.Line
+		var lines []plot.Line
 		for _, al := range algos {
-			ln := tokendist.Line{Name: al.name}
+			ln := plot.Line{Name: al.name}
 			for _, rho := range rhos {
 				b, err := al.build(nw.g)
 				if err != nil {
@@ -252,7 +253,7 @@ func partA(c config, nets []network, algos []algo) error {
 			}
 			lines = append(lines, ln)
 		}
-		if err := plot(c, "steady-"+slug(nw.name), lines, &tokendist.PlotOptions{
+		if err := writePlot(c, "steady-"+slug(nw.name), lines, &plot.Options{
 			Title: "Steady-state discrepancy on " + nw.name, XLabel: "ρ = λ/μ", YLabel: "mean discrepancy", LogY: true, Points: true}); err != nil {
 			return err
 		}
@@ -290,9 +291,9 @@ func partB(c config, nets []network, algos []algo) error {
 	rows := [][]string{}
 	csvRows := [][]string{{"network", "algorithm", "rate", "mean_max", "mean_discrepancy", "growth", "unstable"}}
 	for _, nw := range nets {
-		var lines []tokendist.Line
+		var lines []plot.Line
 		for _, al := range algos {
-			ln := tokendist.Line{Name: al.name}
+			ln := plot.Line{Name: al.name}
 			first, lastStable := math.NaN(), math.NaN()
 			predicted, pred := "", math.NaN()
 			for _, rate := range hotRates(nw.g.Order()) {
@@ -334,7 +335,7 @@ func partB(c config, nets []network, algos []algo) error {
 			}
 			rows = append(rows, []string{nw.name, al.name, fmtRate(lastStable), fmtRate(first), predicted, verdict, fmt.Sprintf("%.3g", float64(nw.g.Order())*mu)})
 		}
-		if err := plot(c, "hotspot-"+slug(nw.name), lines, &tokendist.PlotOptions{
+		if err := writePlot(c, "hotspot-"+slug(nw.name), lines, &plot.Options{
 			Title: "Hot spot at node 0 on " + nw.name + fmt.Sprintf(" (μ = %g per node)", mu), XLabel: "hot-spot rate (tokens per step)", YLabel: "mean max load",
 			LogX: true, LogY: true, Points: true}); err != nil {
 			return err
@@ -409,8 +410,8 @@ func partD(c config, nets []network, algos []algo) error {
 	return nil
 }
 
-func plot(c config, name string, lines []tokendist.Line, o *tokendist.PlotOptions) error {
-	svg, err := tokendist.PlotLines(lines, o)
+func writePlot(c config, name string, lines []plot.Line, o *plot.Options) error {
+	svg, err := plot.Lines(lines, o)
 	if err != nil {
 		return err
 	}

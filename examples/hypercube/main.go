@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // row is one measured run.
@@ -314,8 +315,8 @@ func savePlot(out, name string, svg []byte, err error) error {
 }
 
 // pick returns (x, time) of the rows that match, in order.
-func pick(rows []row, keep func(row) bool, x func(row) float64, y func(row) float64) tokendist.Line {
-	var l tokendist.Line
+func pick(rows []row, keep func(row) bool, x func(row) float64, y func(row) float64) plot.Line {
+	var l plot.Line
 	for _, r := range rows {
 		if keep(r) {
 			l.X = append(l.X, x(r))
@@ -333,7 +334,7 @@ func balancePlots(c config, rows []row) error {
 	dOf := func(r row) float64 { return float64(r.D) }
 	mMax := c.ms[len(c.ms)-1]
 	for _, input := range []string{"ball", "worst"} {
-		var lines []tokendist.Line
+		var lines []plot.Line
 		for _, a := range []string{"DimensionOrder", "NewHypercubeBalance", "NewHypercubeBalance+MinError", "Leighton", "SE DimensionOrder"} {
 			l := pick(rows, func(r row) bool { return r.Input == input && r.D == c.dmax && r.Algorithm == a }, mOf, time)
 			l.Name = a
@@ -351,7 +352,7 @@ func balancePlots(c config, rows []row) error {
 			lower.Name = "Lemma 2.1 lower bound (min error)"
 			lines = append(lines, lower)
 		}
-		svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+		svg, err := plot.Lines(lines, &plot.Options{
 			Title:  fmt.Sprintf("Balance on Hypercube(%d), %s input", c.dmax, input),
 			XLabel: "largest load m", YLabel: "model time", LogX: true, LogY: true, Points: true})
 		if err := savePlot(c.out, "time-vs-m-"+input+".svg", svg, err); err != nil {
@@ -367,21 +368,21 @@ func balancePlots(c config, rows []row) error {
 			dOf, func(r row) float64 { d := float64(r.D); return float64(r.M)*math.Sqrt(d) + d*d })
 		shape.Name = "m·√d + d² (Theorem 2.4's shape)"
 		lines = append(lines, shape)
-		svg, err = tokendist.PlotLines(lines, &tokendist.PlotOptions{
+		svg, err = plot.Lines(lines, &plot.Options{
 			Title:  fmt.Sprintf("Balance with m = %d, %s input", mMax, input),
 			XLabel: "dimension d = log p", YLabel: "model time", Points: true})
 		if err := savePlot(c.out, "time-vs-d-"+input+".svg", svg, err); err != nil {
 			return err
 		}
 	}
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, m := range c.ms {
 		l := pick(rows, func(r row) bool { return r.Input == "worst" && r.M == m && r.Algorithm == "NewHypercubeBalance" },
 			dOf, func(r row) float64 { d := float64(r.D); return float64(r.Time) / (float64(r.M)*math.Sqrt(d) + d*d) })
 		l.Name = fmt.Sprintf("m = %d", m)
 		lines = append(lines, l)
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	svg, err := plot.Lines(lines, &plot.Options{
 		Title:  "NewHypercubeBalance time / (m·√log p + log² p), dimension-order worst case",
 		XLabel: "dimension d", YLabel: "ratio", Points: true})
 	return savePlot(c.out, "recursion-ratio.svg", svg, err)
@@ -400,7 +401,7 @@ func multiSweep(c config) error {
 	w := tabwriter.NewWriter(os.Stdout, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "d\tg\talgorithm\tmax error\ttime\tselect\tbalance\tlower\t(n/p)√(log g log p)+g log²p\t")
 	ctx := context.Background()
-	lines := map[string]*tokendist.Line{}
+	lines := map[string]*plot.Line{}
 	var order []string
 	d := c.dmax
 	for r := 1; r <= min(d, 6); r++ {
@@ -457,14 +458,14 @@ func multiSweep(c config) error {
 			cw.Write([]string{strconv.Itoa(d), strconv.Itoa(g), "64", v.name, fmt.Sprint(worst), fmt.Sprint(res.Time),
 				fmt.Sprint(t.Select), fmt.Sprint(t.Balance), fmt.Sprint(t.Shuffle), fmt.Sprint(t.Reduce + t.Route), fmt.Sprint(rowLB), fmt.Sprintf("%.1f", shape)})
 			if lines[v.name] == nil {
-				lines[v.name] = &tokendist.Line{Name: v.name}
+				lines[v.name] = &plot.Line{Name: v.name}
 				order = append(order, v.name)
 			}
 			lines[v.name].X = append(lines[v.name].X, float64(g))
 			lines[v.name].Y = append(lines[v.name].Y, float64(res.Time))
 		}
 		if lines["lower bound"] == nil {
-			lines["lower bound"] = &tokendist.Line{Name: "section 3.2 lower bound"}
+			lines["lower bound"] = &plot.Line{Name: "section 3.2 lower bound"}
 			order = append(order, "lower bound")
 		}
 		lines["lower bound"].X = append(lines["lower bound"].X, float64(g))
@@ -476,11 +477,11 @@ func multiSweep(c config) error {
 	if err := cw.Error(); err != nil {
 		return err
 	}
-	var ls []tokendist.Line
+	var ls []plot.Line
 	for _, name := range order {
 		ls = append(ls, *lines[name])
 	}
-	svg, err := tokendist.PlotLines(ls, &tokendist.PlotOptions{
+	svg, err := plot.Lines(ls, &plot.Options{
 		Title:  fmt.Sprintf("NewMultiBalance on Hypercube(%d), condensed-ID input, n/p = 64", d),
 		XLabel: "groups g", YLabel: "model time", LogX: true, LogY: true, Points: true})
 	return savePlot(c.out, "multibalance.svg", svg, err)
@@ -498,7 +499,7 @@ func traceRun(c config) error {
 	if err != nil {
 		return err
 	}
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, mk := range []func() (*tokendist.CubeBalancer, error){
 		func() (*tokendist.CubeBalancer, error) {
 			return tokendist.NewDimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
@@ -515,7 +516,7 @@ func traceRun(c config) error {
 		if err != nil {
 			return err
 		}
-		l := tokendist.Line{Name: b.String()}
+		l := plot.Line{Name: b.String()}
 		for _, s := range res.Trace {
 			l.X = append(l.X, float64(s.Time))
 			l.Y = append(l.Y, float64(s.Discrepancy))
@@ -527,7 +528,7 @@ func traceRun(c config) error {
 			}
 		}
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	svg, err := plot.Lines(lines, &plot.Options{
 		Title:  fmt.Sprintf("Discrepancy against model time, Hypercube(%d), dimension-order worst case, m = %d", d, m),
 		XLabel: "model time", YLabel: "discrepancy", LogY: true, Points: true})
 	return savePlot(c.out, "trace.svg", svg, err)

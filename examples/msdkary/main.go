@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 type config struct {
@@ -199,7 +200,7 @@ func report(cfg config, rows []row, w io.Writer) error {
 	if bad > 0 {
 		return fmt.Errorf("%d trees violate the proved bounds", bad)
 	}
-	return plot(cfg.out, rows)
+	return writePlot(cfg.out, rows)
 }
 
 // upperBound is the proved upper bound of docs/proofs/msd-kary.md (Lemma 17).
@@ -209,26 +210,26 @@ func upperBound(k, h int) int { return msdUpper(k, h) }
 func lowerBound(k, h int) int { return msdLower(k, h) }
 
 // plot draws MSD/(k−1) against h for some arities, and MSD/h against k.
-func plot(out string, rows []row) error {
-	byK := map[int]*tokendist.Line{}
+func writePlot(out string, rows []row) error {
+	byK := map[int]*plot.Line{}
 	var ks []int
 	for _, r := range rows {
 		l := byK[r.K]
 		if l == nil {
-			l = &tokendist.Line{Name: fmt.Sprintf("k = %d", r.K)}
+			l = &plot.Line{Name: fmt.Sprintf("k = %d", r.K)}
 			byK[r.K] = l
 			ks = append(ks, r.K)
 		}
 		l.X, l.Y = append(l.X, float64(r.H)), append(l.Y, float64(r.MSD)/float64(r.K-1))
 	}
 	sort.Ints(ks)
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, k := range ks {
 		if k <= 4 || k == 8 || k == 16 || k == 32 || k == 64 {
 			lines = append(lines, *byK[k])
 		}
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) / (k−1) against h", XLabel: "height h", YLabel: "MSD / (k−1)", Points: true})
+	svg, err := plot.Lines(lines, &plot.Options{Title: "MSD(T_{h,k}) / (k−1) against h", XLabel: "height h", YLabel: "MSD / (k−1)", Points: true})
 	if err != nil {
 		return err
 	}
@@ -236,13 +237,13 @@ func plot(out string, rows []row) error {
 		return err
 	}
 	// MSD/((k−1)h) at the largest height computed for each k.
-	ratio := tokendist.Line{Name: "MSD / ((k−1)h), largest h"}
+	ratio := plot.Line{Name: "MSD / ((k−1)h), largest h"}
 	for _, k := range ks {
 		l := byK[k]
 		i := len(l.X) - 1
 		ratio.X, ratio.Y = append(ratio.X, float64(k)), append(ratio.Y, l.Y[i]/l.X[i])
 	}
-	svg, err = tokendist.PlotLines([]tokendist.Line{ratio}, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) / ((k−1)h) at the largest h computed", XLabel: "arity k", YLabel: "MSD / ((k−1)h)", Points: true})
+	svg, err = plot.Lines([]plot.Line{ratio}, &plot.Options{Title: "MSD(T_{h,k}) / ((k−1)h) at the largest h computed", XLabel: "arity k", YLabel: "MSD / ((k−1)h)", Points: true})
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 type config struct {
@@ -308,7 +309,7 @@ func mapsKeys(m map[int]int) []int {
 }
 
 func plotTable(out string, rows []row) error {
-	byK := map[int]*[2]tokendist.Line{}
+	byK := map[int]*[2]plot.Line{}
 	var ks []int
 	for _, r := range rows {
 		if r.K == 1 {
@@ -317,7 +318,7 @@ func plotTable(out string, rows []row) error {
 		l := byK[r.K]
 		if l == nil {
 			name := fmt.Sprintf("k = %d", r.K)
-			l = &[2]tokendist.Line{{Name: name}, {Name: name}}
+			l = &[2]plot.Line{{Name: name}, {Name: name}}
 			byK[r.K] = l
 			ks = append(ks, r.K)
 		}
@@ -325,27 +326,27 @@ func plotTable(out string, rows []row) error {
 		l[1].X, l[1].Y = append(l[1].X, float64(r.H)), append(l[1].Y, float64(r.MSD-r.Lo))
 	}
 	sort.Ints(ks)
-	var norm, exc []tokendist.Line
+	var norm, exc []plot.Line
 	for _, k := range ks {
 		if k <= 6 || k%4 == 0 {
 			norm = append(norm, byK[k][0])
 			exc = append(exc, byK[k][1])
 		}
 	}
-	var half tokendist.Line
+	var half plot.Line
 	half.Name = "h/2"
 	for h := 0; h <= 30; h++ {
 		half.X, half.Y = append(half.X, float64(h)), append(half.Y, float64(h)/2)
 	}
 	norm = append(norm, half)
-	svg, err := tokendist.PlotLines(norm, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) / (k-1) against h", XLabel: "height h", YLabel: "MSD / (k-1)", Points: true})
+	svg, err := plot.Lines(norm, &plot.Options{Title: "MSD(T_{h,k}) / (k-1) against h", XLabel: "height h", YLabel: "MSD / (k-1)", Points: true})
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, "msd-vs-height.svg"), svg, 0o644); err != nil {
 		return err
 	}
-	svg, err = tokendist.PlotLines(exc, &tokendist.PlotOptions{Title: "MSD(T_{h,k}) - ⌊(k-1)h/2⌋ (conjecture: 0 or 1)", XLabel: "height h", YLabel: "excess", Points: true})
+	svg, err = plot.Lines(exc, &plot.Options{Title: "MSD(T_{h,k}) - ⌊(k-1)h/2⌋ (conjecture: 0 or 1)", XLabel: "height h", YLabel: "excess", Points: true})
 	if err != nil {
 		return err
 	}

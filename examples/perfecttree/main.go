@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 type config struct {
@@ -104,8 +105,8 @@ func writeJSON(c config, name string, v any) error {
 	return os.WriteFile(filepath.Join(c.out, name), b, 0o644)
 }
 
-func savePlot(c config, name string, lines []tokendist.Line, o *tokendist.PlotOptions) error {
-	svg, err := tokendist.PlotLines(lines, o)
+func savePlot(c config, name string, lines []plot.Line, o *plot.Options) error {
+	svg, err := plot.Lines(lines, o)
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func policies() []tokendist.DelayPolicy {
 func sweep(c config) error {
 	fmt.Println("== Sweep: every run must end perfect with Theorems 1-3 holding")
 	var rows [][]string
-	var pts []tokendist.Line
+	var pts []plot.Line
 	var tx, ty []float64
 	type agg struct {
 		runs, perfect    int
@@ -277,8 +278,8 @@ func sweep(c config) error {
 		"time", "phase1_end", "phase2_end", "messages1", "messages2", "messages3", "moves", "optimum", "excess"}, rows); err != nil {
 		return err
 	}
-	pts = append(pts, tokendist.Line{Name: "PerfectTree, unit delays", X: tx, Y: ty})
-	return savePlot(c, "sweep-time.svg", pts, &tokendist.PlotOptions{Title: "Completion time against D·(T+d)",
+	pts = append(pts, plot.Line{Name: "PerfectTree, unit delays", X: tx, Y: ty})
+	return savePlot(c, "sweep-time.svg", pts, &plot.Options{Title: "Completion time against D·(T+d)",
 		XLabel: "D·(T+d)", YLabel: "time units", LogX: true, LogY: true, Points: true})
 }
 
@@ -355,7 +356,7 @@ func compare(c config) error {
 		{"comparison-moves.svg", "Token moves / optimum (random trees, random loads)", "ratio", func(o outcome) float64 { return o.Ratio }, false},
 		{"comparison-discrepancy.svg", "Final discrepancy (random trees, random loads)", "discrepancy", func(o outcome) float64 { return float64(o.Discrepancy) }, false},
 	} {
-		byAlg := map[string]*tokendist.Line{}
+		byAlg := map[string]*plot.Line{}
 		var names []string
 		for _, o := range all {
 			if !strings.HasPrefix(o.Tree, "RandomTree") || o.Loads != "random 0..30" {
@@ -363,7 +364,7 @@ func compare(c config) error {
 			}
 			ln := byAlg[o.Algorithm]
 			if ln == nil {
-				ln = &tokendist.Line{Name: o.Algorithm}
+				ln = &plot.Line{Name: o.Algorithm}
 				byAlg[o.Algorithm] = ln
 				names = append(names, o.Algorithm)
 			}
@@ -371,11 +372,11 @@ func compare(c config) error {
 			ln.Y = append(ln.Y, pl.y(o))
 		}
 		sort.Strings(names)
-		var lines []tokendist.Line
+		var lines []plot.Line
 		for _, nm := range names {
 			lines = append(lines, *byAlg[nm])
 		}
-		if err := savePlot(c, pl.file, lines, &tokendist.PlotOptions{Title: pl.title, XLabel: "nodes", YLabel: pl.ylabel,
+		if err := savePlot(c, pl.file, lines, &plot.Options{Title: pl.title, XLabel: "nodes", YLabel: pl.ylabel,
 			LogY: pl.logY, Points: true}); err != nil {
 			return err
 		}
@@ -435,7 +436,7 @@ func runDimex(ctx context.Context, alg string, g *tokendist.Graph, loads tokendi
 func scaling(c config) error {
 	fmt.Println("\n== Scaling: random trees, T = 10·N spread uniformly, and all T on one node")
 	var rows [][]string
-	lines := map[string]*tokendist.Line{}
+	lines := map[string]*plot.Line{}
 	var names []string
 	ctx := context.Background()
 	for _, n := range []int{c.big / 10, c.big / 3, c.big} {
@@ -470,7 +471,7 @@ func scaling(c config) error {
 					strconv.FormatInt(r.TotalMoves(), 10), strconv.FormatInt(r.TotalMessages(), 10), fmt.Sprintf("%.3f", r.Wall.Seconds())})
 				key := rt + ", " + kind
 				if lines[key] == nil {
-					lines[key] = &tokendist.Line{Name: key}
+					lines[key] = &plot.Line{Name: key}
 					names = append(names, key)
 				}
 				lines[key].X = append(lines[key].X, float64(n))
@@ -484,11 +485,11 @@ func scaling(c config) error {
 	if err := writeCSV(c, "scaling.csv", header, rows); err != nil {
 		return err
 	}
-	var ls []tokendist.Line
+	var ls []plot.Line
 	for _, k := range names {
 		ls = append(ls, *lines[k])
 	}
-	return savePlot(c, "scaling.svg", ls, &tokendist.PlotOptions{Title: "Wall time of the two runtimes", XLabel: "nodes",
+	return savePlot(c, "scaling.svg", ls, &plot.Options{Title: "Wall time of the two runtimes", XLabel: "nodes",
 		YLabel: "seconds", LogX: true, LogY: true, Points: true})
 }
 

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // config holds the flags.
@@ -201,16 +202,16 @@ func speedups(c *config, ps []int) error {
 			rows = append(rows, append(row, fmt.Sprintf("%.2f", bound[i])))
 		}
 		table(header, rows)
-		var lines []tokendist.Line
+		var lines []plot.Line
 		xs := make([]float64, len(ps))
 		for i, p := range ps {
 			xs[i] = float64(p)
 		}
 		for k, pol := range policies {
-			lines = append(lines, tokendist.Line{Name: pol.String(), X: xs, Y: speed[k]})
+			lines = append(lines, plot.Line{Name: pol.String(), X: xs, Y: speed[k]})
 		}
-		lines = append(lines, tokendist.Line{Name: "best possible", X: xs, Y: bound})
-		svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+		lines = append(lines, plot.Line{Name: "best possible", X: xs, Y: bound})
+		svg, err := plot.Lines(lines, &plot.Options{
 			Title: "Speedup on R_p: " + f.name, XLabel: "p", YLabel: "speedup N/T", LogX: true, Points: true,
 		})
 		if err := save(c, "speedup-"+f.file+".svg", svg, err); err != nil {
@@ -462,9 +463,9 @@ func workload(c *config) error {
 		}
 	}
 	table([]string{"n", "max relative deviation", "corrected bound", "time / ideal"}, rows)
-	svg, err := tokendist.PlotLines([]tokendist.Line{
+	svg, err := plot.Lines([]plot.Line{
 		{Name: "max deviation", X: xs, Y: rel},
 		{Name: "corrected bound", X: xs, Y: bound},
-	}, &tokendist.PlotOptions{Title: fmt.Sprintf("KS balance of T_n on R_%d", p), XLabel: "n", YLabel: "max_i |W_i - ideal| / ideal", LogY: true, LogX: true})
+	}, &plot.Options{Title: fmt.Sprintf("KS balance of T_n on R_%d", p), XLabel: "n", YLabel: "max_i |W_i - ideal| / ideal", LogY: true, LogX: true})
 	return save(c, "workload.svg", svg, err)
 }

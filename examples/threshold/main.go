@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 type config struct {
@@ -128,7 +129,7 @@ func families(c config) []family {
 func theorem5(c config) (bool, error) {
 	var rows [][]string
 	all := true
-	var plotted []tokendist.Series
+	var plotted []plot.Series
 	for _, f := range families(c) {
 		worstRatio, tight := 0.0, true
 		for i := 0; i < c.seeds; i++ {
@@ -156,7 +157,7 @@ func theorem5(c config) (bool, error) {
 			all = all && r.Status == tokendist.StatusStable && r.Discrepancy() <= int64(diam)
 			worstRatio = max(worstRatio, float64(r.Discrepancy())/float64(max(diam, 1)))
 			if i == 0 {
-				plotted = append(plotted, tokendist.Series{Name: f.name, Trace: r.Trace})
+				plotted = append(plotted, plot.Series{Name: f.name, Trace: r.Trace})
 			}
 			p, err := tokendist.Peripheral(g)
 			if err != nil {
@@ -238,9 +239,9 @@ func threshold1Trees(c config) (bool, error) {
 func theorem18(c config) (bool, error) {
 	var rows [][]string
 	all := true
-	var ratio tokendist.Line
+	var ratio plot.Line
 	ratio.Name = "steps / 2(Δ0−1)χn"
-	var example []tokendist.Series
+	var example []plot.Series
 	for i := 0; i < c.seeds; i++ {
 		progress("Theorem 18: %d/%d", i+1, c.seeds)
 		n := c.n/4 + i*c.n/(2*c.seeds) + 2
@@ -267,7 +268,7 @@ func theorem18(c config) (bool, error) {
 		ratio.X = append(ratio.X, float64(n))
 		ratio.Y = append(ratio.Y, float64(r.Steps)/float64(bound))
 		if i == 0 {
-			example = append(example, tokendist.Series{Name: "DISCREPANCY-1", Trace: r.Trace})
+			example = append(example, plot.Series{Name: "DISCREPANCY-1", Trace: r.Trace})
 			for _, mk := range []func(*tokendist.Graph, *tokendist.EdgeColoring) (*tokendist.DimensionExchange, error){tokendist.NewThreshold1, tokendist.NewThreshold2} {
 				t, err := mk(g, b.Coloring())
 				if err != nil {
@@ -277,7 +278,7 @@ func theorem18(c config) (bool, error) {
 				if err != nil {
 					return false, err
 				}
-				example = append(example, tokendist.Series{Name: t.String(), Trace: rt.Trace})
+				example = append(example, plot.Series{Name: t.String(), Trace: rt.Trace})
 			}
 		}
 		if i < 6 || i == c.seeds-1 {
@@ -286,7 +287,7 @@ func theorem18(c config) (bool, error) {
 	}
 	table("Theorem 18: DISCREPANCY-1 reaches discrepancy ≤ 1 within 2(Δ0 − 1)·χ·n steps (random trees)",
 		[]string{"n", "Δ = χ", "Δ0", "steps", "bound", "held"}, rows)
-	svg, err := tokendist.PlotLines([]tokendist.Line{ratio}, &tokendist.PlotOptions{
+	svg, err := plot.Lines([]plot.Line{ratio}, &plot.Options{
 		Title: "DISCREPANCY-1: steps to discrepancy ≤ 1 over Theorem 18's bound", XLabel: "n", YLabel: "ratio", Points: true})
 	if err == nil {
 		err = os.WriteFile(filepath.Join(c.out, "theorem18-ratio.svg"), svg, 0o644)
@@ -348,8 +349,8 @@ func terminationErratum(c config) (bool, error) {
 }
 
 // savePlot writes the discrepancy traces as SVG, CSV and JSON.
-func savePlot(c config, name, title string, series []tokendist.Series) error {
-	svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: title})
+func savePlot(c config, name, title string, series []plot.Series) error {
+	svg, err := plot.Traces(series, &plot.Options{Title: title})
 	if err != nil {
 		return err
 	}

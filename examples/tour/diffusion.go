@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func diffusionSection(t *tour) error {
 		{"RandomMatching (FS)", func(n tokendist.Network) (tokendist.Balancer, error) { return tokendist.NewRandomMatching(n) }},
 	}
 	var rows [][]string
-	var series []tokendist.Series
+	var series []plot.Series
 	for _, nw := range nets {
 		g := nw.g
 		v0, err := tokendist.Peripheral(g)
@@ -116,7 +117,7 @@ func diffusionSection(t *tour) error {
 			rows = append(rows, []string{nw.name, sc.name, fmt.Sprint(start.Discrepancy()), fmt.Sprint(disc) + neg,
 				fmt.Sprint(r.Steps), fmt.Sprint(r.Time), fmt.Sprint(r.Moved), bound, held})
 			if g == to {
-				series = append(series, tokendist.Series{Name: sc.name, Trace: r.Trace})
+				series = append(series, plot.Series{Name: sc.name, Trace: r.Trace})
 			}
 		}
 	}
@@ -124,6 +125,6 @@ func diffusionSection(t *tour) error {
 	t.table([]string{"network", "scheme", "start K", "final discrepancy", "steps (τ)", "time", "moved", "bound", "held"}, rows)
 	fmt.Println("  Start: d·dist(v, v0), stable under RSW (its lower bound d·diam). Moved counts tokens sent as each scheme")
 	fmt.Println("  specifies: RandomizedDiffusion sends ⌊X/(d+1)⌋ both ways along every link; the others send net flows.")
-	svg, err := tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: fmt.Sprintf("Table 1 schemes on Torus(%d,%d), gradient start", tor, tor)})
+	svg, err := plot.Traces(series, &plot.Options{Title: fmt.Sprintf("Table 1 schemes on Torus(%d,%d), gradient start", tor, tor)})
 	return t.savePlot("diffusion_torus.svg", svg, err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func dimexSection(t *tour) error {
 		n := int64(w.g.Order())
 		chi := int64(ec.Colors())
 		d0 := loads.Discrepancy()
-		var series []tokendist.Series
+		var series []plot.Series
 		for _, proto := range []string{"THRESHOLD-2", "THRESHOLD-1", "DISCREPANCY-1"} {
 			var b *tokendist.DimensionExchange
 			var bound string
@@ -108,9 +109,9 @@ func dimexSection(t *tour) error {
 			}
 			rows = append(rows, []string{w.name, w.loadsName, proto, fmt.Sprint(d0), fmt.Sprint(r.Discrepancy()), r.Status.String(),
 				fmt.Sprint(r.Steps), fmt.Sprint(r.Time), fmt.Sprint(r.Moved), bound, t.held(proto+" on "+w.name, ok)})
-			series = append(series, tokendist.Series{Name: proto, Trace: r.Trace})
+			series = append(series, plot.Series{Name: proto, Trace: r.Trace})
 		}
-		svg, err := tokendist.PlotLines(extendedLines(series), &tokendist.PlotOptions{
+		svg, err := plot.Lines(extendedLines(series), &plot.Options{
 			Title: fmt.Sprintf("%s, %s (χ = %d)", w.name, w.loadsName, chi), XLabel: "step", YLabel: "discrepancy"})
 		if err := t.savePlot(fmt.Sprintf("dimex-%s.svg", fileName(w.name)), svg, err); err != nil {
 			return err
@@ -133,18 +134,18 @@ func worstStablePlus(ec *tokendist.EdgeColoring, base int64) (tokendist.Loads, e
 
 // extendedLines turns traces into plot lines, drawing a run that stopped early (a
 // stable distribution) flat up to the longest run's last step.
-func extendedLines(series []tokendist.Series) []tokendist.Line {
+func extendedLines(series []plot.Series) []plot.Line {
 	var end float64
 	for _, s := range series {
 		end = max(end, float64(s.Trace[len(s.Trace)-1].Step))
 	}
-	lines := make([]tokendist.Line, len(series))
+	lines := make([]plot.Line, len(series))
 	for i, s := range series {
 		x, y := s.Trace.Discrepancies()
 		if last := len(x) - 1; x[last] < end {
 			x, y = append(x, end), append(y, y[last])
 		}
-		lines[i] = tokendist.Line{Name: s.Name, X: x, Y: y}
+		lines[i] = plot.Line{Name: s.Name, X: x, Y: y}
 	}
 	return lines
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -159,7 +160,7 @@ func hypercubePlot(t *tour, g *tokendist.Graph, d int) error {
 	if t.quick {
 		ms = []int64{4, 16, 64}
 	}
-	lines := []tokendist.Line{{Name: "NewDimensionOrderBalance"}, {Name: "NewHypercubeBalance"}, {Name: "NewHypercubeBalance upper bound"}}
+	lines := []plot.Line{{Name: "NewDimensionOrderBalance"}, {Name: "NewHypercubeBalance"}, {Name: "NewHypercubeBalance upper bound"}}
 	for _, m := range ms {
 		loads, err := tokendist.DimensionOrderWorstLoads(d, m)
 		if err != nil {
@@ -184,7 +185,7 @@ func hypercubePlot(t *tour, g *tokendist.Graph, d int) error {
 		}
 		lines[2].X, lines[2].Y = append(lines[2].X, float64(m)), append(lines[2].Y, float64(ub))
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	svg, err := plot.Lines(lines, &plot.Options{
 		Title:  fmt.Sprintf("Hypercube(%d): model time on dimension order's worst case", d),
 		XLabel: "largest load m", YLabel: "model time", LogX: true, LogY: true, Points: true})
 	return t.savePlot("hypercube-time-vs-m.svg", svg, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -38,7 +39,7 @@ func msdSection(t *tour) error {
 	add(fmt.Sprintf("RandomTree(%d)", randN), g, err)
 
 	var rows [][]string
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, tr := range trees {
 		if tr.err != nil {
 			return tr.err
@@ -92,7 +93,7 @@ func msdSection(t *tour) error {
 				for i := range x {
 					x[i] /= phase
 				}
-				lines = append(lines, tokendist.Line{Name: fmt.Sprintf("%s (MSD %d)", tr.name, msd), X: x, Y: y})
+				lines = append(lines, plot.Line{Name: fmt.Sprintf("%s (MSD %d)", tr.name, msd), X: x, Y: y})
 			}
 		}
 	}
@@ -105,6 +106,6 @@ func msdSection(t *tour) error {
 	}
 	fmt.Printf("  MSD(T_{6,7}) = %d (137,257 nodes, from the closed form of SG_1): the conjectured range is {18, 19}; see examples/msdtable.\n", msd67)
 
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: "THRESHOLD-1 from uniform 0..200 loads", XLabel: "phases (χ·n steps)", YLabel: "discrepancy"})
+	svg, err := plot.Lines(lines, &plot.Options{Title: "THRESHOLD-1 from uniform 0..200 loads", XLabel: "phases (χ·n steps)", YLabel: "discrepancy"})
 	return t.savePlot("msd-threshold1.svg", svg, err)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func perfectTreeSection(t *tour) error {
 	runs := []run{{"simulated, unit delays", tokendist.NewUnitDelays()}, {"simulated, random delays 1..5", random},
 		{"simulated, serial (most recent last)", tokendist.NewSerialDelays()}, {"concurrent (goroutines)", nil}}
 	var rows [][]string
-	var lines []tokendist.Line
+	var lines []plot.Line
 	ctx := context.Background()
 	for _, rn := range runs {
 		t.progress("perfect tree: %s", rn.name)
@@ -59,7 +60,7 @@ func perfectTreeSection(t *tour) error {
 			for i, s := range res.Trace {
 				x[i] = float64(s.Time)
 			}
-			lines = append(lines, tokendist.Line{Name: fmt.Sprint(rn.policy), X: x, Y: y})
+			lines = append(lines, plot.Line{Name: fmt.Sprint(rn.policy), X: x, Y: y})
 		} else {
 			if r, err = tokendist.RunPerfectTreeConcurrent(ctx, g, loads, &tokendist.PerfectTreeOptions{Seed: t.seed}); err != nil {
 				return err
@@ -80,7 +81,7 @@ func perfectTreeSection(t *tour) error {
 	fmt.Printf("  RandomTree(%d), loads 0..20 (T = %d, D = %d, Δ = %d); time of the concurrent run is logical (Lamport)\n",
 		n, loads.Total(), diam, d)
 	t.table([]string{"runtime", "final disc.", "steps", "model time", "moved", "moves/opt", "root", "paper's bound", "held"}, rows)
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Title: fmt.Sprintf("Perfect tree distribution on RandomTree(%d)", n),
+	svg, err := plot.Lines(lines, &plot.Options{Title: fmt.Sprintf("Perfect tree distribution on RandomTree(%d)", n),
 		XLabel: "time", YLabel: "discrepancy", LogY: true})
 	return t.savePlot("perfecttree-discrepancy.svg", svg, err)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func init() {
@@ -101,10 +102,10 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 	if t.quick {
 		pmax = 8
 	}
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, pol := range []tokendist.RingPolicy{tokendist.RingPolicyKSBF, tokendist.RingPolicyLessLoaded} {
 		for _, dag := range []string{"tree", "grid"} {
-			line := tokendist.Line{Name: fmt.Sprintf("%v, %s", pol, dag)}
+			line := plot.Line{Name: fmt.Sprintf("%v, %s", pol, dag)}
 			for p := 1; p <= pmax; p *= 2 {
 				t.progress("ring: %v on %s, p = %d", pol, dag, p)
 				opts := &tokendist.RingOptions{Policy: pol, NoSchedule: true}
@@ -127,7 +128,7 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 			lines = append(lines, line)
 		}
 	}
-	svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	svg, err := plot.Lines(lines, &plot.Options{
 		Title: "Speedup on R_p: complete tree and pyramidal grid", XLabel: "p", YLabel: "speedup", LogX: true, Points: true,
 	})
 	return t.savePlot("ring-speedup.svg", svg, err)

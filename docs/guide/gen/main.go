@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 func main() {
@@ -76,7 +77,7 @@ func houle() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var series []tokendist.Series
+	var series []plot.Series
 	for _, b := range []tokendist.Balancer{t2, t1, d1} {
 		opts := &tokendist.RunOptions{SampleEvery: 1, MaxSteps: 20000}
 		if b == tokendist.Balancer(d1) {
@@ -86,9 +87,9 @@ func houle() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s (%v, %d)", r.Balancer, r.Status, r.Discrepancy()), Trace: r.Trace})
+		series = append(series, plot.Series{Name: fmt.Sprintf("%s (%v, %d)", r.Balancer, r.Status, r.Discrepancy()), Trace: r.Trace})
 	}
-	return tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: "Dimension exchange on RandomTree(40, seed 7), loads 0..60"})
+	return plot.Traces(series, &plot.Options{Title: "Dimension exchange on RandomTree(40, seed 7), loads 0..60"})
 }
 
 // gaoRosenberg: completion time / ring lower bound against p for KS-BF and less-loaded on
@@ -121,7 +122,7 @@ func gaoRosenberg() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := []tokendist.Line{
+	lines := []plot.Line{
 		{Name: "KS-BF: T / max(⌈N/p⌉, depth)"},
 		{Name: "KS-BF: T / ring lower bound"},
 		{Name: "less-loaded: T / ring lower bound"},
@@ -135,7 +136,7 @@ func gaoRosenberg() ([]byte, error) {
 			lines[2].X, lines[2].Y = append(lines[2].X, x), append(lines[2].Y, r.OverRingLowerBound)
 		}
 	}
-	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	return plot.Lines(lines, &plot.Options{
 		Title:  "Random trees (q = 0.6, depth 16), mean of 30 instances",
 		XLabel: "ring size p", YLabel: "time / lower bound", LogX: true, Points: true,
 	})
@@ -152,7 +153,7 @@ func plaxton() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lines []tokendist.Line
+	var lines []plot.Line
 	for _, alg := range []struct {
 		name string
 		mk   func() (*tokendist.CubeBalancer, error)
@@ -168,14 +169,14 @@ func plaxton() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		ln := tokendist.Line{Name: alg.name}
+		ln := plot.Line{Name: alg.name}
 		for _, s := range r.Trace {
 			ln.X = append(ln.X, float64(s.Time))
 			ln.Y = append(ln.Y, float64(s.Discrepancy))
 		}
 		lines = append(lines, ln)
 	}
-	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	return plot.Lines(lines, &plot.Options{
 		Title:  "Hypercube(10), DimensionOrderWorstLoads(10, 256)",
 		XLabel: "model time", YLabel: "error (max − min)", Points: true,
 	})
@@ -200,20 +201,20 @@ func berenbrink() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var series []tokendist.Series
+	var series []plot.Series
 	for _, b := range []tokendist.Balancer{rd, rsw} {
 		r, err := tokendist.Run(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: 300, SampleEvery: 1, Seed: 1, NoStability: true})
 		if err != nil {
 			return nil, err
 		}
-		series = append(series, tokendist.Series{Name: r.Balancer, Trace: r.Trace})
+		series = append(series, plot.Series{Name: r.Balancer, Trace: r.Trace})
 	}
-	lines := make([]tokendist.Line, len(series))
+	lines := make([]plot.Line, len(series))
 	for i, s := range series {
 		x, y := s.Trace.Discrepancies()
-		lines[i] = tokendist.Line{Name: s.Name, X: x, Y: y}
+		lines[i] = plot.Line{Name: s.Name, X: x, Y: y}
 	}
-	return tokendist.PlotLines(lines, &tokendist.PlotOptions{
+	return plot.Lines(lines, &plot.Options{
 		Title:  "Hypercube(8), 10 000 tokens on node 0",
 		XLabel: "round", YLabel: "discrepancy", LogY: true,
 	})
@@ -230,7 +231,7 @@ func margara() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var series []tokendist.Series
+	var series []plot.Series
 	for _, d := range []struct {
 		name   string
 		policy tokendist.DelayPolicy
@@ -250,7 +251,7 @@ func margara() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		series = append(series, tokendist.Series{Name: fmt.Sprintf("%s (%v, final %d)", d.name, r.Status, r.Discrepancy()), Trace: r.Trace})
+		series = append(series, plot.Series{Name: fmt.Sprintf("%s (%v, final %d)", d.name, r.Status, r.Discrepancy()), Trace: r.Trace})
 	}
-	return tokendist.PlotTraces(series, &tokendist.PlotOptions{Title: "Perfect distribution, RandomTree(60), loads 0..20"})
+	return plot.Traces(series, &plot.Options{Title: "Perfect distribution, RandomTree(60), loads 0..20"})
 }

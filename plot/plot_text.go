@@ -1,4 +1,4 @@
-package tokendist
+package plot
 
 import (
 	"bytes"

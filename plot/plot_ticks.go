@@ -1,11 +1,11 @@
-package tokendist
+package plot
 
 import (
 	"math"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 )
 
 // formatTick writes a tick value in plain decimal ("0.25", "64", "1000000") and only
@@ -33,8 +33,8 @@ func formatTick(v float64) string {
 // axis reaches 0.
 type linTicks struct{}
 
-func (linTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
+func (linTicks) Ticks(min, max float64) []gplot.Tick {
+	ticks := gplot.DefaultTicks{}.Ticks(min, max)
 	eps := 1e-9 * (max - min)
 	hasZero := false
 	for i := range ticks {
@@ -50,7 +50,7 @@ func (linTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	if !hasZero && min <= 0 && 0 <= max {
-		ticks = append(ticks, plot.Tick{Value: 0, Label: "0"})
+		ticks = append(ticks, gplot.Tick{Value: 0, Label: "0"})
 	}
 	return ticks
 }
@@ -100,11 +100,11 @@ func countPowers(lo, hi, base float64) int {
 	return int(b-a) + 1
 }
 
-func (t logTicks) Ticks(min, max float64) []plot.Tick {
+func (t logTicks) Ticks(min, max float64) []gplot.Tick {
 	lo := math.Max(min, t.floor)
-	var ticks []plot.Tick
+	var ticks []gplot.Tick
 	if t.zero > 0 && t.zero >= min && t.zero <= max {
-		ticks = append(ticks, plot.Tick{Value: t.zero, Label: "0"})
+		ticks = append(ticks, gplot.Tick{Value: t.zero, Label: "0"})
 	}
 	if !(lo < max) {
 		return ticks
@@ -123,7 +123,7 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 		for e := e0; e <= e1; e++ {
 			v := math.Pow(2, e)
 			if v >= lo*(1-1e-9) && v <= max*(1+1e-9) {
-				ticks = append(ticks, plot.Tick{Value: v, Label: formatTick(v)})
+				ticks = append(ticks, gplot.Tick{Value: v, Label: formatTick(v)})
 			}
 		}
 		return ticks
@@ -152,7 +152,7 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 			case (m == 2 || m == 5) && decades < 3:
 				label = formatTick(v)
 			}
-			ticks = append(ticks, plot.Tick{Value: v, Label: label})
+			ticks = append(ticks, gplot.Tick{Value: v, Label: label})
 		}
 	}
 	return ticks

@@ -1,4 +1,4 @@
-package tokendist_test
+package plot_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/plot"
 )
 
 // The tests in this file rasterise plots with rsvg-convert (Debian: librsvg2-bin; .ci/run
@@ -139,20 +140,20 @@ func requireCleanText(t *testing.T, bin string, name string, svg []byte) {
 	require.Zero(t, r.onBorder, "%s: text clipped at the border (%v)", name, r)
 }
 
-// renderCases are plots of every kind PlotLines, PlotTrace and PlotTraces make.
+// renderCases are plots of every kind Lines, Trace and Traces make.
 func renderCases(t *testing.T) map[string][]byte {
 	t.Helper()
 	x := []float64{0, 1, 2, 4, 8, 16, 32, 64}
-	falling := []tokendist.Line{
+	falling := []plot.Line{
 		{Name: "THRESHOLD-1 on Hypercube(6)", X: x, Y: []float64{100, 80, 50, 20, 10, 5, 2, 1}},
 		{Name: "dimension exchange", X: x, Y: []float64{90, 40, 30, 10, 4, 2, 1, 0}},
 	}
-	rising := []tokendist.Line{
+	rising := []plot.Line{
 		{Name: "time", X: []float64{1, 2, 3, 4, 5, 6}, Y: []float64{1, 3, 9, 27, 81, 243}},
 		{Name: "bound 3^h", X: []float64{1, 2, 3, 4, 5, 6}, Y: []float64{3, 9, 27, 81, 243, 729}},
 	}
 	// Data everywhere: a sawtooth across the whole area, so no corner is free.
-	var saw tokendist.Line
+	var saw plot.Line
 	saw.Name = "sawtooth covering every corner"
 	for i := 0; i <= 40; i++ {
 		saw.X = append(saw.X, float64(i))
@@ -168,35 +169,35 @@ func renderCases(t *testing.T) map[string][]byte {
 		require.NoError(t, err, name)
 		out[name] = svg
 	}
-	svg, err := tokendist.PlotLines(falling, &tokendist.PlotOptions{Title: "linear, points", XLabel: "step", YLabel: "discrepancy", Points: true})
+	svg, err := plot.Lines(falling, &plot.Options{Title: "linear, points", XLabel: "step", YLabel: "discrepancy", Points: true})
 	add("linear, points", svg, err)
-	svg, err = tokendist.PlotLines(falling, &tokendist.PlotOptions{Title: "log-log with zeros", XLabel: "step", YLabel: "discrepancy", LogX: true, LogY: true})
+	svg, err = plot.Lines(falling, &plot.Options{Title: "log-log with zeros", XLabel: "step", YLabel: "discrepancy", LogX: true, LogY: true})
 	add("log-log with zeros", svg, err)
-	svg, err = tokendist.PlotLines(rising, &tokendist.PlotOptions{Title: "rising, log y", XLabel: "height", YLabel: "steps", LogY: true, Points: true})
+	svg, err = plot.Lines(rising, &plot.Options{Title: "rising, log y", XLabel: "height", YLabel: "steps", LogY: true, Points: true})
 	add("rising, log y", svg, err)
-	svg, err = tokendist.PlotLines(rising, &tokendist.PlotOptions{Title: "rising, linear, small", Width: 9, Height: 6})
+	svg, err = plot.Lines(rising, &plot.Options{Title: "rising, linear, small", Width: 9, Height: 6})
 	add("rising, linear, small", svg, err)
-	svg, err = tokendist.PlotLines([]tokendist.Line{saw}, &tokendist.PlotOptions{Title: "no free corner", XLabel: "x", YLabel: "y"})
+	svg, err = plot.Lines([]plot.Line{saw}, &plot.Options{Title: "no free corner", XLabel: "x", YLabel: "y"})
 	add("no free corner", svg, err)
 	// Nine lines over the whole area: the legend goes right of the plot (short names)
 	// or below it on a taller image (long names).
-	var short, long []tokendist.Line
+	var short, long []plot.Line
 	for k := 0; k < 9; k++ {
-		short = append(short, tokendist.Line{Name: fmt.Sprintf("run %d", k), X: saw.X, Y: saw.Y[k:]})
+		short = append(short, plot.Line{Name: fmt.Sprintf("run %d", k), X: saw.X, Y: saw.Y[k:]})
 		short[k].X = short[k].X[:len(short[k].Y)]
-		long = append(long, tokendist.Line{Name: fmt.Sprintf("a rather long legend entry, number %d", k), X: short[k].X, Y: short[k].Y})
+		long = append(long, plot.Line{Name: fmt.Sprintf("a rather long legend entry, number %d", k), X: short[k].X, Y: short[k].Y})
 	}
-	svg, err = tokendist.PlotLines(short, &tokendist.PlotOptions{Title: "legend right of the plot", XLabel: "x", YLabel: "y"})
+	svg, err = plot.Lines(short, &plot.Options{Title: "legend right of the plot", XLabel: "x", YLabel: "y"})
 	add("legend right", svg, err)
-	svg, err = tokendist.PlotLines(long, &tokendist.PlotOptions{Title: "legend below the plot", XLabel: "x", YLabel: "y", Points: true})
+	svg, err = plot.Lines(long, &plot.Options{Title: "legend below the plot", XLabel: "x", YLabel: "y", Points: true})
 	add("legend below", svg, err)
-	svg, err = tokendist.PlotLines([]tokendist.Line{{Name: "big", X: []float64{1e-6, 1, 1e9}, Y: []float64{2e7, 5, 1e-5}}}, &tokendist.PlotOptions{Title: "wide log ranges", LogX: true, LogY: true})
+	svg, err = plot.Lines([]plot.Line{{Name: "big", X: []float64{1e-6, 1, 1e9}, Y: []float64{2e7, 5, 1e-5}}}, &plot.Options{Title: "wide log ranges", LogX: true, LogY: true})
 	add("wide log ranges", svg, err)
-	svg, err = tokendist.PlotTrace(run, nil)
-	add("PlotTrace, nil options", svg, err)
-	svg, err = tokendist.PlotTraces([]tokendist.Series{{Name: "neighbour exchange", Trace: run.Trace}, {Name: "first half", Trace: run.Trace[:len(run.Trace)/2]}},
-		&tokendist.PlotOptions{Title: "PlotTraces, log y", LogY: true})
-	add("PlotTraces, log y", svg, err)
+	svg, err = plot.Result(run, nil)
+	add("Trace, nil options", svg, err)
+	svg, err = plot.Traces([]plot.Series{{Name: "neighbour exchange", Trace: run.Trace}, {Name: "first half", Trace: run.Trace[:len(run.Trace)/2]}},
+		&plot.Options{Title: "Traces, log y", LogY: true})
+	add("Traces, log y", svg, err)
 	return out
 }
 
@@ -207,7 +208,7 @@ func renderCases(t *testing.T) map[string][]byte {
 // The race detector slows the PNG decoding about fivefold and plotting has no
 // concurrency, so -race skips it; .ci/run runs it on its own without -race.
 func TestPlotRendersWithoutFonts(t *testing.T) {
-	if tokendist.RaceEnabled {
+	if raceEnabled {
 		t.Skip("-race: not rasterising (.ci/run runs this test without -race)")
 	}
 	bin := rsvgConvert(t)
@@ -217,16 +218,16 @@ func TestPlotRendersWithoutFonts(t *testing.T) {
 		})
 	}
 	t.Run("control: legend forced over data", func(t *testing.T) {
-		var lines []tokendist.Line
+		var lines []plot.Line
 		for k := 0; k < 3; k++ {
-			l := tokendist.Line{Name: fmt.Sprintf("line number %d", k)}
+			l := plot.Line{Name: fmt.Sprintf("line number %d", k)}
 			for i := 0; i <= 20; i++ {
 				l.X = append(l.X, float64(i))
 				l.Y = append(l.Y, float64(100-5*i+k*3))
 			}
 			lines = append(lines, l)
 		}
-		svg, err := tokendist.PlotLines(lines, &tokendist.PlotOptions{Legend: tokendist.LegendTopLeft})
+		svg, err := plot.Lines(lines, &plot.Options{Legend: plot.LegendTopLeft})
 		require.NoError(t, err)
 		r := checkRenderedText(t, bin, svg)
 		t.Logf("forced legend: %v", r)
@@ -242,7 +243,7 @@ func TestExamplePlotsRender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not running the examples")
 	}
-	if tokendist.RaceEnabled {
+	if raceEnabled {
 		t.Skip("-race: not running the examples (.ci/run runs this test without -race)")
 	}
 	bin := rsvgConvert(t)

@@ -1,4 +1,4 @@
-package tokendist
+package plot
 
 import (
 	"math"
@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 )
 
-func labels(ticks []plot.Tick) []string {
+func labels(ticks []gplot.Tick) []string {
 	var out []string
 	for _, t := range ticks {
 		if t.Label != "" {
@@ -121,23 +121,23 @@ func TestPlotLegendPlacement(t *testing.T) {
 	cases := []struct {
 		name  string
 		lines []Line
-		o     PlotOptions
+		o     Options
 		want  LegendPlace // 0: any place that covers nothing
 		how   string      // "corner", "band" (y axis raised), "right" or "grown"
 	}{
-		{"falling", []Line{falling}, PlotOptions{}, LegendTopRight, "corner"},
-		{"rising", []Line{rising}, PlotOptions{}, LegendTopLeft, "corner"},
-		{"valley", []Line{valley}, PlotOptions{}, LegendTopRight, "band"},
-		{"valley, short name", []Line{{Name: "v", X: xs, Y: valley.Y}}, PlotOptions{}, LegendBottomRight, "corner"},
-		{"hill", []Line{hill}, PlotOptions{Points: true}, 0, ""},
-		{"zigzag", []Line{zigzag}, PlotOptions{}, 0, "band"},
-		{"zigzag, log y", []Line{mk(1, 100, 1, 100, 1, 100, 1, 100)}, PlotOptions{LogY: true}, 0, "band"},
-		{"nine zigzags", many, PlotOptions{}, 0, "right"},
-		{"nine wide zigzags", wide, PlotOptions{}, 0, "grown"},
-		{"nine wide zigzags, tall image", wide, PlotOptions{Width: 16, Height: 30}, LegendTopRight, "band"},
-		{"rising, log-log", []Line{rising}, PlotOptions{LogX: true, LogY: true}, LegendTopLeft, "corner"},
-		{"explicit bottom left", []Line{falling}, PlotOptions{Legend: LegendBottomLeft}, LegendBottomLeft, ""},
-		{"explicit top right over data", []Line{rising}, PlotOptions{Legend: LegendTopRight}, LegendTopRight, ""},
+		{"falling", []Line{falling}, Options{}, LegendTopRight, "corner"},
+		{"rising", []Line{rising}, Options{}, LegendTopLeft, "corner"},
+		{"valley", []Line{valley}, Options{}, LegendTopRight, "band"},
+		{"valley, short name", []Line{{Name: "v", X: xs, Y: valley.Y}}, Options{}, LegendBottomRight, "corner"},
+		{"hill", []Line{hill}, Options{Points: true}, 0, ""},
+		{"zigzag", []Line{zigzag}, Options{}, 0, "band"},
+		{"zigzag, log y", []Line{mk(1, 100, 1, 100, 1, 100, 1, 100)}, Options{LogY: true}, 0, "band"},
+		{"nine zigzags", many, Options{}, 0, "right"},
+		{"nine wide zigzags", wide, Options{}, 0, "grown"},
+		{"nine wide zigzags, tall image", wide, Options{Width: 16, Height: 30}, LegendTopRight, "band"},
+		{"rising, log-log", []Line{rising}, Options{LogX: true, LogY: true}, LegendTopLeft, "corner"},
+		{"explicit bottom left", []Line{falling}, Options{Legend: LegendBottomLeft}, LegendBottomLeft, ""},
+		{"explicit top right over data", []Line{rising}, Options{Legend: LegendTopRight}, LegendTopRight, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

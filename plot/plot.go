@@ -1,17 +1,20 @@
-package tokendist
+package plot
 
 import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/plot"
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
+
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Line is one named curve for PlotLines.
+// Line is one named curve for Lines.
 type Line struct {
 	// Name labels the curve in the legend.
 	Name string
@@ -19,7 +22,7 @@ type Line struct {
 	X, Y []float64
 }
 
-// LegendPlace says where PlotLines puts the legend.
+// LegendPlace says where Lines puts the legend.
 type LegendPlace int
 
 const (
@@ -44,10 +47,10 @@ const (
 	LegendHidden
 )
 
-// PlotOptions configures PlotLines, PlotTrace and PlotTraces; the zero value gives a
+// Options configures Lines, Trace and Traces; the zero value gives a
 // linear 16×10 cm plot with the legend placed automatically.
-type PlotOptions struct {
-	// Title, XLabel and YLabel label the plot. PlotTrace and PlotTraces label empty
+type Options struct {
+	// Title, XLabel and YLabel label the plot. Trace and Traces label empty
 	// axis labels "step" and "discrepancy".
 	Title, XLabel, YLabel string
 	// LogX and LogY use logarithmic axes, labelled 1, 2, 4 … or 10, 100, 1000 …. Zero
@@ -69,7 +72,7 @@ const (
 	maxPlotSize  = 1 << 14
 )
 
-// maxPlotValue bounds the coordinates PlotLines accepts: gonum/plot's tick code loops
+// maxPlotValue bounds the coordinates Lines accepts: gonum/plot's tick code loops
 // forever on a range that overflows (±1.7e308) or is not a number.
 const maxPlotValue = 1e300
 
@@ -79,13 +82,13 @@ const maxPlotValue = 1e300
 func checkPlotValues(lines []Line) error {
 	for _, ln := range lines {
 		if len(ln.X) != len(ln.Y) {
-			return badParam("line %s has %d x values and %d y values", quote([]byte(ln.Name)), len(ln.X), len(ln.Y))
+			return errs.BadParam("line %s has %d x values and %d y values", errs.Quote([]byte(ln.Name)), len(ln.X), len(ln.Y))
 		}
 		for axis, vs := range [2][]float64{ln.X, ln.Y} {
 			for k, v := range vs {
 				if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxPlotValue {
-					return badParam("line %s: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
-						quote([]byte(ln.Name)), "xy"[axis], k, v, maxPlotValue)
+					return errs.BadParam("line %s: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
+						errs.Quote([]byte(ln.Name)), "xy"[axis], k, v, maxPlotValue)
 				}
 			}
 		}
@@ -93,7 +96,7 @@ func checkPlotValues(lines []Line) error {
 	return nil
 }
 
-// PlotLines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
+// Lines draws the lines as an SVG image (gonum.org/v1/plot), ready for a file or
 // a notebook's display.SVG(string(svg)).
 //
 // Text is drawn as glyph outlines of the Liberation fonts gonum/plot measures its layout
@@ -102,8 +105,8 @@ func checkPlotValues(lines []Line) error {
 // must be finite with magnitude at most 1e300 (an error names the first that is not);
 // more than 4096 lines or a side above 16384 cm is refused too.
 // The cost is O(total points) plus the size of the text.
-func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
-	var o PlotOptions
+func Lines(lines []Line, opts *Options) ([]byte, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -126,7 +129,7 @@ func PlotLines(lines []Line, opts *PlotOptions) ([]byte, error) {
 // where half of each would be cut off by the image's border. The area leaves half the
 // widest x label's width on the right and, without a title, half a label's height on
 // top, and 2 points of white on every side.
-func plotArea(p *plot.Plot, c *outlineCanvas) draw.Canvas {
+func plotArea(p *gplot.Plot, c *outlineCanvas) draw.Canvas {
 	dc := draw.New(c)
 	var right, top vg.Length
 	if p.X.Min < p.X.Max {
@@ -143,30 +146,30 @@ func plotArea(p *plot.Plot, c *outlineCanvas) draw.Canvas {
 	return draw.Crop(dc, edge, -right-edge, edge, -top-edge)
 }
 
-// layoutPlot builds PlotLines' plot, its legend with the place chosen (nil: no legend),
+// layoutPlot builds Lines' plot, its legend with the place chosen (nil: no legend),
 // the canvas and the area of it to draw the plot in.
-func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanvas, draw.Canvas, error) {
+func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, draw.Canvas, error) {
 	if o.Legend < LegendAuto || o.Legend > LegendHidden {
-		return nil, nil, nil, draw.Canvas{}, badParam("PlotOptions.Legend = %d is not a LegendPlace", int(o.Legend))
+		return nil, nil, nil, draw.Canvas{}, errs.BadParam("Options.Legend = %d is not a LegendPlace", int(o.Legend))
 	}
 	if err := checkPlotValues(lines); err != nil {
 		return nil, nil, nil, draw.Canvas{}, err
 	}
 	if len(lines) > maxPlotLines {
-		return nil, nil, nil, draw.Canvas{}, badParam("PlotLines draws at most %d lines, got %d", maxPlotLines, len(lines))
+		return nil, nil, nil, draw.Canvas{}, errs.BadParam("Lines draws at most %d lines, got %d", maxPlotLines, len(lines))
 	}
 	if !(o.Width >= 0 && o.Width <= maxPlotSize && o.Height >= 0 && o.Height <= maxPlotSize) {
-		return nil, nil, nil, draw.Canvas{}, badParam("PlotLines size %v × %v outside 0..%v cm", o.Width, o.Height, maxPlotSize)
+		return nil, nil, nil, draw.Canvas{}, errs.BadParam("Lines size %v × %v outside 0..%v cm", o.Width, o.Height, maxPlotSize)
 	}
 	points := 0
 	for _, ln := range lines {
 		points += len(ln.X)
 	}
-	if err := checkAlloc("PlotLines points", int64(points), 1<<10); err != nil { // SVG text per point
+	if err := errs.CheckAlloc("Lines points", int64(points), 1<<10); err != nil { // SVG text per point
 		return nil, nil, nil, draw.Canvas{}, err
 	}
 
-	p := plot.New()
+	p := gplot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
 
@@ -174,10 +177,10 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 	xPlan, xZero := logPlan(lines, o.LogX, func(l Line) []float64 { return l.X })
 	yPlan, yZero := logPlan(lines, o.LogY, func(l Line) []float64 { return l.Y })
 	if o.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, xPlan
+		p.X.Scale, p.X.Tick.Marker = gplot.LogScale{}, xPlan
 	}
 	if o.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, yPlan
+		p.Y.Scale, p.Y.Tick.Marker = gplot.LogScale{}, yPlan
 	}
 	p.Add(plotter.NewGrid())
 	leg := &legend{place: o.Legend, style: p.Legend.TextStyle, thumb: p.Legend.ThumbnailWidth}
@@ -201,7 +204,7 @@ func layoutPlot(lines []Line, o PlotOptions) (*plot.Plot, *legend, *outlineCanva
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
 		p.Add(l)
-		e := legendEntry{name: ln.Name, thumbs: []plot.Thumbnailer{l}}
+		e := legendEntry{name: ln.Name, thumbs: []gplot.Thumbnailer{l}}
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
@@ -281,7 +284,7 @@ func logMap(v float64, log bool, zero float64) (float64, bool) {
 
 // logRange gives a logarithmic axis a positive, non-empty range: gonum/plot widens an
 // empty or one-value range to [v-1, v+1] (or [-1, 1]), which panics on a log scale.
-func logRange(a *plot.Axis) {
+func logRange(a *gplot.Axis) {
 	switch {
 	case !(a.Min > 0 && a.Max >= a.Min): // no data
 		a.Min, a.Max = 1, 10
@@ -290,26 +293,26 @@ func logRange(a *plot.Axis) {
 	}
 }
 
-// Series is a named trace for PlotTraces.
+// Series is a named trace for Traces.
 type Series struct {
 	// Name labels the curve in the legend.
 	Name string
 	// Trace is the run's trace; the curve is its discrepancy against the step.
-	Trace Trace
+	Trace tokendist.Trace
 }
 
-// PlotTrace draws one run's discrepancy against steps as SVG, with the options of
-// PlotLines (nil: defaults); the line is named after r.Balancer and empty axis labels
+// Result draws one run's discrepancy against steps as SVG, with the options of
+// Lines (nil: defaults); the line is named after r.Balancer and empty axis labels
 // read "step" and "discrepancy". Cost O(len(r.Trace)).
-func PlotTrace(r Result, opts *PlotOptions) ([]byte, error) {
-	return PlotTraces([]Series{{Name: r.Balancer, Trace: r.Trace}}, opts)
+func Result(r tokendist.Result, opts *Options) ([]byte, error) {
+	return Traces([]Series{{Name: r.Balancer, Trace: r.Trace}}, opts)
 }
 
-// PlotTraces draws the discrepancy of several traces against steps as SVG, one line
-// each, for comparing balancers on one network, with the options of PlotLines (nil:
+// Traces draws the discrepancy of several traces against steps as SVG, one line
+// each, for comparing balancers on one network, with the options of Lines (nil:
 // defaults); empty axis labels read "step" and "discrepancy". Cost O(total samples).
-func PlotTraces(series []Series, opts *PlotOptions) ([]byte, error) {
-	var o PlotOptions
+func Traces(series []Series, opts *Options) ([]byte, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -324,5 +327,5 @@ func PlotTraces(series []Series, opts *PlotOptions) ([]byte, error) {
 		x, y := s.Trace.Discrepancies()
 		lines[i] = Line{Name: s.Name, X: x, Y: y}
 	}
-	return PlotLines(lines, &o)
+	return Lines(lines, &o)
 }

@@ -1,16 +1,16 @@
-package tokendist
+package plot
 
 import (
 	"math"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// legend is PlotLines' legend, drawn as the last plotter in a corner of the data area:
+// legend is Lines' legend, drawn as the last plotter in a corner of the data area:
 // one row per line, its sample (line and marker) on the left and its name on the right.
 type legend struct {
 	entries []legendEntry
@@ -23,7 +23,7 @@ type legend struct {
 
 type legendEntry struct {
 	name   string
-	thumbs []plot.Thumbnailer
+	thumbs []gplot.Thumbnailer
 }
 
 const (
@@ -69,7 +69,7 @@ func (l *legend) box(c draw.Canvas, place LegendPlace) vg.Rectangle {
 // cover measures how much of the data the rectangle r of the data canvas c covers: the
 // length in points of the lines inside r (grown by 2 points for line width and
 // markers) plus 1 for each data point inside.
-func (l *legend) cover(p *plot.Plot, c draw.Canvas, r vg.Rectangle) float64 {
+func (l *legend) cover(p *gplot.Plot, c draw.Canvas, r vg.Rectangle) float64 {
 	const grow = 2
 	x0, y0 := float64(r.Min.X)-grow, float64(r.Min.Y)-grow
 	x1, y1 := float64(r.Max.X)+grow, float64(r.Max.Y)+grow
@@ -125,7 +125,7 @@ func clipLength(ax, ay, bx, by, x0, y0, x1, y1 float64) float64 {
 //     free of data, if the legend is at most 45% of the data area's height;
 //   - a strip to the right of the plot, if the legend is at most 40% of the width;
 //   - a strip below the plot on an image grown by the legend's height.
-func (l *legend) choose(p *plot.Plot, area draw.Canvas, logY bool) (draw.Canvas, vg.Length) {
+func (l *legend) choose(p *gplot.Plot, area draw.Canvas, logY bool) (draw.Canvas, vg.Length) {
 	if l.place != LegendAuto {
 		return area, 0
 	}
@@ -181,7 +181,7 @@ func (l *legend) choose(p *plot.Plot, area draw.Canvas, logY bool) (draw.Canvas,
 
 // below puts the legend under the plot drawn in plotArea, the top of area, centred on
 // the data area.
-func (l *legend) below(p *plot.Plot, area, plotArea draw.Canvas) {
+func (l *legend) below(p *gplot.Plot, area, plotArea draw.Canvas) {
 	w, _ := l.size()
 	strip := area
 	strip.Max.Y = plotArea.Min.Y
@@ -192,8 +192,8 @@ func (l *legend) below(p *plot.Plot, area, plotArea draw.Canvas) {
 	l.strip, l.place = &strip, LegendBottomLeft
 }
 
-// Plot implements plot.Plotter: it draws the legend box's rows in the data canvas c.
-func (l *legend) Plot(c draw.Canvas, _ *plot.Plot) {
+// Plot implements gplot.Plotter: it draws the legend box's rows in the data canvas c.
+func (l *legend) Plot(c draw.Canvas, _ *gplot.Plot) {
 	r := l.box(c, l.place)
 	sty := l.style
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter

@@ -1,0 +1,59 @@
+package errs
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+var memTotal = sync.OnceValue(func() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return math.MaxInt64
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) == 0 {
+				break
+			}
+			kb, err := strconv.ParseInt(fields[0], 10, 64)
+			if err != nil || kb <= 0 || kb > math.MaxInt64/1024 {
+				break
+			}
+			return kb * 1024
+		}
+	}
+	return math.MaxInt64
+})
+
+// MemoryBudget returns the most bytes one call may allocate: the smaller of the
+// program's soft memory limit (runtime/debug.SetMemoryLimit, GOMEMLIMIT) and half of
+// the machine's memory (MemTotal in /proc/meminfo, read once; unknown means no limit).
+func MemoryBudget() int64 {
+	return min(debug.SetMemoryLimit(-1), memTotal()/2)
+}
+
+// CheckAlloc returns an error wrapping TooLarge if count items of bytesEach bytes
+// (overflow-checked) exceed the memory budget, or wrapping BadParameter if count is
+// negative. what names the allocation in the error.
+func CheckAlloc(what string, count, bytesEach int64) error {
+	if count < 0 || bytesEach < 0 {
+		return BadParam("%s: negative size %d×%d bytes", what, count, bytesEach)
+	}
+	hi, lo := bits.Mul64(uint64(count), uint64(bytesEach))
+	budget := MemoryBudget()
+	if hi != 0 || lo > uint64(budget) {
+		return fmt.Errorf("%w: %s needs %d × %d bytes, budget %d bytes", TooLarge, what, count, bytesEach, budget)
+	}
+	return nil
+}

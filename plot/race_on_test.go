@@ -1,0 +1,5 @@
+//go:build race
+
+package plot_test
+
+const raceEnabled = true
