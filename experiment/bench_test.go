@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // BenchmarkDBInsert measures storing a batch of 256 finished runs in one transaction.
 func BenchmarkDBInsert(b *testing.B) {
-	reg := tokendist.NewRegistry()
+	reg := registry.New()
 	f, err := Parse("b.yaml", []byte("networks:\n  - name: path\n    n: 64\nloads:\n  - name: random-range\n    hi: 9\nalgorithms: [threshold-1]\nseeds: 256\n"), reg, false)
 	if err != nil {
 		b.Fatal(err)
@@ -46,10 +46,10 @@ func BenchmarkDBInsert(b *testing.B) {
 // BenchmarkRegistryOverhead measures what Registry.Run adds to a run: Canonical, the
 // constructors and the metric bookkeeping, on a 2-node path with a 1-step budget.
 func BenchmarkRegistryOverhead(b *testing.B) {
-	reg := tokendist.NewRegistry()
-	s := tokendist.Spec{Network: tokendist.Choice{Name: "path", Params: tokendist.Params{"n": 2}},
-		Loads:     tokendist.Choice{Name: "point-mass", Params: tokendist.Params{"tokens": 1}},
-		Algorithm: tokendist.Choice{Name: "threshold-1"}, Stop: tokendist.StopRule{MaxSteps: 1}}
+	reg := registry.New()
+	s := registry.Spec{Network: registry.Choice{Name: "path", Params: registry.Params{"n": 2}},
+		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 1}},
+		Algorithm: registry.Choice{Name: "threshold-1"}, Stop: registry.StopRule{MaxSteps: 1}}
 	for i := 0; i < b.N; i++ {
 		if _, err := reg.Run(context.Background(), s, 1); err != nil {
 			b.Fatal(err)

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/plot"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // Exit codes of Main.
@@ -47,7 +47,7 @@ The file format and workflow: docs/experiments.md; clusters: docs/cluster.md.
 // Main runs the tokendist command line with args (without the program name) against
 // reg and returns the exit status. Interrupts (SIGINT, SIGTERM) stop a sweep between
 // runs after committing the finished ones.
-func Main(reg *tokendist.Registry, args []string, stdout, stderr io.Writer) int {
+func Main(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage)
 		return ExitUsage
@@ -84,7 +84,7 @@ func Main(reg *tokendist.Registry, args []string, stdout, stderr io.Writer) int 
 }
 
 type command struct {
-	reg            *tokendist.Registry
+	reg            *registry.Registry
 	stdout, stderr io.Writer
 	helping        bool // set while parsing arguments that ask for --help
 }
@@ -194,7 +194,7 @@ func (c *command) run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	outs := make([]tokendist.SpecResult, len(runs))
+	outs := make([]registry.Result, len(runs))
 	errs := make([]error, len(runs))
 	w := *workers
 	if w <= 0 {
@@ -414,9 +414,9 @@ func (c *command) list(args []string) int {
 		return ExitUsage
 	}
 	if len(pos) == 1 {
-		k := tokendist.Kind(strings.TrimSuffix(pos[0], "s"))
+		k := registry.Kind(strings.TrimSuffix(pos[0], "s"))
 		if pos[0] == "loads" {
-			k = tokendist.KindLoads
+			k = registry.KindLoads
 		}
 		found := false
 		for _, x := range kinds {
@@ -426,10 +426,10 @@ func (c *command) list(args []string) int {
 			fmt.Fprintf(c.stderr, "tokendist: unknown kind %q (kinds: %v)\n", pos[0], kinds)
 			return ExitUsage
 		}
-		kinds = []tokendist.Kind{k}
+		kinds = []registry.Kind{k}
 	}
 	if *asJSON {
-		var all []tokendist.Entry
+		var all []registry.Entry
 		for _, k := range kinds {
 			all = append(all, c.reg.Entries(k)...)
 		}

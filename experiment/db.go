@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
@@ -26,7 +27,7 @@ const SchemaVersion = 1
 
 // RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of the
 // version, the spec's JSON and the contents of any file the network reads.
-func RunKey(s tokendist.Spec) (string, error) {
+func RunKey(s registry.Spec) (string, error) {
 	js, err := json.Marshal(s)
 	if err != nil {
 		return "", err
@@ -166,7 +167,7 @@ func (db *DB) Done() (map[string]bool, error) {
 type Record struct {
 	Run        Run
 	Experiment string
-	Out        tokendist.SpecResult
+	Out        registry.Result
 	Err        error
 	Wall       time.Duration
 }

@@ -4,8 +4,8 @@
 // Main runs the command with any registry, so a Go program that registers its own
 // balancers can offer the whole command line:
 //
-//	reg := tokendist.DefaultRegistry()
-//	reg.RegisterAlgorithm(tokendist.Entry{Name: "mine"}, newMine)
+//	reg := registry.Default()
+//	reg.RegisterAlgorithm(registry.Entry{Name: "mine"}, newMine)
 //	os.Exit(experiment.Main(reg, os.Args[1:], os.Stdout, os.Stderr))
 //
 // The file format and workflow are documented in docs/experiments.md.
@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -86,10 +87,10 @@ type File struct {
 	Metrics     []string
 	SampleEvery int64
 	Trace       bool
-	workload    []tokendist.Choice
-	churn       *tokendist.Choice
+	workload    []registry.Choice
+	churn       *registry.Choice
 	steady      *tokendist.SteadyOptions
-	reg         *tokendist.Registry
+	reg         *registry.Registry
 }
 
 var (
@@ -101,7 +102,7 @@ var (
 
 type parser struct {
 	path string
-	reg  *tokendist.Registry
+	reg  *registry.Registry
 }
 
 func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
@@ -114,7 +115,7 @@ func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
 
 // ReadFile reads and checks an experiment file against reg. With quick, the file's quick
 // section (if any) overrides its top-level keys.
-func ReadFile(path string, reg *tokendist.Registry, quick bool) (*File, error) {
+func ReadFile(path string, reg *registry.Registry, quick bool) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &FileError{File: path, Msg: err.Error()}
@@ -123,7 +124,7 @@ func ReadFile(path string, reg *tokendist.Registry, quick bool) (*File, error) {
 }
 
 // Parse parses experiment-file data (path names it in errors).
-func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File, error) {
+func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File, error) {
 	p := &parser{path: path, reg: reg}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -169,13 +170,13 @@ func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File
 			return nil, err
 		}
 	}
-	if f.networks, err = p.choices(top["networks"], tokendist.KindNetwork, "networks", "network"); err != nil {
+	if f.networks, err = p.choices(top["networks"], registry.KindNetwork, "networks", "network"); err != nil {
 		return nil, err
 	}
-	if f.loads, err = p.choices(top["loads"], tokendist.KindLoads, "loads", "loads"); err != nil {
+	if f.loads, err = p.choices(top["loads"], registry.KindLoads, "loads", "loads"); err != nil {
 		return nil, err
 	}
-	if f.algorithms, err = p.choices(top["algorithms"], tokendist.KindAlgorithm, "algorithms", "algorithm"); err != nil {
+	if f.algorithms, err = p.choices(top["algorithms"], registry.KindAlgorithm, "algorithms", "algorithm"); err != nil {
 		return nil, err
 	}
 	if n, ok := top["stop"]; ok {
@@ -200,7 +201,7 @@ func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File
 			items = n.Content
 		}
 		for i, it := range items {
-			c, err := p.single(it, tokendist.KindWorkload, fmt.Sprintf("workload[%d]", i))
+			c, err := p.single(it, registry.KindWorkload, fmt.Sprintf("workload[%d]", i))
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +209,7 @@ func Parse(path string, data []byte, reg *tokendist.Registry, quick bool) (*File
 		}
 	}
 	if n, ok := top["churn"]; ok {
-		c, err := p.single(n, tokendist.KindChurn, "churn")
+		c, err := p.single(n, registry.KindChurn, "churn")
 		if err != nil {
 			return nil, err
 		}
@@ -329,11 +330,11 @@ func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
 
 // paramField decodes a parameter value: a scalar, or a list (a grid axis). For a
 // list-of-ints parameter a flat list of ints is one value and a list of lists an axis.
-func (p *parser) paramField(n *yaml.Node, key string, par tokendist.Param) (field, error) {
+func (p *parser) paramField(n *yaml.Node, key string, par registry.Param) (field, error) {
 	f := field{key: key, line: n.Line}
 	one := func(n *yaml.Node) (value, error) {
 		var raw any
-		if par.Type == tokendist.ParamInts && n.Kind == yaml.SequenceNode {
+		if par.Type == registry.ParamInts && n.Kind == yaml.SequenceNode {
 			l := make([]any, len(n.Content))
 			for i, c := range n.Content {
 				v, err := p.scalar(c, key)
@@ -357,7 +358,7 @@ func (p *parser) paramField(n *yaml.Node, key string, par tokendist.Param) (fiel
 		return value{v: c, line: n.Line}, nil
 	}
 	isAxis := n.Kind == yaml.SequenceNode
-	if par.Type == tokendist.ParamInts && isAxis {
+	if par.Type == registry.ParamInts && isAxis {
 		isAxis = len(n.Content) > 0 && n.Content[0].Kind == yaml.SequenceNode
 	}
 	if !isAxis {
@@ -382,7 +383,7 @@ func (p *parser) paramField(n *yaml.Node, key string, par tokendist.Param) (fiel
 	return f, nil
 }
 
-func (p *parser) choices(n *yaml.Node, kind tokendist.Kind, key, single string) ([]choiceSpec, error) {
+func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) ([]choiceSpec, error) {
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
@@ -457,37 +458,37 @@ func (p *parser) choices(n *yaml.Node, kind tokendist.Kind, key, single string) 
 
 // single parses one workload or churn entry: a bare name or a mapping with a name and
 // single-valued parameters (these are not grid axes), resolved against the registry.
-func (p *parser) single(n *yaml.Node, kind tokendist.Kind, ctx string) (tokendist.Choice, error) {
+func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.Choice, error) {
 	known := strings.Join(p.reg.Names(kind), ", ")
 	if n.Kind == yaml.ScalarNode {
 		e, err := p.reg.Lookup(kind, n.Value)
 		if err != nil {
-			return tokendist.Choice{}, p.errf(n, ctx, "unknown %s %q (known: %s)", kind, n.Value, known)
+			return registry.Choice{}, p.errf(n, ctx, "unknown %s %q (known: %s)", kind, n.Value, known)
 		}
 		ps, err := e.Resolve(nil)
 		if err != nil {
-			return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+			return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
 		}
-		return p.checkDynamic(n, kind, ctx, tokendist.Choice{Name: n.Value, Params: ps})
+		return p.checkDynamic(n, kind, ctx, registry.Choice{Name: n.Value, Params: ps})
 	}
 	if n.Kind != yaml.MappingNode {
-		return tokendist.Choice{}, p.errf(n, ctx, "want a %s name or a mapping with a name and parameters, got %s", kind, kindOf(n))
+		return registry.Choice{}, p.errf(n, ctx, "want a %s name or a mapping with a name and parameters, got %s", kind, kindOf(n))
 	}
 	m, err := p.mapping(n, ctx, nil)
 	if err != nil {
-		return tokendist.Choice{}, err
+		return registry.Choice{}, err
 	}
 	nn, ok := m["name"]
 	if !ok {
-		return tokendist.Choice{}, p.errf(n, ctx+".name", "missing (known %ss: %s)", kind, known)
+		return registry.Choice{}, p.errf(n, ctx+".name", "missing (known %ss: %s)", kind, known)
 	}
 	name, err := p.str(nn, ctx+".name")
 	if err != nil {
-		return tokendist.Choice{}, err
+		return registry.Choice{}, err
 	}
 	e, err := p.reg.Lookup(kind, name)
 	if err != nil {
-		return tokendist.Choice{}, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, known)
+		return registry.Choice{}, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, known)
 	}
 	raw := map[string]any{}
 	for j := 0; j+1 < len(n.Content); j += 2 {
@@ -502,33 +503,33 @@ func (p *parser) single(n *yaml.Node, kind tokendist.Kind, ctx string) (tokendis
 			if len(e.Params) > 0 {
 				pn = strings.Join(e.ParamNames(), ", ")
 			}
-			return tokendist.Choice{}, p.errf(k, key, "%s %s has no such parameter (parameters: %s)", kind, name, pn)
+			return registry.Choice{}, p.errf(k, key, "%s %s has no such parameter (parameters: %s)", kind, name, pn)
 		}
 		fld, err := p.paramField(v, key, par)
 		if err != nil {
-			return tokendist.Choice{}, err
+			return registry.Choice{}, err
 		}
 		if fld.list {
-			return tokendist.Choice{}, p.errf(v, key, "want a single value (%s parameters are not grid axes), got %s", kind, kindOf(v))
+			return registry.Choice{}, p.errf(v, key, "want a single value (%s parameters are not grid axes), got %s", kind, kindOf(v))
 		}
 		raw[k.Value] = fld.values[0].v
 	}
 	ps, err := e.Resolve(raw)
 	if err != nil {
-		return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+		return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
 	}
-	return p.checkDynamic(n, kind, ctx, tokendist.Choice{Name: name, Params: ps})
+	return p.checkDynamic(n, kind, ctx, registry.Choice{Name: name, Params: ps})
 }
 
 // checkDynamic builds c once so that a bad value (a negative rate, a missing trace file)
 // is reported with its line rather than by the first run.
-func (p *parser) checkDynamic(n *yaml.Node, kind tokendist.Kind, ctx string, c tokendist.Choice) (tokendist.Choice, error) {
-	s := tokendist.Spec{Workload: []tokendist.Choice{c}}
-	if kind == tokendist.KindChurn {
-		s = tokendist.Spec{Churn: &c}
+func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c registry.Choice) (registry.Choice, error) {
+	s := registry.Spec{Workload: []registry.Choice{c}}
+	if kind == registry.KindChurn {
+		s = registry.Spec{Churn: &c}
 	}
 	if _, _, err := p.reg.BuildDynamic(s); err != nil {
-		return tokendist.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+		return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
 	}
 	return c, nil
 }
@@ -587,11 +588,11 @@ func (p *parser) stop(n *yaml.Node) ([]field, error) {
 		if !ok {
 			continue
 		}
-		typ := tokendist.ParamInt
+		typ := registry.ParamInt
 		if k == "tau" || k == "no_stability" || k == "stop_when_stable" {
-			typ = tokendist.ParamBool
+			typ = registry.ParamBool
 		}
-		f, err := p.paramField(v, "stop."+k, tokendist.Param{Name: k, Type: typ})
+		f, err := p.paramField(v, "stop."+k, registry.Param{Name: k, Type: typ})
 		if err != nil {
 			return nil, err
 		}
@@ -659,8 +660,8 @@ func (p *parser) record(n *yaml.Node, f *File) error {
 			if err != nil {
 				return err
 			}
-			if _, err := p.reg.Lookup(tokendist.KindMetric, s); err != nil {
-				return p.errf(it, "record.metrics", "unknown metric %q (known: %s)", s, strings.Join(p.reg.Names(tokendist.KindMetric), ", "))
+			if _, err := p.reg.Lookup(registry.KindMetric, s); err != nil {
+				return p.errf(it, "record.metrics", "unknown metric %q (known: %s)", s, strings.Join(p.reg.Names(registry.KindMetric), ", "))
 			}
 			f.Metrics = append(f.Metrics, s)
 		}
@@ -754,7 +755,7 @@ const MaxRuns = 1 << 22
 type Run struct {
 	// Index is the run's position in the grid (the order of Specs).
 	Index int
-	Spec  tokendist.Spec
+	Spec  registry.Spec
 	// Key identifies the run in a results database: a hash of the canonical spec, the
 	// contents of any network file and the library version.
 	Key string
@@ -872,17 +873,17 @@ func (f *File) axes(fields []field) ([][]field, error) {
 }
 
 func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) (Run, error) {
-	params := func(c choiceSpec, prefix string) tokendist.Params {
-		p := tokendist.Params{}
+	params := func(c choiceSpec, prefix string) registry.Params {
+		p := registry.Params{}
 		for _, fl := range c.fields {
 			p[strings.TrimPrefix(fl.key, prefix+".")] = vals[fl.key].v
 		}
 		return p
 	}
-	s := tokendist.Spec{
-		Network:     tokendist.Choice{Name: nc.name, Params: params(nc, "network")},
-		Loads:       tokendist.Choice{Name: lc.name, Params: params(lc, "loads")},
-		Algorithm:   tokendist.Choice{Name: ac.name, Params: params(ac, "algorithm")},
+	s := registry.Spec{
+		Network:     registry.Choice{Name: nc.name, Params: params(nc, "network")},
+		Loads:       registry.Choice{Name: lc.name, Params: params(lc, "loads")},
+		Algorithm:   registry.Choice{Name: ac.name, Params: params(ac, "algorithm")},
 		Seed:        seed,
 		SampleEvery: f.SampleEvery,
 		Metrics:     f.Metrics,
@@ -914,12 +915,12 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err)}
 	}
 	return Run{Spec: cs, Key: key, Trace: f.Trace, line: nc.line,
-		Network: f.label(tokendist.KindNetwork, cs.Network), Loads: f.label(tokendist.KindLoads, cs.Loads),
-		Algorithm: f.label(tokendist.KindAlgorithm, cs.Algorithm)}, nil
+		Network: f.label(registry.KindNetwork, cs.Network), Loads: f.label(registry.KindLoads, cs.Loads),
+		Algorithm: f.label(registry.KindAlgorithm, cs.Algorithm)}, nil
 }
 
 // label is Label of c without the parameters at their defaults.
-func (f *File) label(kind tokendist.Kind, c tokendist.Choice) string {
+func (f *File) label(kind registry.Kind, c registry.Choice) string {
 	e, err := f.reg.Lookup(kind, c.Name)
 	if err != nil {
 		return Label(c)
@@ -932,17 +933,17 @@ func (f *File) label(kind tokendist.Kind, c tokendist.Choice) string {
 			}
 		}
 	}
-	p := tokendist.Params{}
+	p := registry.Params{}
 	for k, v := range c.Params {
 		if d, ok := def[k]; !ok || fmtValue(d) != fmtValue(v) {
 			p[k] = v
 		}
 	}
-	return Label(tokendist.Choice{Name: c.Name, Params: p})
+	return Label(registry.Choice{Name: c.Name, Params: p})
 }
 
 // Label writes a choice as name(k=v, ...) with the parameters in sorted order.
-func Label(c tokendist.Choice) string {
+func Label(c registry.Choice) string {
 	if len(c.Params) == 0 {
 		return c.Name
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 const goodFile = `name: good
@@ -36,7 +36,7 @@ record:
 
 func parse(t *testing.T, text string, quick bool) (*File, error) {
 	t.Helper()
-	return Parse("exp.yaml", []byte(text), tokendist.NewRegistry(), quick)
+	return Parse("exp.yaml", []byte(text), registry.New(), quick)
 }
 
 func TestGrid(t *testing.T) {
@@ -173,11 +173,11 @@ func TestBadFileLineNumbersAlways(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.yaml")
 	os.WriteFile(p, []byte("networks: [nope]\nloads: [point-mass]\nalgorithms: [threshold-1]\n"), 0o644)
-	_, err := ReadFile(p, tokendist.NewRegistry(), false)
+	_, err := ReadFile(p, registry.New(), false)
 	if err == nil || !strings.Contains(err.Error(), p+":1: networks[0]") {
 		t.Errorf("got %v", err)
 	}
-	_, err = ReadFile(filepath.Join(dir, "missing.yaml"), tokendist.NewRegistry(), false)
+	_, err = ReadFile(filepath.Join(dir, "missing.yaml"), registry.New(), false)
 	if err == nil || !errors.Is(err, ErrFile) {
 		t.Errorf("missing file: %v", err)
 	}
@@ -250,7 +250,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(goodFile)
 	f.Add("networks: [path]\nloads: [point-mass]\nalgorithms: [threshold-1]\n")
 	f.Add("networks:\n  - name: torus\n    sides: [[2, 3], [4]]\nloads:\n  - name: point-mass\n    tokens: 1\nalgorithms: [threshold-1]\nzip: [[network.sides, loads.tokens]]\n")
-	reg := tokendist.NewRegistry()
+	reg := registry.New()
 	f.Fuzz(func(t *testing.T, text string) {
 		fl, err := Parse("f.yaml", []byte(text), reg, true)
 		if err != nil {
@@ -296,7 +296,7 @@ func TestDynamicFile(t *testing.T) {
 	if len(s.Workload) != 2 || s.Churn == nil || s.Steady == nil || s.Steady.WarmUp != 100 || s.Workload[0].Params["per_node"] != true {
 		t.Fatalf("spec %+v", s)
 	}
-	out, err := tokendist.NewRegistry().Run(context.Background(), s, 1)
+	out, err := registry.New().Run(context.Background(), s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // TestSweepOverhead measures the share of a sweep's wall time spent outside the runs
@@ -25,7 +25,7 @@ func TestSweepOverhead(t *testing.T) {
 	}
 	text := "name: overhead\nnetworks:\n  - name: random-regular\n    n: 1000\n    d: 4\nloads:\n  - name: uniform-random\n    tokens: 100000\n" +
 		"algorithms: [random-matching]\nstop:\n  max_steps: 200\nseeds: " + strconv.Itoa(nruns) + "\n"
-	reg := tokendist.NewRegistry()
+	reg := registry.New()
 	f, err := Parse("overhead.yaml", []byte(text), reg, false)
 	if err != nil {
 		t.Fatal(err)

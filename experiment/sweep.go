@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // Shard selects the runs of a grid with Index mod Count == Index of the shard.
@@ -139,7 +140,7 @@ func Select(runs []Run, s Shard) []Run {
 // Cancelling ctx stops the workers between runs: runs in progress are dropped (they are
 // not stored, so the next sweep runs them), finished runs are committed before Sweep
 // returns. Each run uses one goroutine per step (results do not depend on it).
-func Sweep(ctx context.Context, reg *tokendist.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
+func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
 	start := time.Now()
 	runs = Select(runs, o.Shard)
 	st := SweepStats{Total: len(runs)}

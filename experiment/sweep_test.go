@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // killFile is a grid of 160 runs of a few milliseconds each.
@@ -161,7 +161,7 @@ func TestShardsMergeEqualSingle(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "g.yaml")
 	os.WriteFile(file, []byte(goodFile+"  trace: true\n"), 0o644)
-	reg := tokendist.NewRegistry()
+	reg := registry.New()
 	f, err := ReadFile(file, reg, false)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestCommandExitCodes(t *testing.T) {
 	failing := filepath.Join(dir, "fail.yaml")
 	os.WriteFile(failing, []byte("networks:\n  - name: path\n    n: 6\nloads:\n  - name: point-mass\n    tokens: 9\nalgorithms: [hypercube-balance]\n"), 0o644)
 	db := filepath.Join(dir, "g.db")
-	reg := tokendist.NewRegistry()
+	reg := registry.New()
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -11,10 +11,10 @@ package main
 import (
 	"os"
 
-	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/experiment"
+	"github.com/tokendist/tokendist/registry"
 )
 
 func main() {
-	os.Exit(experiment.Main(tokendist.DefaultRegistry(), os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(experiment.Main(registry.Default(), os.Args[1:], os.Stdout, os.Stderr))
 }

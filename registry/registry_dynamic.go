@@ -1,17 +1,19 @@
-package tokendist
+package registry
 
 import (
 	"fmt"
 	"os"
+
+	"github.com/tokendist/tokendist"
 )
 
 // WorkloadFunc builds a fresh workload for one run from resolved parameters; it is the
 // constructor of a KindWorkload entry (RegisterOther).
-type WorkloadFunc func(p Params) (Workload, error)
+type WorkloadFunc func(p Params) (tokendist.Workload, error)
 
 // ChurnFunc builds a fresh link churn for one run from resolved parameters; it is the
 // constructor of a KindChurn entry (RegisterOther).
-type ChurnFunc func(p Params) (Churn, error)
+type ChurnFunc func(p Params) (tokendist.Churn, error)
 
 const paperDynamic = "docs/dynamic.md"
 
@@ -21,10 +23,10 @@ func pFloat(name string, def any, doc string) Param {
 
 func registerDynamic(r *Registry) {
 	wl := func(e Entry, f WorkloadFunc) { must(r.RegisterOther(KindWorkload, e, f)) }
-	wl(Entry{Name: "poisson", Doc: "Poisson arrivals at rate λ per node (per_node) or in total (NewPoissonArrivals)", Paper: paperDynamic + ", The model",
+	wl(Entry{Name: "poisson", Doc: "Poisson arrivals at rate λ per node (per_node) or in total (tokendist.NewPoissonArrivals)", Paper: paperDynamic + ", The model",
 		Params: []Param{pFloat("rate", nil, "arrival rate λ (tokens per step, per node with per_node)"),
 			{Name: "per_node", Type: ParamBool, Default: true, Doc: "rate is per node (true) or for the whole network (false)"}}},
-		func(p Params) (Workload, error) {
+		func(p Params) (tokendist.Workload, error) {
 			rate, err := p.Float("rate")
 			if err != nil {
 				return nil, err
@@ -33,12 +35,12 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return NewPoissonArrivals(rate, per)
+			return tokendist.NewPoissonArrivals(rate, per)
 		})
-	wl(Entry{Name: "hotspot", Doc: "Poisson arrivals at total rate λ on the listed nodes only (NewHotSpot)", Paper: paperDynamic + ", The study B",
+	wl(Entry{Name: "hotspot", Doc: "Poisson arrivals at total rate λ on the listed nodes only (tokendist.NewHotSpot)", Paper: paperDynamic + ", The study B",
 		Params: []Param{pFloat("rate", nil, "total arrival rate λ (tokens per step)"),
 			{Name: "nodes", Type: ParamInts, Default: []int64{0}, Doc: "the hot-spot nodes"}}},
-		func(p Params) (Workload, error) {
+		func(p Params) (tokendist.Workload, error) {
 			rate, err := p.Float("rate")
 			if err != nil {
 				return nil, err
@@ -47,44 +49,44 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return NewHotSpot(rate, nodes...)
+			return tokendist.NewHotSpot(rate, nodes...)
 		})
-	wl(Entry{Name: "adversary", Doc: "the heaviest-node adversary: rate tokens per step onto a heaviest node (NewAdversary)", Paper: paperDynamic + ", The study C",
+	wl(Entry{Name: "adversary", Doc: "the heaviest-node adversary: rate tokens per step onto a heaviest node (tokendist.NewAdversary)", Paper: paperDynamic + ", The study C",
 		Params: []Param{pFloat("rate", nil, "tokens added per step")}},
-		func(p Params) (Workload, error) {
+		func(p Params) (tokendist.Workload, error) {
 			rate, err := p.Float("rate")
 			if err != nil {
 				return nil, err
 			}
-			return NewAdversary(rate)
+			return tokendist.NewAdversary(rate)
 		})
-	wl(Entry{Name: "trace", Doc: "arrivals replayed from a CSV trace file of rows step,node,count (NewTraceArrivals)", Paper: paperDynamic + ", The API",
+	wl(Entry{Name: "trace", Doc: "arrivals replayed from a CSV trace file of rows step,node,count (tokendist.NewTraceArrivals)", Paper: paperDynamic + ", The API",
 		Params: []Param{{Name: "file", Type: ParamString, Doc: "path of the CSV trace"}}},
-		func(p Params) (Workload, error) {
+		func(p Params) (tokendist.Workload, error) {
 			name, err := p.Str("file")
 			if err != nil {
 				return nil, err
 			}
 			fh, err := os.Open(name)
 			if err != nil {
-				return nil, fmt.Errorf("%w: parameter file: %v", ErrBadParameter, err)
+				return nil, fmt.Errorf("%w: parameter file: %v", tokendist.ErrBadParameter, err)
 			}
 			defer fh.Close()
-			return NewTraceArrivals(fh)
+			return tokendist.NewTraceArrivals(fh)
 		})
-	wl(Entry{Name: "service", Doc: "service: each node completes ⌊μ⌋ tokens plus one with probability μ − ⌊μ⌋ per step, never more than its load (NewService)", Paper: paperDynamic + ", The model",
+	wl(Entry{Name: "service", Doc: "service: each node completes ⌊μ⌋ tokens plus one with probability μ − ⌊μ⌋ per step, never more than its load (tokendist.NewService)", Paper: paperDynamic + ", The model",
 		Params: []Param{pFloat("mu", nil, "service rate μ in tokens per node and step (≥ 0)")}},
-		func(p Params) (Workload, error) {
+		func(p Params) (tokendist.Workload, error) {
 			mu, err := p.Float("mu")
 			if err != nil {
 				return nil, err
 			}
-			return NewService(mu)
+			return tokendist.NewService(mu)
 		})
-	must(r.RegisterOther(KindChurn, Entry{Name: "random-churn", Doc: "random link churn: a down link recovers with probability recover, an up link fails with probability fail, per step (NewRandomChurn)", Paper: paperDynamic + ", The study D",
+	must(r.RegisterOther(KindChurn, Entry{Name: "random-churn", Doc: "random link churn: a down link recovers with probability recover, an up link fails with probability fail, per step (tokendist.NewRandomChurn)", Paper: paperDynamic + ", The study D",
 		Params: []Param{pFloat("fail", nil, "failure probability per up link and step, in [0, 1]"),
 			pFloat("recover", nil, "recovery probability per down link and step, in [0, 1]")}},
-		ChurnFunc(func(p Params) (Churn, error) {
+		ChurnFunc(func(p Params) (tokendist.Churn, error) {
 			fail, err := p.Float("fail")
 			if err != nil {
 				return nil, err
@@ -93,14 +95,14 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return NewRandomChurn(fail, rec)
+			return tokendist.NewRandomChurn(fail, rec)
 		})))
 }
 
 // BuildDynamic returns the workload (the listed ones combined, nil when there are none)
 // and churn (nil when absent) of the canonical spec s. It costs the constructors'.
-func (r *Registry) BuildDynamic(s Spec) (Workload, Churn, error) {
-	var ws []Workload
+func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, error) {
+	var ws []tokendist.Workload
 	for _, c := range s.Workload {
 		re, err := r.lookup(KindWorkload, c.Name)
 		if err != nil {
@@ -108,7 +110,7 @@ func (r *Registry) BuildDynamic(s Spec) (Workload, Churn, error) {
 		}
 		f, ok := re.other.(WorkloadFunc)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: workload %s has no WorkloadFunc", ErrBadParameter, c.Name)
+			return nil, nil, fmt.Errorf("%w: workload %s has no WorkloadFunc", tokendist.ErrBadParameter, c.Name)
 		}
 		w, err := f(c.Params)
 		if err != nil {
@@ -116,19 +118,19 @@ func (r *Registry) BuildDynamic(s Spec) (Workload, Churn, error) {
 		}
 		ws = append(ws, w)
 	}
-	var w Workload
+	var w tokendist.Workload
 	switch len(ws) {
 	case 0:
 	case 1:
 		w = ws[0]
 	default:
-		cw, err := NewCombinedWorkload(ws...)
+		cw, err := tokendist.NewCombinedWorkload(ws...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload: %w", err)
 		}
 		w = cw
 	}
-	var ch Churn
+	var ch tokendist.Churn
 	if s.Churn != nil {
 		re, err := r.lookup(KindChurn, s.Churn.Name)
 		if err != nil {
@@ -136,7 +138,7 @@ func (r *Registry) BuildDynamic(s Spec) (Workload, Churn, error) {
 		}
 		f, ok := re.other.(ChurnFunc)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: churn %s has no ChurnFunc", ErrBadParameter, s.Churn.Name)
+			return nil, nil, fmt.Errorf("%w: churn %s has no ChurnFunc", tokendist.ErrBadParameter, s.Churn.Name)
 		}
 		if ch, err = f(s.Churn.Params); err != nil {
 			return nil, nil, fmt.Errorf("churn %s: %w", s.Churn.Name, err)
@@ -146,11 +148,11 @@ func (r *Registry) BuildDynamic(s Spec) (Workload, Churn, error) {
 }
 
 // dynamicMetrics returns the numbers of a dynamic run that Registry.Run reports in
-// SpecResult.Metrics: arrived, completed and initial (Result), and with steady-state
+// Result.Metrics: arrived, completed and initial (Result), and with steady-state
 // measurement steady_mean_discrepancy, steady_mean_max, steady_mean_total,
 // steady_arrival_rate, steady_moved_per_arrival, steady_growth, steady_unstable (0 or
 // 1) and steady_samples (Result.Steady).
-func dynamicMetrics(res Result) map[string]float64 {
+func dynamicMetrics(res tokendist.Result) map[string]float64 {
 	m := map[string]float64{
 		"arrived":   float64(res.Arrived),
 		"completed": float64(res.Completed),

@@ -1,20 +1,21 @@
-package tokendist_test
+package registry_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/registry"
 )
 
 // ExampleRegistry_Run runs THRESHOLD-1 on the complete binary tree of height 4 from a
 // point mass, by names, and reports Theorem 16's bound with the final discrepancy.
 func ExampleRegistry_Run() {
-	reg := tokendist.NewRegistry()
-	out, err := reg.Run(context.Background(), tokendist.Spec{
-		Network:   tokendist.Choice{Name: "kary-tree", Params: tokendist.Params{"height": 4}},
-		Loads:     tokendist.Choice{Name: "point-mass", Params: tokendist.Params{"tokens": 1000}},
-		Algorithm: tokendist.Choice{Name: "threshold-1"},
+	reg := registry.New()
+	out, err := reg.Run(context.Background(), registry.Spec{
+		Network:   registry.Choice{Name: "kary-tree", Params: registry.Params{"height": 4}},
+		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 1000}},
+		Algorithm: registry.Choice{Name: "threshold-1"},
 		Metrics:   []string{"threshold1_bound"},
 		Seed:      1,
 	}, 1)
@@ -48,20 +49,20 @@ func (halver) Step(s *tokendist.State) error {
 // ExampleRegistry_RegisterAlgorithm registers a custom balancer under a name; experiment
 // files (through the tokendist command built with this registry) and Specs can then use it.
 func ExampleRegistry_RegisterAlgorithm() {
-	reg := tokendist.NewRegistry()
-	err := reg.RegisterAlgorithm(tokendist.Entry{Name: "halver", Doc: "halve the difference on alternate path edges"},
-		func(g *tokendist.Graph, l tokendist.Loads, p tokendist.Params) (tokendist.Balancer, error) {
+	reg := registry.New()
+	err := reg.RegisterAlgorithm(registry.Entry{Name: "halver", Doc: "halve the difference on alternate path edges"},
+		func(g *tokendist.Graph, l tokendist.Loads, p registry.Params) (tokendist.Balancer, error) {
 			return halver{}, nil
 		})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	out, err := reg.Run(context.Background(), tokendist.Spec{
-		Network:   tokendist.Choice{Name: "path", Params: tokendist.Params{"n": 8}},
-		Loads:     tokendist.Choice{Name: "point-mass", Params: tokendist.Params{"tokens": 800}},
-		Algorithm: tokendist.Choice{Name: "halver"},
-		Stop:      tokendist.StopRule{MaxSteps: 200},
+	out, err := reg.Run(context.Background(), registry.Spec{
+		Network:   registry.Choice{Name: "path", Params: registry.Params{"n": 8}},
+		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 800}},
+		Algorithm: registry.Choice{Name: "halver"},
+		Stop:      registry.StopRule{MaxSteps: 200},
 	}, 1)
 	fmt.Println(out.Result.Status, out.Result.Discrepancy(), out.Result.Loads.Total(), err)
 	// Output:

@@ -1,4 +1,4 @@
-package tokendist
+package registry
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tokendist/tokendist"
 )
 
 // Kind names a family of registry entries.
@@ -27,7 +29,7 @@ const (
 
 // ErrNotApplicable is returned (wrapped) by a metric that does not apply to a run (a
 // ring statistic of a non-ring balancer, an optimum defined on trees only); Registry.Run
-// then leaves the metric out of SpecResult.Metrics instead of failing the run.
+// then leaves the metric out of Result.Metrics instead of failing the run.
 var ErrNotApplicable = errors.New("tokendist: metric not applicable")
 
 // ErrUnknownName reports a name that no registry entry of its kind has.
@@ -82,7 +84,7 @@ func (p Param) Convert(v any) (any, error) {
 		if len(p.Allowed) > 0 {
 			msg += " (allowed: " + strings.Join(p.Allowed, ", ") + ")"
 		}
-		return nil, fmt.Errorf("%w: %s", ErrBadParameter, strings.TrimPrefix(msg, "tokendist: "))
+		return nil, fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(msg, "tokendist: "))
 	}
 	switch p.Type {
 	case ParamInt:
@@ -203,7 +205,7 @@ type Params map[string]any
 func (p Params) get(key string) (any, error) {
 	v, ok := p[key]
 	if !ok {
-		return nil, fmt.Errorf("%w: missing parameter %s", ErrBadParameter, key)
+		return nil, fmt.Errorf("%w: missing parameter %s", tokendist.ErrBadParameter, key)
 	}
 	return v, nil
 }
@@ -217,7 +219,7 @@ func (p Params) Int(key string) (int, error) {
 	}
 	i, ok := toInt(v)
 	if !ok || int64(int(i)) != i {
-		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", ErrBadParameter, key, describe(v))
+		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", tokendist.ErrBadParameter, key, describe(v))
 	}
 	return int(i), nil
 }
@@ -230,7 +232,7 @@ func (p Params) Int64(key string) (int64, error) {
 	}
 	i, ok := toInt(v)
 	if !ok {
-		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", ErrBadParameter, key, describe(v))
+		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", tokendist.ErrBadParameter, key, describe(v))
 	}
 	return i, nil
 }
@@ -256,7 +258,7 @@ func (p Params) Str(key string) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("%w: parameter %s: want string, got %s", ErrBadParameter, key, describe(v))
+		return "", fmt.Errorf("%w: parameter %s: want string, got %s", tokendist.ErrBadParameter, key, describe(v))
 	}
 	return s, nil
 }
@@ -269,7 +271,7 @@ func (p Params) Bool(key string) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%w: parameter %s: want bool, got %s", ErrBadParameter, key, describe(v))
+		return false, fmt.Errorf("%w: parameter %s: want bool, got %s", tokendist.ErrBadParameter, key, describe(v))
 	}
 	return b, nil
 }
@@ -288,7 +290,7 @@ func (p Params) Ints(key string) ([]int, error) {
 	r := make([]int, len(l))
 	for i, x := range l {
 		if int64(int(x)) != x {
-			return nil, fmt.Errorf("%w: parameter %s: %d overflows int", ErrBadParameter, key, x)
+			return nil, fmt.Errorf("%w: parameter %s: %d overflows int", tokendist.ErrBadParameter, key, x)
 		}
 		r[i] = int(x)
 	}
@@ -353,7 +355,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			if len(e.Params) > 0 {
 				known = strings.Join(e.ParamNames(), ", ")
 			}
-			return nil, fmt.Errorf("%w: %s %s has no parameter %q (parameters: %s)", ErrBadParameter, e.Kind, e.Name, k, known)
+			return nil, fmt.Errorf("%w: %s %s has no parameter %q (parameters: %s)", tokendist.ErrBadParameter, e.Kind, e.Name, k, known)
 		}
 		c, err := p.Convert(v)
 		if err != nil {
@@ -366,7 +368,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			continue
 		}
 		if p.Default == nil {
-			return nil, fmt.Errorf("%w: %s %s needs parameter %s (%s)", ErrBadParameter, e.Kind, e.Name, p.Name, p.Type)
+			return nil, fmt.Errorf("%w: %s %s needs parameter %s (%s)", tokendist.ErrBadParameter, e.Kind, e.Name, p.Name, p.Type)
 		}
 		c, err := p.Convert(p.Default)
 		if err != nil {
@@ -379,23 +381,23 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 
 // NetworkFunc builds a network from resolved parameters; seed is the seed the registry
 // derives from the run's seed (use Params.Seed to honour a "seed" parameter).
-type NetworkFunc func(p Params, seed uint64) (*Graph, error)
+type NetworkFunc func(p Params, seed uint64) (*tokendist.Graph, error)
 
 // LoadsFunc builds the initial loads on net.
-type LoadsFunc func(net *Graph, p Params, seed uint64) (Loads, error)
+type LoadsFunc func(net *tokendist.Graph, p Params, seed uint64) (tokendist.Loads, error)
 
 // AlgorithmFunc builds a fresh balancer for one run on net from loads.
-type AlgorithmFunc func(net *Graph, loads Loads, p Params) (Balancer, error)
+type AlgorithmFunc func(net *tokendist.Graph, loads tokendist.Loads, p Params) (tokendist.Balancer, error)
 
 // MetricInput is what a metric sees after a run.
 type MetricInput struct {
 	// Net is the run's network and Loads its initial loads.
-	Net   *Graph
-	Loads Loads
+	Net   *tokendist.Graph
+	Loads tokendist.Loads
 	// Balancer is the balancer after the run (for balancer-specific statistics).
-	Balancer Balancer
+	Balancer tokendist.Balancer
 	// Result is Run's result.
-	Result Result
+	Result tokendist.Result
 	// Params are the algorithm's resolved parameters.
 	Params Params
 }
@@ -417,7 +419,7 @@ type regEntry struct {
 // Registry maps names to network generators, load distributions, algorithms and
 // metrics, each with documented parameters, so that experiment files, the tokendist
 // command, Go programs and notebooks build runs the same way. It is safe for concurrent
-// use. NewRegistry returns one with every built-in entry; DefaultRegistry is the shared
+// use. New returns one with every built-in entry; Default is the shared
 // instance the command uses.
 type Registry struct {
 	mu      sync.RWMutex
@@ -429,16 +431,16 @@ var (
 	defaultReg  *Registry
 )
 
-// DefaultRegistry returns the process-wide registry with every built-in entry; entries
+// Default returns the process-wide registry with every built-in entry; entries
 // registered on it are seen by every later user (the tokendist command among them).
-func DefaultRegistry() *Registry {
-	defaultOnce.Do(func() { defaultReg = NewRegistry() })
+func Default() *Registry {
+	defaultOnce.Do(func() { defaultReg = New() })
 	return defaultReg
 }
 
-// NewRegistry returns a registry holding every built-in network, load distribution,
+// New returns a registry holding every built-in network, load distribution,
 // algorithm and metric (list them with Entries).
-func NewRegistry() *Registry {
+func New() *Registry {
 	r := &Registry{entries: map[Kind]map[string]*regEntry{}}
 	registerBuiltins(r)
 	return r
@@ -446,16 +448,16 @@ func NewRegistry() *Registry {
 
 func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 	if e.Name == "" {
-		return fmt.Errorf("%w: %s entry with an empty name", ErrBadParameter, kind)
+		return fmt.Errorf("%w: %s entry with an empty name", tokendist.ErrBadParameter, kind)
 	}
 	seen := map[string]bool{}
 	for _, p := range e.Params {
 		if p.Name == "" || seen[p.Name] {
-			return fmt.Errorf("%w: %s %s: empty or repeated parameter name %q", ErrBadParameter, kind, e.Name, p.Name)
+			return fmt.Errorf("%w: %s %s: empty or repeated parameter name %q", tokendist.ErrBadParameter, kind, e.Name, p.Name)
 		}
 		seen[p.Name] = true
 		if p.Type < ParamInt || p.Type > ParamInts {
-			return fmt.Errorf("%w: %s %s: parameter %s has type %v", ErrBadParameter, kind, e.Name, p.Name, p.Type)
+			return fmt.Errorf("%w: %s %s: parameter %s has type %v", tokendist.ErrBadParameter, kind, e.Name, p.Name, p.Type)
 		}
 		if p.Default != nil {
 			if _, err := p.Convert(p.Default); err != nil {
@@ -480,7 +482,7 @@ func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 // name, a repeated or untyped parameter, a default of the wrong type, or a nil f.
 func (r *Registry) RegisterNetwork(e Entry, f NetworkFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil NetworkFunc for %s", ErrBadParameter, e.Name)
+		return fmt.Errorf("%w: nil NetworkFunc for %s", tokendist.ErrBadParameter, e.Name)
 	}
 	return r.add(KindNetwork, e, &regEntry{network: f})
 }
@@ -488,7 +490,7 @@ func (r *Registry) RegisterNetwork(e Entry, f NetworkFunc) error {
 // RegisterLoads adds (or replaces) the load distribution e.Name.
 func (r *Registry) RegisterLoads(e Entry, f LoadsFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil LoadsFunc for %s", ErrBadParameter, e.Name)
+		return fmt.Errorf("%w: nil LoadsFunc for %s", tokendist.ErrBadParameter, e.Name)
 	}
 	return r.add(KindLoads, e, &regEntry{loads: f})
 }
@@ -498,7 +500,7 @@ func (r *Registry) RegisterLoads(e Entry, f LoadsFunc) error {
 // file.
 func (r *Registry) RegisterAlgorithm(e Entry, f AlgorithmFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil AlgorithmFunc for %s", ErrBadParameter, e.Name)
+		return fmt.Errorf("%w: nil AlgorithmFunc for %s", tokendist.ErrBadParameter, e.Name)
 	}
 	return r.add(KindAlgorithm, e, &regEntry{algorithm: f})
 }
@@ -507,7 +509,7 @@ func (r *Registry) RegisterAlgorithm(e Entry, f AlgorithmFunc) error {
 // for it.
 func (r *Registry) RegisterMetric(e Entry, f MetricFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil MetricFunc for %s", ErrBadParameter, e.Name)
+		return fmt.Errorf("%w: nil MetricFunc for %s", tokendist.ErrBadParameter, e.Name)
 	}
 	return r.add(KindMetric, e, &regEntry{metric: f})
 }
@@ -516,7 +518,7 @@ func (r *Registry) RegisterMetric(e Entry, f MetricFunc) error {
 // caller's) with an arbitrary constructor value, retrieved by Constructor.
 func (r *Registry) RegisterOther(kind Kind, e Entry, constructor any) error {
 	if constructor == nil {
-		return fmt.Errorf("%w: nil constructor for %s %s", ErrBadParameter, kind, e.Name)
+		return fmt.Errorf("%w: nil constructor for %s %s", tokendist.ErrBadParameter, kind, e.Name)
 	}
 	return r.add(kind, e, &regEntry{other: constructor})
 }
@@ -646,16 +648,16 @@ type Spec struct {
 	// Churn, if not nil, names the KindChurn entry of RunOptions.Churn.
 	Churn *Choice `json:"churn,omitempty"`
 	// Steady, if not nil, is RunOptions.Steady; Run then adds the steady-state metrics
-	// to SpecResult.Metrics (see dynamicMetrics).
-	Steady *SteadyOptions `json:"steady,omitempty"`
+	// to Result.Metrics (see dynamicMetrics).
+	Steady *tokendist.SteadyOptions `json:"steady,omitempty"`
 }
 
-// SpecResult is the outcome of Registry.Run.
-type SpecResult struct {
+// Result is the outcome of Registry.Run.
+type Result struct {
 	// Spec is the canonical spec that ran.
 	Spec Spec `json:"spec"`
 	// Result is Run's result.
-	Result Result `json:"result"`
+	Result tokendist.Result `json:"result"`
 	// N and Edges describe the network; InitialDiscrepancy and Total the initial loads.
 	N                  int   `json:"n"`
 	Edges              int   `json:"edges"`
@@ -717,7 +719,7 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 	if s.Steady != nil {
 		st := *s.Steady
 		if st.WarmUp < 0 || st.Every < 0 {
-			return s, fmt.Errorf("%w: negative steady warm_up %d or every %d", ErrBadParameter, st.WarmUp, st.Every)
+			return s, fmt.Errorf("%w: negative steady warm_up %d or every %d", tokendist.ErrBadParameter, st.WarmUp, st.Every)
 		}
 		if st.Every == 0 {
 			st.Every = 1
@@ -725,7 +727,7 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 		s.Steady = &st
 	}
 	if s.Stop.MaxSteps < 0 || s.SampleEvery < 0 {
-		return s, fmt.Errorf("%w: negative max_steps %d or sample_every %d", ErrBadParameter, s.Stop.MaxSteps, s.SampleEvery)
+		return s, fmt.Errorf("%w: negative max_steps %d or sample_every %d", tokendist.ErrBadParameter, s.Stop.MaxSteps, s.SampleEvery)
 	}
 	ms := append([]string(nil), s.Metrics...)
 	sort.Strings(ms)
@@ -757,7 +759,7 @@ func DeriveSeed(seed uint64, i uint64) uint64 {
 
 // Build returns the network, initial loads and a fresh balancer of the canonical spec s
 // (see Canonical). It costs the constructors'.
-func (r *Registry) Build(s Spec) (*Graph, Loads, Balancer, error) {
+func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.Balancer, error) {
 	ne, err := r.lookup(KindNetwork, s.Network.Name)
 	if err != nil {
 		return nil, nil, nil, err
@@ -771,14 +773,14 @@ func (r *Registry) Build(s Spec) (*Graph, Loads, Balancer, error) {
 		return nil, nil, nil, err
 	}
 	if ne.network == nil || le.loads == nil || ae.algorithm == nil {
-		return nil, nil, nil, fmt.Errorf("%w: entry without a constructor", ErrBadParameter)
+		return nil, nil, nil, fmt.Errorf("%w: entry without a constructor", tokendist.ErrBadParameter)
 	}
 	g, err := ne.network(s.Network.Params, DeriveSeed(s.Seed, 1))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, err)
 	}
 	if g == nil {
-		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, ErrNilNetwork)
+		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, tokendist.ErrNilNetwork)
 	}
 	l, err := le.loads(g, s.Loads.Params, DeriveSeed(s.Seed, 2))
 	if err != nil {
@@ -789,30 +791,30 @@ func (r *Registry) Build(s Spec) (*Graph, Loads, Balancer, error) {
 		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
 	if b == nil {
-		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, ErrNilBalancer)
+		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, tokendist.ErrNilBalancer)
 	}
 	return g, l, b, nil
 }
 
 // Run canonicalises s, builds its network, loads and balancer, runs them with Run
 // (RunOptions from s's stop rule, seed and sampling; workers bounds the goroutines per
-// step, 0 meaning GOMAXPROCS) and computes the requested metrics. The SpecResult holds
+// step, 0 meaning GOMAXPROCS) and computes the requested metrics. The Result holds
 // the canonical spec. A failed run returns the partial result and Run's error. Same
 // spec, same result, for any workers.
-func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, error) {
+func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error) {
 	s, err := r.Canonical(s)
 	if err != nil {
-		return SpecResult{Spec: s, Result: Result{Status: StatusFailed}}, err
+		return Result{Spec: s, Result: tokendist.Result{Status: tokendist.StatusFailed}}, err
 	}
-	out := SpecResult{Spec: s}
+	out := Result{Spec: s}
 	g, l, b, err := r.Build(s)
 	if err != nil {
-		out.Result.Status = StatusFailed
+		out.Result.Status = tokendist.StatusFailed
 		return out, err
 	}
 	out.N, out.Edges = g.Order(), g.Size()
 	out.Total, out.InitialDiscrepancy = l.Total(), l.Discrepancy()
-	opts := RunOptions{
+	opts := tokendist.RunOptions{
 		MaxSteps:          s.Stop.MaxSteps,
 		UseTarget:         s.Stop.UseTarget,
 		TargetDiscrepancy: s.Stop.Target,
@@ -824,22 +826,22 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 		Steady:            s.Steady,
 	}
 	if opts.Workload, opts.Churn, err = r.BuildDynamic(s); err != nil {
-		out.Result.Status = StatusFailed
+		out.Result.Status = tokendist.StatusFailed
 		return out, err
 	}
 	if s.Stop.Tau {
-		sp, err := LambdaMax(g, nil)
+		sp, err := tokendist.LambdaMax(g, nil)
 		if err != nil {
-			out.Result.Status = StatusFailed
+			out.Result.Status = tokendist.StatusFailed
 			return out, fmt.Errorf("stop tau: %w", err)
 		}
 		k := out.InitialDiscrepancy
 		if k < 1 {
 			k = 1
 		}
-		tau, err := BalancingTime(sp.LambdaMax, g.Order(), k)
+		tau, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), k)
 		if err != nil {
-			out.Result.Status = StatusFailed
+			out.Result.Status = tokendist.StatusFailed
 			return out, fmt.Errorf("stop tau: %w", err)
 		}
 		if opts.MaxSteps == 0 || tau < opts.MaxSteps {
@@ -847,7 +849,7 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (SpecResult, er
 		}
 	}
 	out.MaxSteps = opts.MaxSteps
-	res, err := Run(ctx, g, l, b, &opts)
+	res, err := tokendist.Run(ctx, g, l, b, &opts)
 	out.Result = res
 	if err != nil {
 		return out, err

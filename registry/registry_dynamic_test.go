@@ -1,4 +1,4 @@
-package tokendist
+package registry
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 )
 
 func TestRegistryWorkloadsAndChurn(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	trace := filepath.Join(t.TempDir(), "trace.csv")
 	if err := os.WriteFile(trace, []byte("step,node,count\n1,0,5\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -59,7 +61,7 @@ func TestRegistryWorkloadsAndChurn(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || !errors.Is(err, ErrBadParameter) || !strings.Contains(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), tc.bad) {
+		if err == nil || !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), tc.bad) {
 			t.Errorf("%s %v: error %v, want a tokendist: error naming %s", tc.name, tc.params, err, tc.bad)
 		}
 	}
@@ -70,12 +72,12 @@ func TestRegistryWorkloadsAndChurn(t *testing.T) {
 }
 
 func TestRegistryWorkloadRun(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	s := Spec{Network: Choice{Name: "path", Params: Params{"n": 16}}, Loads: Choice{Name: "constant", Params: Params{"per_node": 4}},
 		Algorithm: Choice{Name: "threshold-1"}, Stop: StopRule{MaxSteps: 400}, Seed: 3,
 		Workload: []Choice{{Name: "poisson", Params: Params{"rate": 0.05}}, {Name: "service", Params: Params{"mu": 0.1}}},
 		Churn:    &Choice{Name: "random-churn", Params: Params{"fail": 0.01, "recover": 0.2}},
-		Steady:   &SteadyOptions{WarmUp: 100}}
+		Steady:   &tokendist.SteadyOptions{WarmUp: 100}}
 	out, err := reg.Run(context.Background(), s, 2)
 	if err != nil {
 		t.Fatal(err)

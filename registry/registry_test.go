@@ -1,4 +1,4 @@
-package tokendist
+package registry
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 )
 
 func ch(name string, kv ...any) Choice {
@@ -23,7 +25,7 @@ func ch(name string, kv ...any) Choice {
 // TestRegistryEveryAlgorithm runs every built-in algorithm once on a network it accepts
 // and checks conservation and the determinism of the canonical spec.
 func TestRegistryEveryAlgorithm(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	tree := ch("kary-tree", "height", 3)
 	cube := ch("hypercube", "d", 4)
 	rr := ch("random-regular", "n", 32, "d", 4)
@@ -58,7 +60,7 @@ func TestRegistryEveryAlgorithm(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if a.Result.Status == StatusFailed || a.Result.Status == StatusNotStarted {
+		if a.Result.Status == tokendist.StatusFailed || a.Result.Status == tokendist.StatusNotStarted {
 			t.Errorf("%s: status %v", name, a.Result.Status)
 		}
 		if name != "ring" && a.Result.Loads.Total() != a.Total {
@@ -85,7 +87,7 @@ func TestRegistryEveryAlgorithm(t *testing.T) {
 }
 
 func TestRegistryCanonicalDefaults(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	a, err := reg.Canonical(Spec{Network: ch("kary-tree", "height", 2), Loads: ch("point-mass", "tokens", 5), Algorithm: ch("threshold-1")})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func TestRegistryCanonicalDefaults(t *testing.T) {
 }
 
 func TestRegistryErrors(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	base := Spec{Network: ch("path", "n", 4), Loads: ch("point-mass", "tokens", 5), Algorithm: ch("threshold-1")}
 	for _, tc := range []struct {
 		name string
@@ -140,14 +142,14 @@ func TestRegistryErrors(t *testing.T) {
 	if _, err := reg.Lookup(KindAlgorithm, "x"); !errors.Is(err, ErrUnknownName) {
 		t.Errorf("Lookup: %v", err)
 	}
-	if err := reg.RegisterNetwork(Entry{Name: "bad", Params: []Param{{Name: "x", Type: ParamInt, Default: "s"}}}, func(Params, uint64) (*Graph, error) { return nil, nil }); err == nil {
+	if err := reg.RegisterNetwork(Entry{Name: "bad", Params: []Param{{Name: "x", Type: ParamInt, Default: "s"}}}, func(Params, uint64) (*tokendist.Graph, error) { return nil, nil }); err == nil {
 		t.Error("a default of the wrong type was accepted")
 	}
 }
 
 type halfBalancer struct{}
 
-func (halfBalancer) Step(s *State) error {
+func (halfBalancer) Step(s *tokendist.State) error {
 	l := s.Loads
 	for i := 0; i+1 < len(l); i += 2 {
 		t := l[i] + l[i+1]
@@ -158,9 +160,11 @@ func (halfBalancer) Step(s *State) error {
 func (halfBalancer) String() string { return "half" }
 
 func TestRegistryCustomBalancer(t *testing.T) {
-	reg := NewRegistry()
+	reg := New()
 	err := reg.RegisterAlgorithm(Entry{Name: "half", Doc: "pairs (0,1), (2,3), ... split their tokens"},
-		func(*Graph, Loads, Params) (Balancer, error) { return halfBalancer{}, nil })
+		func(*tokendist.Graph, tokendist.Loads, Params) (tokendist.Balancer, error) {
+			return halfBalancer{}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,10 +173,10 @@ func TestRegistryCustomBalancer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Loads{4, 5, 2, 2}); !reflect.DeepEqual(r.Result.Loads, want) {
+	if want := (tokendist.Loads{4, 5, 2, 2}); !reflect.DeepEqual(r.Result.Loads, want) {
 		t.Errorf("loads %v, want %v", r.Result.Loads, want)
 	}
-	if _, err := NewRegistry().Lookup(KindAlgorithm, "half"); err == nil {
+	if _, err := New().Lookup(KindAlgorithm, "half"); err == nil {
 		t.Error("a registration leaked into another registry")
 	}
 }
@@ -183,7 +187,7 @@ func TestRegistryFileNetworks(t *testing.T) {
 	os.WriteFile(el, []byte("# a path\n0 1\n1 2 # comment\n\n2 3\n"), 0o644)
 	dt := filepath.Join(dir, "g.dot")
 	os.WriteFile(dt, []byte("graph { a -- b; b -- c; c -- d; d -- a }"), 0o644)
-	reg := NewRegistry()
+	reg := New()
 	for _, tc := range []struct {
 		c     Choice
 		n, m  int
