@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
 // pairAverage is a test-only balancer: at step t it visits the edges of one node
@@ -53,7 +53,7 @@ func (leaky) Step(s *tokendist.State) error {
 }
 
 func TestContractPairAverage(t *testing.T) {
-	contract.Check(t, contract.Case{
+	tokendisttest.Check(t, tokendisttest.Case{
 		Name: "pairAverage",
 		New:  func(g *tokendist.Graph) (tokendist.Balancer, error) { return &pairAverage{}, nil },
 	})

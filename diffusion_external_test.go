@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
 // schemes lists the discrete schemes of Table 1 with their constructors.
@@ -30,7 +30,7 @@ var schemes = []struct {
 
 func TestContractDiffusionSchemes(t *testing.T) {
 	for _, sc := range schemes {
-		contract.Check(t, contract.Case{
+		tokendisttest.Check(t, tokendisttest.Case{
 			Name: sc.name,
 			New:  func(g *tokendist.Graph) (tokendist.Balancer, error) { return sc.new(g) },
 		})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
 // dxLong enables the larger sweeps (TOKENDIST_LONG=1).
@@ -222,25 +222,25 @@ func dxEqual(a, b []int64) bool {
 }
 
 func TestContractThreshold2(t *testing.T) {
-	contract.Check(t, contract.Case{Name: "threshold2", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+	tokendisttest.Check(t, tokendisttest.Case{Name: "threshold2", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewThreshold2(g, nil)
 	}})
 }
 
 func TestContractThreshold1(t *testing.T) {
-	contract.Check(t, contract.Case{Name: "threshold1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+	tokendisttest.Check(t, tokendisttest.Case{Name: "threshold1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewThreshold1(g, nil)
 	}})
 }
 
 func TestContractDiscrepancy1(t *testing.T) {
-	contract.Check(t, contract.Case{Name: "discrepancy1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+	tokendisttest.Check(t, tokendisttest.Case{Name: "discrepancy1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewDiscrepancy1(g, nil, 0)
 	}})
 }
 
 func TestContractSpanningTree(t *testing.T) {
-	contract.Check(t, contract.Case{Name: "spanningtree", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+	tokendisttest.Check(t, tokendisttest.Case{Name: "spanningtree", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewSpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
 			return tokendist.NewDiscrepancy1(tree, nil, 0)
 		})
@@ -248,7 +248,7 @@ func TestContractSpanningTree(t *testing.T) {
 }
 
 func TestContractCustomProtocol(t *testing.T) {
-	contract.Check(t, contract.Case{Name: "halving", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
+	tokendisttest.Check(t, tokendisttest.Case{Name: "halving", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewDimensionExchange(g, nil, dxHalving{})
 	}})
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
 func TestContractCubeBalancers(t *testing.T) {
@@ -32,7 +32,7 @@ func TestContractCubeBalancers(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		contract.Check(t, contract.Case{Name: c.name, New: c.new})
+		tokendisttest.Check(t, tokendisttest.Case{Name: c.name, New: c.new})
 	}
 }
 
@@ -58,7 +58,7 @@ func TestContractMultiBalance(t *testing.T) {
 	}
 	names := []string{"NewMultiBalance", "NewMultiBalance/Ascending", "NewMultiBalance/MinError"}
 	for i, o := range []tokendist.MultiOptions{{}, {Ascending: true}, {MinError: true}} {
-		contract.Check(t, contract.Case{
+		tokendisttest.Check(t, tokendisttest.Case{
 			Name:  names[i],
 			Loads: sums,
 			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {

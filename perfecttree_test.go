@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 	"go.uber.org/goleak"
 )
 
@@ -225,7 +225,7 @@ func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.Per
 
 func TestPerfectTreeContract(t *testing.T) {
 	for _, p := range []tokendist.DelayPolicy{tokendist.NewUnitDelays(), ptMust(tokendist.NewRandomDelays(4))} {
-		contract.Check(t, contract.Case{
+		tokendisttest.Check(t, tokendisttest.Case{
 			Name: "PerfectTree-" + fmt.Sprint(p),
 			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 				return tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: true})

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/internal/contract"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
 // ringCase returns a contract case for a ring policy: the balancer applies to the rings
 // among the contract's networks (Ring(7), Ring(8) and Path(1) = R_1) and rejects the
 // others with ErrBadParameter.
-func ringCase(name string, policy tokendist.RingPolicy, grid bool) contract.Case {
-	return contract.Case{
+func ringCase(name string, policy tokendist.RingPolicy, grid bool) tokendisttest.Case {
+	return tokendisttest.Case{
 		Name: name,
 		New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 			var b *tokendist.RingScheduler
@@ -39,21 +39,21 @@ func ringCase(name string, policy tokendist.RingPolicy, grid bool) contract.Case
 }
 
 // ringNetworks adds the small rings R_2 (one edge) and R_3 to the contract's networks.
-func ringNetworks() []contract.Network {
-	nets := contract.Networks()
+func ringNetworks() []tokendisttest.Network {
+	nets := tokendisttest.Networks()
 	for _, p := range []int{2, 3} {
 		g, err := tokendist.Ring(p)
 		if err != nil {
 			panic(err)
 		}
-		nets = append(nets, contract.Network{Name: g.String(), Graph: g})
+		nets = append(nets, tokendisttest.Network{Name: g.String(), Graph: g})
 	}
 	return nets
 }
 
 func TestContractRing(t *testing.T) {
-	contract.Check(t, ringCase("ring-ksbf-tree", tokendist.RingPolicyKSBF, false))
-	contract.Check(t, ringCase("ring-ksbf-grid", tokendist.RingPolicyKSBF, true))
-	contract.Check(t, ringCase("ring-random-tree", tokendist.RingPolicyRandom, false))
-	contract.Check(t, ringCase("ring-lessloaded-grid", tokendist.RingPolicyLessLoaded, true))
+	tokendisttest.Check(t, ringCase("ring-ksbf-tree", tokendist.RingPolicyKSBF, false))
+	tokendisttest.Check(t, ringCase("ring-ksbf-grid", tokendist.RingPolicyKSBF, true))
+	tokendisttest.Check(t, ringCase("ring-random-tree", tokendist.RingPolicyRandom, false))
+	tokendisttest.Check(t, ringCase("ring-lessloaded-grid", tokendist.RingPolicyLessLoaded, true))
 }

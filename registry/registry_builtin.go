@@ -575,7 +575,7 @@ func registerAlgorithms(r *Registry) {
 				if err != nil {
 					return nil, err
 				}
-				return tokendist.NewRingTree(g.Order(), t, opts)
+				return onRing(g, l)(tokendist.NewRingTree(g.Order(), t, opts))
 			}
 			var gd tokendist.GridDag
 			if dag == "pyramid-grid" {
@@ -586,8 +586,22 @@ func registerAlgorithms(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.NewRingGrid(g.Order(), gd, opts)
+			return onRing(g, l)(tokendist.NewRingGrid(g.Order(), gd, opts))
 		}))
+}
+
+// onRing returns a check that the scheduler accepts g as its ring R_p, so that the
+// algorithm refuses another network when it is built, not when it is run.
+func onRing(g *tokendist.Graph, l tokendist.Loads) func(*tokendist.RingScheduler, error) (tokendist.Balancer, error) {
+	return func(b *tokendist.RingScheduler, err error) (tokendist.Balancer, error) {
+		if err != nil {
+			return nil, err
+		}
+		if err := b.Init(&tokendist.State{Net: g, Loads: l.Clone()}); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 }
 
 func registerMetrics(r *Registry) {
