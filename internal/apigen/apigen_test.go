@@ -102,3 +102,64 @@ func TestDiffAndUpdate(t *testing.T) {
 		t.Fatal("removal from a frozen v1: want an error")
 	}
 }
+
+// TestSurfacePromoted checks that methods and fields promoted from embedded types of the
+// same package are listed on the embedding type, with Go's method-set rules, and that a
+// declared name shadows a promoted one.
+func TestSurfacePromoted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p.go"), `package p
+
+type engine struct{ Rate int; inner }
+func (e *engine) Step() error { return nil }
+func (e engine) Name() string { return "" }
+func (e *engine) hidden() {}
+type inner struct{ Depth int }
+func (inner) Deep() int { return 0 }
+type A struct{ engine }
+func (a *A) Name() string { return "a" }
+type B struct{ *engine }
+type c struct{ engine }
+`)
+	got, err := Surface(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"pkg p, method (*A) Name() string",
+		"pkg p, method (*A) Step() error",
+		"pkg p, method (A) Deep() int",
+		"pkg p, method (B) Deep() int",
+		"pkg p, method (B) Name() string",
+		"pkg p, method (B) Step() error",
+		"pkg p, type A struct",
+		"pkg p, type A struct, Depth int",
+		"pkg p, type A struct, Rate int",
+		"pkg p, type B struct",
+		"pkg p, type B struct, Depth int",
+		"pkg p, type B struct, Rate int",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("surface:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestModuleSurface checks that every public package of a module is listed under its
+// path, and that internal, cmd, examples and package main are not.
+func TestModuleSurface(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/lib\n")
+	writeFile(t, filepath.Join(dir, "lib.go"), "package lib\nfunc Root() {}\n")
+	writeFile(t, filepath.Join(dir, "sub", "sub.go"), "package sub\nfunc Sub() {}\n")
+	writeFile(t, filepath.Join(dir, "internal", "x", "x.go"), "package x\nfunc X() {}\n")
+	writeFile(t, filepath.Join(dir, "cmd", "c", "main.go"), "package main\nfunc Main() {}\n")
+	writeFile(t, filepath.Join(dir, "tool", "main.go"), "package main\nfunc Tool() {}\n")
+	got, err := ModuleSurface(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"pkg lib, func Root()", "pkg lib/sub, func Sub()"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("module surface:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
