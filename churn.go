@@ -21,13 +21,13 @@ import (
 // Rules: Init is called once per run, before the balancer's Init. Apply sets
 // s.Live[e] for both ends e of a link to the same value, depends only on (s.Seed,
 // s.Steps) and the schedule, does not allocate, and returns the number of links that
-// are down after it. The built-in schedules are NewRandomChurn and NewChurnSchedule.
+// are down after it. The built-in schedules are NewRandomLinkChurn and NewScheduledLinkChurn.
 type Churn interface {
 	Init(s *State) error
 	Apply(s *State) (down int, err error)
 }
 
-// streamChurn is the random stream of NewRandomChurn.
+// streamChurn is the random stream of NewRandomLinkChurn.
 const streamChurn = -3
 
 // LinkEvent is one entry of a churn schedule: after step Step − 1 (so for step Step and
@@ -41,7 +41,7 @@ type LinkEvent struct {
 	Up bool
 }
 
-// LinkChurn is a churn schedule, random (NewRandomChurn) or listed (NewChurnSchedule).
+// LinkChurn is a churn schedule, random (NewRandomLinkChurn) or listed (NewScheduledLinkChurn).
 // Apply costs O(1 + events of the step) for a list and O(1 + (p+q)·m) expected for
 // random churn on m links (the affected links are found by geometric skips); it does
 // not allocate.
@@ -57,21 +57,21 @@ type LinkChurn struct {
 	r               *rand.Rand
 }
 
-// NewRandomChurn returns random churn: before every step, each link that is down comes
+// NewRandomLinkChurn returns random churn: before every step, each link that is down comes
 // back up with probability recover, then each link that is up fails with probability
 // fail, independently. The stationary fraction of links down is fail/(fail + recover
 // − fail·recover) when both are positive. Both must be in [0, 1].
-func NewRandomChurn(fail, recover float64) (*LinkChurn, error) {
+func NewRandomLinkChurn(fail, recover float64) (*LinkChurn, error) {
 	if !(fail >= 0 && fail <= 1) || !(recover >= 0 && recover <= 1) {
 		return nil, badParam("churn rates fail %v, recover %v: need both in [0, 1]", fail, recover)
 	}
 	return &LinkChurn{fail: fail, recover: recover}, nil
 }
 
-// NewChurnSchedule returns a listed churn schedule; events may come in any order and
+// NewScheduledLinkChurn returns a listed churn schedule; events may come in any order and
 // are applied by step (ties in the given order). Steps must be ≥ 0; Init checks that
 // every (U, V) is a link of the network.
-func NewChurnSchedule(events []LinkEvent) (*LinkChurn, error) {
+func NewScheduledLinkChurn(events []LinkEvent) (*LinkChurn, error) {
 	ev := append([]LinkEvent(nil), events...)
 	for i, e := range ev {
 		if e.Step < 0 || e.U < 0 || e.V < 0 {

@@ -21,7 +21,7 @@
 //
 // One rule for constructors and one for runners, applied everywhere:
 //
-//   - A function that returns a stateful object — a Balancer, a DelayPolicy, an
+//   - A function that returns a stateful object — a Balancer, a Delays, an
 //     ObserverTour, a Deviation, a Quadrature — is New followed by what it builds:
 //     NewThreshold1, NewHypercubeBalance, NewMultiBalance, NewRandomizedDiffusion,
 //     NewPerfectTree, NewRingTree, NewUnitDelays. NewGraph and NewEdgeColoring build
@@ -115,12 +115,12 @@
 // # Dynamic runs
 //
 // RunOptions.Workload adds and removes tokens after every step — NewPoissonArrivals (λ
-// per node or per network), NewHotSpot, NewAdversary (at the heaviest node),
+// per node or per network), NewHotSpotArrivals, NewAdversary (at the heaviest node),
 // NewTraceArrivals (a CSV trace), NewService (μ per node), composed with
 // NewCombinedWorkload and shaped with NewBursts and NewWindow — and Run checks exact
 // accounting: total = initial + arrivals − completions (Result.Arrived,
-// Result.Completed). RunOptions.Churn fails and recovers links (NewRandomChurn,
-// NewChurnSchedule) through State.Live; the dimension-exchange schemes keep the
+// Result.Completed). RunOptions.Churn fails and recovers links (NewRandomLinkChurn,
+// NewScheduledLinkChurn) through State.Live; the dimension-exchange schemes keep the
 // colouring of the full graph and skip links that are down, the diffusion and matching
 // schemes use the live links. RunOptions.Steady measures the time-average and
 // 95th-percentile discrepancy and maximum load after a warm-up, tokens moved per

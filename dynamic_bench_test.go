@@ -20,13 +20,13 @@ func TestDynamicNoAllocPerStep(t *testing.T) {
 	start, _ := UniformRandom(g.Order(), 10000, 1)
 	mk := func() *RunOptions {
 		a, _ := NewPoissonArrivals(0.05, true)
-		h, _ := NewHotSpot(3, 1, 2)
+		h, _ := NewHotSpotArrivals(3, 1, 2)
 		adv, _ := NewAdversary(0.5)
 		tr, _ := NewTraceArrivals(strings.NewReader("5,1,3\n500,2,3\n"))
 		bu, _ := NewBursts(h, 3, 4)
 		sv, _ := NewService(0.3)
 		w, _ := NewCombinedWorkload(a, bu, adv, tr, sv)
-		c, _ := NewRandomChurn(0.01, 0.1)
+		c, _ := NewRandomLinkChurn(0.01, 0.1)
 		return &RunOptions{Workload: w, Churn: c, Seed: 3, Workers: 1}
 	}
 	for _, build := range []func() (Balancer, error){

@@ -75,7 +75,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	tree, _ := KaryTree(KaryShape{Height: 3, Arity: 2})
 	center, _ := tree.Center()
 	t1, _ := NewThreshold1(tree, nil)
-	h, _ := NewHotSpot(2, center)
+	h, _ := NewHotSpotArrivals(2, center)
 	sv, _ := NewService(0.5)
 	cw, _ := NewCombinedWorkload(h, sv)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
@@ -86,7 +86,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 		t.Fatalf("hot spot at rate 2: %v; %v", res, res.Steady)
 	}
 	// Below the cut capacity (rate 1 < 0.5 + 2/3) it keeps up.
-	h, _ = NewHotSpot(1, center)
+	h, _ = NewHotSpotArrivals(1, center)
 	cw, _ = NewCombinedWorkload(h, sv)
 	t1, _ = NewThreshold1(tree, nil)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
@@ -125,7 +125,7 @@ func TestCutConditionHotSpot(t *testing.T) {
 		unstable bool
 	}{{1.2, false}, {1.8, true}} {
 		b, _ := NewThreshold2(g, nil)
-		h, _ := NewHotSpot(tc.rate, 0)
+		h, _ := NewHotSpotArrivals(tc.rate, 0)
 		sv, _ := NewService(0.5)
 		w, _ := NewCombinedWorkload(h, sv)
 		res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 12000, Seed: 2, Workload: w, Steady: &SteadyOptions{WarmUp: 4000}})
@@ -153,7 +153,7 @@ func TestRandomMatchingUnderLinkFailures(t *testing.T) {
 			b, _ := NewRandomMatching(g)
 			o := &RunOptions{MaxSteps: 20000, Seed: seed, UseTarget: true, TargetDiscrepancy: 3}
 			if churn {
-				o.Churn, _ = NewRandomChurn(0.3, 0.3)
+				o.Churn, _ = NewRandomLinkChurn(0.3, 0.3)
 			}
 			res, err := Run(context.Background(), g, start, b, o)
 			if err != nil {

@@ -107,7 +107,7 @@ func dynWorkload(t testing.TB) Workload {
 }
 
 func dynChurn(t testing.TB) Churn {
-	c, err := NewRandomChurn(0.1, 0.3)
+	c, err := NewRandomLinkChurn(0.1, 0.3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 type PerfectTreeOptions struct {
 	// Delays is the simulated runtime's delay policy (nil: NewUnitDelays). The concurrent
 	// runtime ignores it: its delays are the Go scheduler's.
-	Delays DelayPolicy
+	Delays Delays
 	// ShufflePorts numbers each node's channels 1..deg in a random order fixed by the
 	// seed, instead of in ascending neighbour order.
 	ShufflePorts bool
@@ -196,7 +196,7 @@ func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
 		pt.opts = *opts
 	}
 	if pt.opts.Delays == nil {
-		pt.opts.Delays = NewUnitDelays()
+		pt.opts.Delays = ptUnitDelays{}
 	}
 	return pt, nil
 }

@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 )
 
-// DelayPolicy decides how long each message of the simulated perfect-tree runtime
+// Delays decides how long each message of the simulated perfect-tree runtime
 // (PerfectTree) takes to cross its link: it is the adversary of the asynchronous model of
 // Margara, Pistocchi and Vassura (section 1). Links stay FIFO whatever the policy, since
 // a sender is busy until its message arrives (single-port model). Delay is called once
 // per message, in the order the messages are sent, and should cost O(1) and not
 // allocate; implementations may keep state, and Reset starts a run, so one policy value
 // must not serve two runs at the same time.
-type DelayPolicy interface {
+type Delays interface {
 	// Reset prepares the policy for a run on n nodes with the run's seed.
 	Reset(n int, seed uint64)
 	// Delay returns the transit time (≥ 1; smaller values count as 1; above MaxDelay
@@ -21,15 +21,16 @@ type DelayPolicy interface {
 	Delay(now int64, from, to int, seq int64) int64
 }
 
-// MaxDelay is the longest transit time a DelayPolicy may give a message (one Step is one
+// MaxDelay is the longest transit time a Delays may give a message (one Step is one
 // time unit, so a run costs at least its longest delay in steps); a longer delay fails
 // the run with ErrBadParameter.
 const MaxDelay = 1 << 24
 
 // NewUnitDelays returns the synchronous policy: every message takes one time unit. It is
 // the default, and the one under which the paper's time bounds (section 5) are stated.
-// It costs O(1).
-func NewUnitDelays() DelayPolicy { return ptUnitDelays{} }
+// It never fails; it returns an error for the same signature as its siblings. It costs
+// O(1).
+func NewUnitDelays() (Delays, error) { return ptUnitDelays{}, nil }
 
 type ptUnitDelays struct{}
 
@@ -40,7 +41,7 @@ func (ptUnitDelays) String() string                     { return "unit" }
 // NewRandomDelays returns a policy drawing every delay uniformly from 1..max with a
 // generator seeded from the run's seed, so runs are reproducible. It fails unless
 // max ≥ 1.
-func NewRandomDelays(max int64) (DelayPolicy, error) {
+func NewRandomDelays(max int64) (Delays, error) {
 	if max < 1 || max > MaxDelay {
 		return nil, badParam("NewRandomDelays needs 1 ≤ max ≤ MaxDelay, got %d", max)
 	}
@@ -60,8 +61,9 @@ func (d *ptRandomDelays) String() string                     { return fmt.Sprint
 
 // NewSerialDelays returns the adversary that always delivers the most recent message last:
 // each message arrives one unit after every message already in flight, so the network
-// carries one message at a time and no two events are simultaneous. It costs O(1).
-func NewSerialDelays() DelayPolicy { return &ptSerialDelays{} }
+// carries one message at a time and no two events are simultaneous. It never fails; it
+// returns an error for the same signature as its siblings. It costs O(1).
+func NewSerialDelays() (Delays, error) { return &ptSerialDelays{}, nil }
 
 type ptSerialDelays struct{ last int64 }
 
@@ -75,7 +77,7 @@ func (d *ptSerialDelays) String() string { return "serial (most recent last)" }
 // NewReverseDelays returns the adversary that delivers newer messages first: within each
 // block of window consecutive messages, message seq takes window − seq mod window units,
 // so later sends overtake earlier ones on other links. It fails unless window ≥ 1.
-func NewReverseDelays(window int64) (DelayPolicy, error) {
+func NewReverseDelays(window int64) (Delays, error) {
 	if window < 1 || window > MaxDelay {
 		return nil, badParam("NewReverseDelays needs 1 ≤ window ≤ MaxDelay, got %d", window)
 	}
@@ -94,7 +96,7 @@ func (d ptReverseDelays) String() string { return fmt.Sprintf("reverse(window %d
 // takes either 1 or slow units, half of them slow, chosen by hashing the link with the
 // run's seed. Whole subtrees then lag behind their neighbours, which is what makes the
 // phases of different nodes overlap. It fails unless slow ≥ 1.
-func NewSlowLinkDelays(slow int64) (DelayPolicy, error) {
+func NewSlowLinkDelays(slow int64) (Delays, error) {
 	if slow < 1 || slow > MaxDelay {
 		return nil, badParam("NewSlowLinkDelays needs 1 ≤ slow ≤ MaxDelay, got %d", slow)
 	}

@@ -149,7 +149,7 @@ func TestPTDeadlockDetected(t *testing.T) {
 
 	var sm ptSim
 	s := &State{Net: g, Loads: loads.Clone()}
-	o := &PerfectTreeOptions{Delays: NewUnitDelays()}
+	o := &PerfectTreeOptions{Delays: ptUnitDelays{}}
 	// Initialise, then replay time 0 with stuck programs.
 	require.NoError(t, sm.init(g, s, o))
 	ptStuck(sm.nodes)

@@ -141,7 +141,7 @@ type ptSim struct {
 	n      int
 	g      *Graph
 	st     *State
-	delays DelayPolicy
+	delays Delays
 	ports  ptPorts
 	nodes  []ptNode
 	subT   []int64

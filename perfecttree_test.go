@@ -29,11 +29,11 @@ func ptMust[T any](x T, err error) T {
 }
 
 // ptPolicies returns one instance of every delay policy.
-func ptPolicies() []tokendist.DelayPolicy {
-	return []tokendist.DelayPolicy{
-		tokendist.NewUnitDelays(),
+func ptPolicies() []tokendist.Delays {
+	return []tokendist.Delays{
+		ptMust(tokendist.NewUnitDelays()),
 		ptMust(tokendist.NewRandomDelays(5)),
-		tokendist.NewSerialDelays(),
+		ptMust(tokendist.NewSerialDelays()),
 		ptMust(tokendist.NewReverseDelays(7)),
 		ptMust(tokendist.NewSlowLinkDelays(6)),
 	}
@@ -224,7 +224,7 @@ func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.Per
 }
 
 func TestPerfectTreeContract(t *testing.T) {
-	for _, p := range []tokendist.DelayPolicy{tokendist.NewUnitDelays(), ptMust(tokendist.NewRandomDelays(4))} {
+	for _, p := range []tokendist.Delays{ptMust(tokendist.NewUnitDelays()), ptMust(tokendist.NewRandomDelays(4))} {
 		tokendisttest.Check(t, tokendisttest.Case{
 			Name: "PerfectTree-" + fmt.Sprint(p),
 			New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
@@ -602,7 +602,7 @@ func TestIsPerfectDistribution(t *testing.T) {
 
 // ptRecorder wraps a policy and records the delivery time of every message.
 type ptRecorder struct {
-	p        tokendist.DelayPolicy
+	p        tokendist.Delays
 	arrivals []int64 // by message number
 	delays   []int64
 	links    map[[2]int][]int64

@@ -32,7 +32,7 @@ import (
 // their own internal/rng stream keyed by (seed, step, stream) — so a run is identical
 // for any worker count. An Apply error stops the run like a Step error.
 //
-// The built-in workloads: NewPoissonArrivals, NewHotSpot, NewAdversary,
+// The built-in workloads: NewPoissonArrivals, NewHotSpotArrivals, NewAdversary,
 // NewTraceArrivals, NewService, and the modifiers NewBursts, NewWindow and
 // NewCombinedWorkload (arrivals plus service).
 type Workload interface {
@@ -59,7 +59,7 @@ const maxArrivalsPerStep = 1 << 40
 // Arrivals is a Poisson arrival process: after every step it draws N ~ Poisson(Λ)
 // tokens and gives each to a node drawn uniformly from its target set (every node, or
 // the hot-spot nodes). With Λ = λ·n over all n nodes this is exactly independent
-// Poisson(λ) arrivals per node. Build it with NewPoissonArrivals or NewHotSpot. Apply
+// Poisson(λ) arrivals per node. Build it with NewPoissonArrivals or NewHotSpotArrivals. Apply
 // costs O(1 + N) (O(n) per step only when arrivals are per node on a network whose
 // size is unknown before Init) and does not allocate.
 type Arrivals struct {
@@ -91,10 +91,10 @@ func NewPoissonArrivals(rate float64, perNode bool) (*Arrivals, error) {
 	return a, nil
 }
 
-// NewHotSpot returns Poisson arrivals at rate tokens per step in total, all at the given
+// NewHotSpotArrivals returns Poisson arrivals at rate tokens per step in total, all at the given
 // nodes (each arrival at one of them, uniformly): a hot spot. It needs at least one node;
 // Init checks that they exist. O(len(nodes)).
-func NewHotSpot(rate float64, nodes ...int) (*Arrivals, error) {
+func NewHotSpotArrivals(rate float64, nodes ...int) (*Arrivals, error) {
 	a, err := NewPoissonArrivals(rate, false)
 	if err != nil {
 		return nil, err

@@ -36,10 +36,10 @@ func ExampleNewCombinedWorkload() {
 
 // Link churn: on a path 0–1–2 the link (0, 1) is down for steps 0..9. THRESHOLD-1 skips
 // it in its colour's steps, so node 0 keeps its tokens until the link is back.
-func ExampleNewChurnSchedule() {
+func ExampleNewScheduledLinkChurn() {
 	g, _ := tokendist.Path(3)
 	b, _ := tokendist.NewThreshold1(g, nil)
-	churn, _ := tokendist.NewChurnSchedule([]tokendist.LinkEvent{
+	churn, _ := tokendist.NewScheduledLinkChurn([]tokendist.LinkEvent{
 		{Step: 0, U: 0, V: 1, Up: false},
 		{Step: 10, U: 0, V: 1, Up: true},
 	})

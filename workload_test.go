@@ -73,7 +73,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 // TestHotSpotAndAdversary: a hot spot adds only at its nodes; the adversary adds
 // ⌊rate·T⌋ tokens in T steps, always at a heaviest node.
 func TestHotSpotAndAdversary(t *testing.T) {
-	h, err := NewHotSpot(2, 1, 3)
+	h, err := NewHotSpotArrivals(2, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,26 +157,26 @@ func TestBurstsAndWindow(t *testing.T) {
 func TestWorkloadErrors(t *testing.T) {
 	_, e1 := NewPoissonArrivals(-1, true)
 	_, e2 := NewPoissonArrivals(math.NaN(), true)
-	_, e3 := NewHotSpot(1)
+	_, e3 := NewHotSpotArrivals(1)
 	_, e4 := NewService(math.Inf(1))
 	_, e5 := NewBursts(nil, 1, 1)
 	a, _ := NewAdversary(1)
 	_, e6 := NewBursts(a, 0, 1)
 	_, e7 := NewWindow(a, 5, 2)
 	_, e8 := NewCombinedWorkload()
-	_, e9 := NewRandomChurn(2, 0)
-	_, e10 := NewChurnSchedule([]LinkEvent{{Step: -1}})
+	_, e9 := NewRandomLinkChurn(2, 0)
+	_, e10 := NewScheduledLinkChurn([]LinkEvent{{Step: -1}})
 	for i, err := range []error{e1, e2, e3, e4, e5, e6, e7, e8, e9, e10} {
 		if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !errors.Is(err, ErrBadParameter) {
 			t.Errorf("case %d: %v", i+1, err)
 		}
 	}
-	h, _ := NewHotSpot(1, 9)
+	h, _ := NewHotSpotArrivals(1, 9)
 	g, _ := Path(3)
 	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Workload: h}); err == nil || !strings.Contains(err.Error(), "9") {
 		t.Errorf("hot spot out of range: %v", err)
 	}
-	c, _ := NewChurnSchedule([]LinkEvent{{Step: 1, U: 0, V: 2}})
+	c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 1, U: 0, V: 2}})
 	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Churn: c}); err == nil || !strings.Contains(err.Error(), "(0, 2)") {
 		t.Errorf("churn of a non-link: %v", err)
 	}
@@ -218,7 +218,7 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 		func() (Balancer, error) { return NewRandomizedDiffusion(g) },
 	} {
 		b, _ := build()
-		c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 1}, {Step: 10, U: 1, V: 0, Up: true}})
+		c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 0, U: 0, V: 1}, {Step: 10, U: 1, V: 0, Up: true}})
 		var moved10 int64 = -1
 		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 400, Churn: c, SampleEvery: 1, NoStability: true,
 			Recorder: RecorderFunc(func(s *State, smp Sample) error {
@@ -243,7 +243,7 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 // fail/(fail + recover − fail·recover).
 func TestRandomChurnStationary(t *testing.T) {
 	g, _ := RandomRegular(1000, 4, 1)
-	c, _ := NewRandomChurn(0.05, 0.2)
+	c, _ := NewRandomLinkChurn(0.05, 0.2)
 	var sum float64
 	var k int
 	_, err := Run(context.Background(), g, make(Loads, 1000), idle(), &RunOptions{MaxSteps: 400, Churn: c, SampleEvery: 1,
@@ -344,7 +344,7 @@ func TestRandomizedDiffusionChurnWide(t *testing.T) {
 	b, _ := NewRandomizedDiffusion(g)
 	start := make(Loads, 71)
 	start[0], start[5] = 71*300, 77
-	c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 5}})
+	c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 0, U: 0, V: 5}})
 	res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300, Seed: 4, Churn: c, SampleEvery: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -369,7 +369,7 @@ func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
 	for _, g := range []*Graph{rr, star} {
 		b, _ := NewRandomizedDiffusion(g)
 		start, _ := UniformRandom(g.Order(), int64(50*g.Order()), 3)
-		c, _ := NewRandomChurn(1, 0)
+		c, _ := NewRandomLinkChurn(1, 0)
 		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: 1, Churn: c})
 		if err != nil {
 			t.Fatal(err)

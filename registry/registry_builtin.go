@@ -496,10 +496,10 @@ func registerAlgorithms(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			var dp tokendist.DelayPolicy
+			var dp tokendist.Delays
 			switch name {
 			case "serial":
-				dp = tokendist.NewSerialDelays()
+				dp, err = tokendist.NewSerialDelays()
 			case "random":
 				dp, err = tokendist.NewRandomDelays(d)
 			case "reverse":
@@ -507,7 +507,7 @@ func registerAlgorithms(r *Registry) {
 			case "slow-link":
 				dp, err = tokendist.NewSlowLinkDelays(d)
 			default:
-				dp = tokendist.NewUnitDelays()
+				dp, err = tokendist.NewUnitDelays()
 			}
 			if err != nil {
 				return nil, err

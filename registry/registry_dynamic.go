@@ -37,7 +37,7 @@ func registerDynamic(r *Registry) {
 			}
 			return tokendist.NewPoissonArrivals(rate, per)
 		})
-	wl(Entry{Name: "hotspot", Doc: "Poisson arrivals at total rate λ on the listed nodes only (tokendist.NewHotSpot)", Paper: paperDynamic + ", The study B",
+	wl(Entry{Name: "hotspot", Doc: "Poisson arrivals at total rate λ on the listed nodes only (tokendist.NewHotSpotArrivals)", Paper: paperDynamic + ", The study B",
 		Params: []Param{pFloat("rate", nil, "total arrival rate λ (tokens per step)"),
 			{Name: "nodes", Type: ParamInts, Default: []int64{0}, Doc: "the hot-spot nodes"}}},
 		func(p Params) (tokendist.Workload, error) {
@@ -49,7 +49,7 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.NewHotSpot(rate, nodes...)
+			return tokendist.NewHotSpotArrivals(rate, nodes...)
 		})
 	wl(Entry{Name: "adversary", Doc: "the heaviest-node adversary: rate tokens per step onto a heaviest node (tokendist.NewAdversary)", Paper: paperDynamic + ", The study C",
 		Params: []Param{pFloat("rate", nil, "tokens added per step")}},
@@ -83,7 +83,7 @@ func registerDynamic(r *Registry) {
 			}
 			return tokendist.NewService(mu)
 		})
-	must(r.RegisterOther(KindChurn, Entry{Name: "random-churn", Doc: "random link churn: a down link recovers with probability recover, an up link fails with probability fail, per step (tokendist.NewRandomChurn)", Paper: paperDynamic + ", The study D",
+	must(r.RegisterOther(KindChurn, Entry{Name: "random-churn", Doc: "random link churn: a down link recovers with probability recover, an up link fails with probability fail, per step (tokendist.NewRandomLinkChurn)", Paper: paperDynamic + ", The study D",
 		Params: []Param{pFloat("fail", nil, "failure probability per up link and step, in [0, 1]"),
 			pFloat("recover", nil, "recovery probability per down link and step, in [0, 1]")}},
 		ChurnFunc(func(p Params) (tokendist.Churn, error) {
@@ -95,7 +95,7 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.NewRandomChurn(fail, rec)
+			return tokendist.NewRandomLinkChurn(fail, rec)
 		})))
 }
 

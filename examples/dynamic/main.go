@@ -305,7 +305,7 @@ func partB(c config, nets []network, algos []algo) error {
 					pred = mu + al.capacity(b, 0)
 					predicted = fmt.Sprintf("%.3g", pred)
 				}
-				h, err := tokendist.NewHotSpot(rate, 0)
+				h, err := tokendist.NewHotSpotArrivals(rate, 0)
 				if err != nil {
 					return err
 				}
@@ -395,7 +395,7 @@ func partD(c config, nets []network, algos []algo) error {
 				w, _ := poissonService(0.9*mu, mu)
 				var ch tokendist.Churn
 				if churn {
-					ch, _ = tokendist.NewRandomChurn(0.1, 0.1)
+					ch, _ = tokendist.NewRandomLinkChurn(0.1, 0.1)
 				}
 				st, err := run(nw.g, b, w, ch, c.seed, c.warm, c.measure)
 				if err != nil {

@@ -191,11 +191,13 @@ func loadSets(n int, seed uint64) []loadSet {
 	}
 }
 
-func policies() []tokendist.DelayPolicy {
+func policies() []tokendist.Delays {
 	r, _ := tokendist.NewRandomDelays(5)
 	rv, _ := tokendist.NewReverseDelays(7)
 	sl, _ := tokendist.NewSlowLinkDelays(6)
-	return []tokendist.DelayPolicy{tokendist.NewUnitDelays(), r, tokendist.NewSerialDelays(), rv, sl}
+	u, _ := tokendist.NewUnitDelays()
+	se, _ := tokendist.NewSerialDelays()
+	return []tokendist.Delays{u, r, se, rv, sl}
 }
 
 // sweep runs every tree, load set and delay policy on the simulated runtime and a

@@ -33,12 +33,14 @@ func perfectTreeSection(t *tour) error {
 	diam, _ := g.Diameter()
 	d := int64(g.MaxDegree())
 	random, _ := tokendist.NewRandomDelays(5)
+	unit, _ := tokendist.NewUnitDelays()
+	serial, _ := tokendist.NewSerialDelays()
 	type run struct {
 		name   string
-		policy tokendist.DelayPolicy
+		policy tokendist.Delays
 	}
-	runs := []run{{"simulated, unit delays", tokendist.NewUnitDelays()}, {"simulated, random delays 1..5", random},
-		{"simulated, serial (most recent last)", tokendist.NewSerialDelays()}, {"concurrent (goroutines)", nil}}
+	runs := []run{{"simulated, unit delays", unit}, {"simulated, random delays 1..5", random},
+		{"simulated, serial (most recent last)", serial}, {"concurrent (goroutines)", nil}}
 	var rows [][]string
 	var lines []plot.Line
 	ctx := context.Background()

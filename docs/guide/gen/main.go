@@ -234,10 +234,15 @@ func margara() ([]byte, error) {
 	var series []plot.Series
 	for _, d := range []struct {
 		name   string
-		policy tokendist.DelayPolicy
-	}{{"unit delays", tokendist.NewUnitDelays()}, {"random delays ≤ 4", nil}} {
+		policy tokendist.Delays
+	}{{"unit delays", nil}, {"random delays ≤ 4", nil}} {
 		pol := d.policy
-		if pol == nil {
+		if d.name == "unit delays" {
+			pol, err = tokendist.NewUnitDelays()
+			if err != nil {
+				return nil, err
+			}
+		} else if pol == nil {
 			pol, err = tokendist.NewRandomDelays(4)
 			if err != nil {
 				return nil, err
