@@ -182,11 +182,12 @@ type PerfectTree struct {
 	sim  ptSim
 }
 
-// NewPerfectTree returns the simulated runtime for tree g. It fails with ErrNotTree on
+// NewPerfectTree returns the simulated runtime for tree net. It fails with ErrNotTree on
 // a network that is not a tree; Init checks the run's network again. It costs O(n).
-func NewPerfectTree(g *Graph, opts *PerfectTreeOptions) (*PerfectTree, error) {
-	if g == nil {
-		return nil, ErrNilNetwork
+func NewPerfectTree(net Network, opts *PerfectTreeOptions) (*PerfectTree, error) {
+	g, err := AsGraph(net)
+	if err != nil {
+		return nil, err
 	}
 	if err := requireTree(g); err != nil {
 		return nil, err

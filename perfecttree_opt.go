@@ -16,9 +16,10 @@ import (
 // the tree (f_v[k] = least cost inside v's subtree with k larger shares there) finds the
 // best placement in O(N · min(N, T mod N)) time and O(N) memory beyond its output. It
 // fails with ErrNotTree, or ErrBadLoads for loads of the wrong length or negative.
-func OptimalPerfectMoves(g *Graph, loads Loads) (int64, error) {
-	if g == nil {
-		return 0, ErrNilNetwork
+func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
+	g, err := AsGraph(net)
+	if err != nil {
+		return 0, err
 	}
 	if err := requireTree(g); err != nil {
 		return 0, err
