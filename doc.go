@@ -19,22 +19,39 @@
 //
 // # Names
 //
-// One rule for constructors and one for runners, applied everywhere:
+// One rule for each kind of name, applied to every exported name of the module:
 //
-//   - A function that returns a stateful object — a Balancer, a Delays, an
-//     ObserverTour, a Deviation, a Quadrature — is New followed by what it builds:
-//     NewThreshold1, NewHypercubeBalance, NewMultiBalance, NewRandomizedDiffusion,
-//     NewPerfectTree, NewRingTree, NewUnitDelays. NewGraph and NewEdgeColoring build
-//     their type from raw parts.
-//   - A function that returns an immutable value of a named family — a graph, a load
-//     vector, an edge colouring, a growing dag, a bound, a spectrum — is the family's
-//     name: Path, Hypercube, KaryTree, PointMass, BipartiteColoring, MisraGriesColoring,
-//     CompleteTree, KaryTreeBound, LambdaMax.
+//   - A constructor of a stateful object is New followed by the type it returns, with a
+//     word in front for a variant: NewGraph, NewEdgeColoring, NewObserverTour,
+//     NewDeviation, NewQuadrature, NewPerfectTree; NewPoissonArrivals and
+//     NewHotSpotArrivals return *Arrivals; NewRandomLinkChurn and NewScheduledLinkChurn
+//     return *LinkChurn; NewUnitDelays, NewRandomDelays and the other delay models
+//     return Delays. It validates its arguments and returns (value, error).
+//   - A balancer constructor is New followed by the algorithm's name in its paper, and
+//     returns the engine that runs it: NewThreshold1 and NewThreshold2 return
+//     *DimensionExchange; NewHypercubeBalance, NewDimensionOrderBalance and
+//     NewLeightonBalance return *CubeBalancer; NewDiscrepancy1, NewMultiBalance,
+//     NewRandomizedDiffusion and NewRandomMatching return their own types.
+//   - A function that returns an immutable value of a named family (a graph, a load
+//     vector, an edge colouring, a growing dag, a bound, a spectrum) is the family's
+//     name: Path, Hypercube, KaryTree, PointMass, BipartiteColoring, CompleteTree,
+//     KaryTreeBound, LambdaMax.
 //   - A function that executes steps is Run followed by what it runs, takes a
-//     context.Context first and returns a result struct with a Status and an error:
-//     Run (any Balancer), RunRing (a RingScheduler from its root task), RunDeviation (a
-//     run recording the discrete–continuous deviation), RunRingComparison,
-//     RunPerfectTree and RunPerfectTreeConcurrent.
+//     context.Context first and returns a typed result with a Status and an error: Run
+//     (any Balancer), RunRing (a RingScheduler from its root task) and
+//     RunRingComparison.
+//   - Networks as parameters: a function takes Network when it only reads the topology,
+//     so that any implementation works (it converts once with AsGraph, which costs
+//     nothing for a *Graph); it takes *Graph when another argument or its result refers
+//     to that graph's edge indices: the colourings (BipartiteColoring,
+//     NewEdgeColoring, ...) and the balancers driven by a colouring (NewThreshold1,
+//     NewThreshold2, NewDiscrepancy1, NewDimensionExchange).
+//   - Options are structs whose zero value means the default, passed by pointer (nil:
+//     all defaults); results are plain structs; seeds are plain uint64 values.
+//   - Layers that are not the core live in their own packages beside it:
+//     github.com/tokendist/tokendist/plot (SVG plots), .../registry (algorithms,
+//     networks and loads by name), .../tokendisttest (the Balancer contract as a test
+//     suite) and .../experiment (experiment files, sweeps and their database).
 //
 // # Networks
 //
