@@ -608,7 +608,8 @@ func registerMetrics(r *Registry) {
 		func(m MetricInput) (float64, error) { return math.Log2(float64(m.Net.Order())), nil })
 	metric("minimum_error", "the least achievable error for the total on p processors (tokendist.MinimumError)", paperPlaxton+", section 2.1",
 		func(m MetricInput) (float64, error) {
-			return float64(tokendist.MinimumError(m.Loads.Total(), m.Net.Order())), nil
+			v, err := tokendist.MinimumError(m.Loads.Total(), m.Net.Order())
+			return float64(v), err
 		})
 	metric("group_discrepancy", "the largest final discrepancy of one token group (MultiBalance only)", paperPlaxton+", section 3",
 		func(m MetricInput) (float64, error) {
