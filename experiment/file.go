@@ -896,7 +896,7 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		case "stop.max_steps":
 			s.Stop.MaxSteps = v.v.(int64)
 		case "stop.target":
-			s.Stop.UseTarget, s.Stop.Target = true, v.v.(int64)
+			s.Stop.UseTarget, s.Stop.TargetDiscrepancy = true, v.v.(int64)
 		case "stop.tau":
 			s.Stop.Tau = v.v.(bool)
 		case "stop.no_stability":

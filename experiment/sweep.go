@@ -183,7 +183,7 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 			defer wg.Done()
 			for r := range jobs {
 				t0 := time.Now()
-				out, err := reg.Run(ctx, r.Spec, 1)
+				out, err := reg.Run(ctx, r.Spec, &tokendist.RunOptions{Workers: 1})
 				wall := time.Since(t0)
 				if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
 					continue // interrupted: not stored, run again next time

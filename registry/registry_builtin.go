@@ -163,7 +163,7 @@ const maxFileNodes = 1 << 30
 func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: edge list: %w", err)
+		return nil, wrapf(err, "edge list")
 	}
 	var edges [][2]int
 	maxNode := -1
@@ -195,7 +195,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 		edges = append(edges, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("tokendist: edge list %s: %w", path, err)
+		return nil, wrapf(err, "edge list %s", path)
 	}
 	if n == 0 {
 		n = maxNode + 1
@@ -209,7 +209,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 func readDOT(path string) (g *tokendist.Graph, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: DOT: %w", err)
+		return nil, wrapf(err, "DOT")
 	}
 	dst := simple.NewUndirectedGraph()
 	defer func() {
