@@ -528,7 +528,7 @@ func (c *command) report(args []string) int {
 
 func openExisting(path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("tokendist: database: %w", err)
+		return nil, wrapf(err, "database")
 	}
 	return OpenDB(path)
 }

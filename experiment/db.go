@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/registry"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 )
@@ -30,7 +31,7 @@ const SchemaVersion = 1
 func RunKey(s registry.Spec) (string, error) {
 	js, err := json.Marshal(s)
 	if err != nil {
-		return "", err
+		return "", wrapf(err, "run key")
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "tokendist %s\n", Version)
@@ -46,7 +47,7 @@ func RunKey(s registry.Spec) (string, error) {
 	}
 	for _, f := range files {
 		if err := hashFile(h, f.name); err != nil {
-			return "", fmt.Errorf("tokendist: %s file: %w", f.what, err)
+			return "", wrapf(err, "run key: %s file %s", f.what, f.name)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
@@ -117,12 +118,12 @@ func OpenDB(path string) (*DB, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	s, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	}
 	s.SetMaxOpenConns(1)
 	if _, err := s.Exec(schema); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	}
 	var v string
 	err = s.QueryRow(`SELECT v FROM meta WHERE k = 'schema'`).Scan(&v)
@@ -130,14 +131,14 @@ func OpenDB(path string) (*DB, error) {
 	case err == sql.ErrNoRows:
 		if _, err := s.Exec(`INSERT INTO meta (k, v) VALUES ('schema', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 			s.Close()
-			return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+			return nil, wrapf(err, "database %s", path)
 		}
 	case err != nil:
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	case v != fmt.Sprint(SchemaVersion):
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s has schema %s, this program writes %d", path, v, SchemaVersion)
+		return nil, fmt.Errorf("%w: database %s has schema %q, this program writes %d", errs.BadParameter, path, v, SchemaVersion)
 	}
 	return &DB{sql: s, path: path}, nil
 }
@@ -147,6 +148,11 @@ func (db *DB) Close() error { return db.sql.Close() }
 
 // Done returns the keys of the runs stored.
 func (db *DB) Done() (map[string]bool, error) {
+	out, err := db.done()
+	return out, wrapf(err, "database %s", db.path)
+}
+
+func (db *DB) done() (map[string]bool, error) {
 	rows, err := db.sql.Query(`SELECT key FROM runs`)
 	if err != nil {
 		return nil, err
@@ -175,6 +181,10 @@ type Record struct {
 // Insert stores the records in one transaction (all or none; a key already present is
 // left as it is).
 func (db *DB) Insert(recs []Record) error {
+	return wrapf(db.insert(recs), "database %s", db.path)
+}
+
+func (db *DB) insert(recs []Record) error {
 	ctx := context.Background()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -240,7 +250,7 @@ func (db *DB) Merge(srcs []string) (int64, error) {
 	var added int64
 	for _, src := range srcs {
 		if _, err := os.Stat(src); err != nil {
-			return added, fmt.Errorf("tokendist: merge: %w", err)
+			return added, wrapf(err, "merge")
 		}
 		// Open each source once to check its schema (and replay its WAL).
 		s, err := OpenDB(src)
@@ -251,30 +261,30 @@ func (db *DB) Merge(srcs []string) (int64, error) {
 		ctx := context.Background()
 		conn, err := db.sql.Conn(ctx)
 		if err != nil {
-			return added, err
+			return added, wrapf(err, "merge %s into %s", src, db.path)
 		}
 		err = func() error {
 			defer conn.Close()
 			if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, src); err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
 			defer conn.ExecContext(ctx, `DETACH DATABASE src`)
 			tx, err := conn.BeginTx(ctx, nil)
 			if err != nil {
-				return err
+				return wrapf(err, "merge %s", src)
 			}
 			defer tx.Rollback()
 			cols := strings.Join(runColumns, ",")
 			res, err := tx.Exec(`INSERT OR IGNORE INTO main.runs (` + cols + `) SELECT ` + cols + ` FROM src.runs`)
 			if err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
 			n, _ := res.RowsAffected()
 			added += n
 			if _, err := tx.Exec(`INSERT OR IGNORE INTO main.traces SELECT * FROM src.traces`); err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
-			return tx.Commit()
+			return wrapf(tx.Commit(), "merge %s", src)
 		}()
 		if err != nil {
 			return added, err
@@ -299,7 +309,7 @@ func (db *DB) Query(where string) ([]string, [][]any, error) {
 	q += ` ORDER BY experiment, network_name, n, network, loads, algorithm, seed, key`
 	rows, err := db.sql.Query(q)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tokendist: query: %w", err)
+		return nil, nil, wrapf(err, "database %s: query", db.path)
 	}
 	defer rows.Close()
 	var out [][]any
@@ -310,15 +320,20 @@ func (db *DB) Query(where string) ([]string, [][]any, error) {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
+			return nil, nil, wrapf(err, "database %s: query", db.path)
 		}
 		out = append(out, vals)
 	}
-	return runColumns, out, rows.Err()
+	return runColumns, out, wrapf(rows.Err(), "database %s: query", db.path)
 }
 
 // Traces returns the stored samples of run key, in step order.
 func (db *DB) Traces(key string) (tokendist.Trace, error) {
+	out, err := db.traces(key)
+	return out, wrapf(err, "database %s: traces of %s", db.path, key)
+}
+
+func (db *DB) traces(key string) (tokendist.Trace, error) {
 	rows, err := db.sql.Query(`SELECT step, time, discrepancy, max_load, min_load, moved, messages, negative FROM traces WHERE key = ? ORDER BY step`, key)
 	if err != nil {
 		return nil, err
@@ -339,6 +354,11 @@ func (db *DB) Traces(key string) (tokendist.Trace, error) {
 // time, which differ between equal runs), sorted: two databases with equal dumps hold
 // the same runs with the same results.
 func (db *DB) Dump() ([]string, error) {
+	out, err := db.dump()
+	return out, wrapf(err, "database %s: dump", db.path)
+}
+
+func (db *DB) dump() ([]string, error) {
 	cols, rows, err := db.Query("")
 	if err != nil {
 		return nil, err

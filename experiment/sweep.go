@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -27,7 +28,7 @@ func ParseShard(s string) (Shard, error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("tokendist: bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
+		return Shard{}, errs.BadParam("bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
 	}
 	return Shard{i, n}, nil
 }
@@ -40,7 +41,7 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 	num := func(k string) (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
 		if err != nil {
-			return 0, fmt.Errorf("tokendist: %s=%q is not an integer", k, getenv(k))
+			return 0, errs.BadParam("%s=%q is not an integer", k, getenv(k))
 		}
 		return v, nil
 	}
@@ -67,11 +68,11 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 			}
 			n = hi - lo + 1
 		default:
-			return Shard{}, false, fmt.Errorf("tokendist: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
+			return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
 		}
 		s := Shard{id - lo, n}
 		if n < 1 || s.Index < 0 || s.Index >= n {
-			return Shard{}, false, fmt.Errorf("tokendist: Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
+			return Shard{}, false, errs.BadParam("Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
 		}
 		return s, true, nil
 	}
@@ -86,7 +87,7 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 			}
 		}
 		if count < 1 || id < 0 || id >= count {
-			return Shard{}, false, fmt.Errorf("tokendist: JOB_COMPLETION_INDEX=%d needs the shard count (--shards or TOKENDIST_SHARDS, the Job's completions) greater than it", id)
+			return Shard{}, false, errs.BadParam("JOB_COMPLETION_INDEX=%d needs the shard count (--shards or TOKENDIST_SHARDS, the Job's completions) greater than it", id)
 		}
 		return Shard{id, count}, true, nil
 	}
