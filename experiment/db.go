@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokendist/tokendist"
@@ -19,22 +21,90 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
-// Version is the library version recorded with every run and mixed into its key: a
-// change of version runs the grid again instead of mixing results of different code.
-const Version = "v1.0.0-dev"
+// modulePath is the path of the tokendist module, looked up in the build information.
+const modulePath = "github.com/tokendist/tokendist"
+
+// Version returns the version of the tokendist code in this program, read once from the
+// program's build information (runtime/debug.ReadBuildInfo), never edited by hand. It is
+// recorded with every run (the runs table's version column) and mixed into the run's key,
+// so that a change of version runs the grid again instead of mixing results of different
+// code.
+//
+// When tokendist is the main module (the tokendist command, go run, go test) the version
+// is the main module's version, followed by " rev " and vcs.revision and by " modified"
+// when vcs.modified is true, where the build recorded them: "v1.2.0",
+// "v1.2.1-0.20260101000000-abcdef123456+dirty rev abcdef1234567890... modified", or
+// "(devel)" for a build without version control information (go test, -buildvcs=false as
+// in .ci/run). When another module imports tokendist, it is the version of the tokendist
+// dependency ("v1.2.0"; "v1.2.0 => ../tokendist" under a replace directive). Without
+// build information it is "(unknown)". The string is only compared for equality (no
+// semantic-version parsing), so "(devel)" and the other forms are all valid.
+func Version() string { return buildVersion() }
+
+var buildVersion = sync.OnceValue(func() string { return versionOf(debug.ReadBuildInfo()) })
+
+// versionOf returns the version Version describes, from build information bi (ok false:
+// none).
+func versionOf(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "(unknown)"
+	}
+	if bi.Main.Path != modulePath {
+		for _, d := range bi.Deps {
+			if d == nil || d.Path != modulePath {
+				continue
+			}
+			v := orDevel(d.Version)
+			if r := d.Replace; r != nil {
+				rv := r.Path
+				if r.Version != "" {
+					rv += " " + r.Version
+				}
+				v += " => " + rv
+			}
+			return v
+		}
+	}
+	v := orDevel(bi.Main.Version)
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev != "" {
+		v += " rev " + rev
+	}
+	if modified == "true" {
+		v += " modified"
+	}
+	return v
+}
+
+func orDevel(v string) string {
+	if v == "" {
+		return "(devel)"
+	}
+	return v
+}
 
 // SchemaVersion is the results-database layout version.
 const SchemaVersion = 1
 
-// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of the
-// version, the spec's JSON and the contents of any file the network reads.
-func RunKey(s registry.Spec) (string, error) {
+// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of Version,
+// the spec's JSON and the contents of any file the network or a workload reads.
+func RunKey(s registry.Spec) (string, error) { return runKey(Version(), s) }
+
+func runKey(version string, s registry.Spec) (string, error) {
 	js, err := json.Marshal(s)
 	if err != nil {
 		return "", wrapf(err, "run key")
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "tokendist %s\n", Version)
+	fmt.Fprintf(h, "tokendist %s\n", version)
 	h.Write(js)
 	files := []struct{ what, name string }{}
 	if f, ok := s.Network.Params["file"].(string); ok {
@@ -218,7 +288,7 @@ func (db *DB) insert(recs []Record) error {
 		if r.Err != nil && res.Status != tokendist.StatusFailed {
 			status = tokendist.StatusFailed.String()
 		}
-		res2, err := st.Exec(r.Run.Key, r.Experiment, Version, string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
+		res2, err := st.Exec(r.Run.Key, r.Experiment, Version(), string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
 			r.Run.Spec.Algorithm.Name, int64(r.Run.Spec.Seed), r.Out.N, r.Out.Edges, r.Out.Total, r.Out.InitialDiscrepancy, r.Out.MaxSteps,
 			status, errText, res.Balancer, res.Loads.Discrepancy(), res.Loads.Max(), res.Loads.Min(), res.Steps, res.Time, res.Moved, res.Messages,
 			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano))
