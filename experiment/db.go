@@ -239,6 +239,24 @@ func (db *DB) done() (map[string]bool, error) {
 	return out, rows.Err()
 }
 
+// deleteFailed deletes the runs stored as failed and their traces, in one transaction.
+func (db *DB) deleteFailed() error {
+	tx, err := db.sql.BeginTx(context.Background(), nil)
+	if err != nil {
+		return wrapf(err, "database %s", db.path)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`,
+		`DELETE FROM runs WHERE status = 'Failed'`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return wrapf(err, "database %s: delete the failed runs", db.path)
+		}
+	}
+	return wrapf(tx.Commit(), "database %s: delete the failed runs", db.path)
+}
+
 // Record is one finished run, as stored.
 type Record struct {
 	Run        Run

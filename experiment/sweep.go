@@ -141,23 +141,24 @@ func Select(runs []Run, s Shard) []Run {
 // Cancelling ctx stops the workers between runs: runs in progress are dropped (they are
 // not stored, so the next sweep runs them), finished runs are committed before Sweep
 // returns. Each run uses one goroutine per step (results do not depend on it).
+//
+// The first database error stops the sweep: Sweep cancels the workers (runs in progress
+// are dropped as on cancellation), waits for every worker to return, and returns the
+// error ("tokendist: sweep: database ..."), wrapping the driver's. With o.Retry the
+// failed runs and their traces are deleted in one transaction before the sweep (both or
+// neither).
 func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
 	start := time.Now()
 	runs = Select(runs, o.Shard)
 	st := SweepStats{Total: len(runs)}
+	if o.Retry {
+		if err := db.deleteFailed(); err != nil {
+			return st, wrapf(err, "sweep --retry")
+		}
+	}
 	done, err := db.Done()
 	if err != nil {
-		return st, err
-	}
-	if o.Retry {
-		for _, q := range []string{`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`, `DELETE FROM runs WHERE status = 'Failed'`} {
-			if _, err := db.sql.Exec(q); err != nil {
-				return st, err
-			}
-		}
-		if done, err = db.Done(); err != nil {
-			return st, err
-		}
+		return st, wrapf(err, "sweep")
 	}
 	var todo []Run
 	for _, r := range runs {
@@ -175,6 +176,9 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	if batch <= 0 {
 		batch = 256
 	}
+	// wctx is the workers' context: cancelled with ctx, or by the first database error.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	jobs := make(chan Run)
 	results := make(chan Record, 4*workers)
 	var wg sync.WaitGroup
@@ -183,10 +187,13 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
+				if wctx.Err() != nil {
+					continue // stopping: drain the jobs without running them
+				}
 				t0 := time.Now()
-				out, err := reg.Run(ctx, r.Spec, &tokendist.RunOptions{Workers: 1})
+				out, err := reg.Run(wctx, r.Spec, &tokendist.RunOptions{Workers: 1})
 				wall := time.Since(t0)
-				if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
+				if wctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
 					continue // interrupted: not stored, run again next time
 				}
 				results <- Record{Run: r, Experiment: o.Experiment, Out: out, Err: err, Wall: wall}
@@ -196,9 +203,12 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	go func() {
 		defer close(jobs)
 		for _, r := range todo {
+			if wctx.Err() != nil {
+				return
+			}
 			select {
 			case jobs <- r:
-			case <-ctx.Done():
+			case <-wctx.Done():
 				return
 			}
 		}
@@ -216,6 +226,7 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		}
 		if err := db.Insert(pending); err != nil {
 			werr = err
+			cancel() // stop the workers; the loop below drains them until they return
 			return
 		}
 		for _, r := range pending {
@@ -247,13 +258,14 @@ loop:
 		}
 	}
 	flush()
+	// results is closed: every worker has returned.
 	st.Wall = time.Since(start)
 	prog.finish(st)
 	if werr != nil {
-		return st, fmt.Errorf("tokendist: database %s: %w", db.path, werr)
+		return st, wrapf(werr, "sweep")
 	}
 	if err := ctx.Err(); err != nil {
-		return st, err
+		return st, wrapf(err, "sweep interrupted after %d runs", st.Ran)
 	}
 	return st, nil
 }
