@@ -802,7 +802,7 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 // Run canonicalises s, builds its network, loads and balancer, runs them with
 // tokendist.Run and computes the requested metrics. The Result holds the canonical spec.
 // A failed run returns the partial result and the error. Same spec, same result, for any
-// opts.
+// Workers.
 //
 // The Spec fixes the run: its stop rule, seed, sampling, workload, churn and steady
 // options become the RunOptions of tokendist.Run. opts (nil: the defaults) supplies only
