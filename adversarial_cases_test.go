@@ -390,29 +390,36 @@ func advTable() []advCase {
 		})
 		add(fmt.Sprintf("bound/HypercubeSpectrum(%d)", d), func() error { _, err := tokendist.HypercubeSpectrum(d); return err })
 		add(fmt.Sprintf("bound/HypercubeColoring(%d)", d), func() error { _, err := tokendist.HypercubeColoring(d); return err })
-		add(fmt.Sprintf("bound/Shuffle(5,%d)", d), func() error { _ = tokendist.Shuffle(5, d); _ = tokendist.Unshuffle(5, d); return nil })
+		add(fmt.Sprintf("bound/Shuffle(5,%d)", d), func() error {
+			_, err1 := tokendist.Shuffle(5, d)
+			_, err2 := tokendist.Unshuffle(5, d)
+			if (err1 == nil) != (d >= 3 && d <= 62) || (err1 == nil) != (err2 == nil) {
+				return advWrong("Shuffle(5, %d): %v; Unshuffle(5, %d): %v", d, err1, d, err2)
+			}
+			return errors.Join(err1, err2)
+		})
 	}
 	cube, _ := tokendist.Hypercube(4)
 	for _, m := range advInt64s {
 		add(fmt.Sprintf("bound/LeightonTime(%d)", m), func() error { return advNonNeg(tokendist.LeightonTime(cube, m)) })
 		add(fmt.Sprintf("bound/DimensionOrderTimeBound(%d)", m), func() error { return advNonNeg(tokendist.DimensionOrderTimeBound(cube, m)) })
 		add(fmt.Sprintf("bound/PairTime(%d)", m), func() error {
-			v := tokendist.PairTime(m, 0)
-			if v < 0 && m >= 0 {
+			v, err := tokendist.PairTime(m, 0)
+			if err == nil && v < 0 {
 				return advWrong("PairTime(%d, 0) = %d", m, v)
 			}
-			return nil
+			return err
 		})
 		add(fmt.Sprintf("bound/MinimumError(%d)", m), func() error {
-			v := tokendist.MinimumError(m, 3)
+			v, err := tokendist.MinimumError(m, 3)
 			want := int64(0)
 			if m%3 != 0 {
 				want = 1
 			}
-			if m >= 0 && v != want {
-				return advWrong("MinimumError(%d, 3) = %d", m, v)
+			if (err == nil) != (m >= 0) || (err == nil && v != want) {
+				return advWrong("MinimumError(%d, 3) = %d, %v", m, v, err)
 			}
-			return nil
+			return err
 		})
 		for _, n := range []int{-1, 0, 1, 10, math.MaxInt} {
 			add(fmt.Sprintf("bound/BalancingTime(%d,%d)", n, m), func() error { return advNonNeg(tokendist.BalancingTime(0.5, n, m)) })

@@ -117,14 +117,14 @@ func FuzzBounds(f *testing.F) {
 				t.Fatalf("KaryTreeBound(%d, %d): %v, not ErrOverflow", h, k, err)
 			}
 		}
-		// PairTime = ⌈|a − b|/2⌉ + 1, saturated at MaxInt64.
+		// PairTime = ⌈|a − b|/2⌉ + 1 exactly, or ErrOverflow when that exceeds MaxInt64.
 		d := new(big.Int).Sub(big.NewInt(a), big.NewInt(b))
 		d.Abs(d).Add(d, big.NewInt(1)).Rsh(d, 1).Add(d, big.NewInt(tokendist.PairOverhead))
-		if !d.IsInt64() {
-			d.SetInt64(math.MaxInt64)
-		}
-		if pt := tokendist.PairTime(a, b); pt != d.Int64() {
-			t.Fatalf("PairTime(%d, %d) = %d, exact %v", a, b, pt, d)
+		switch pt, err := tokendist.PairTime(a, b); {
+		case d.IsInt64() && (err != nil || pt != d.Int64()):
+			t.Fatalf("PairTime(%d, %d) = %d, %v; exact %v", a, b, pt, err, d)
+		case !d.IsInt64() && !errors.Is(err, tokendist.ErrOverflow):
+			t.Fatalf("PairTime(%d, %d) = %d, %v; exact %v overflows", a, b, pt, err, d)
 		}
 		// Sign checks on the time bounds and totals.
 		dim := int(uint64(a) % 70)

@@ -243,29 +243,49 @@ func ShuffleExchange(d int) (*Graph, error) {
 		if i&1 == 0 {
 			pairs = append(pairs, int32(i), int32(i^1))
 		}
-		pairs = append(pairs, int32(i), int32(Shuffle(i, d)))
+		pairs = append(pairs, int32(i), int32(shuffle(i, d)))
 	}
 	return fromPairs(n, pairs, true)
 }
 
 // Shuffle returns the cyclic left rotation of the d-bit word i (Plaxton's shuffle). It
-// needs 1 ≤ d ≤ 62 and 0 ≤ i < 2^d, and returns -1 otherwise. It costs O(1).
-func Shuffle(i, d int) int {
-	if d < 1 || d > 62 || i < 0 || i >= 1<<d {
-		return -1
+// needs 1 ≤ d ≤ 62 and 0 ≤ i < 2^d; otherwise it returns an error wrapping
+// ErrBadParameter that names i and d. It costs O(1).
+func Shuffle(i, d int) (int, error) {
+	if err := checkWord("Shuffle", i, d); err != nil {
+		return 0, err
 	}
+	return shuffle(i, d), nil
+}
+
+// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of
+// Shuffle, with the same domain and the same error outside it. It costs O(1).
+func Unshuffle(i, d int) (int, error) {
+	if err := checkWord("Unshuffle", i, d); err != nil {
+		return 0, err
+	}
+	return unshuffle(i, d), nil
+}
+
+// checkWord checks the domain of Shuffle and Unshuffle: 1 ≤ d ≤ 62, 0 ≤ i < 2^d.
+func checkWord(name string, i, d int) error {
+	if d < 1 || d > 62 {
+		return badParam("%s: word length d = %d (want 1..62)", name, d)
+	}
+	if i < 0 || i >= 1<<d {
+		return badParam("%s: word i = %d is not a %d-bit word (want 0..%d)", name, i, d, 1<<d-1)
+	}
+	return nil
+}
+
+// shuffle is Shuffle without the check, for callers that hold a valid word.
+func shuffle(i, d int) int {
 	mask := 1<<d - 1
 	return ((i << 1) | (i >> (d - 1))) & mask
 }
 
-// Unshuffle returns the cyclic right rotation of the d-bit word i, the inverse of
-// Shuffle, with the same domain (-1 outside it). It costs O(1).
-func Unshuffle(i, d int) int {
-	if d < 1 || d > 62 || i < 0 || i >= 1<<d {
-		return -1
-	}
-	return (i >> 1) | ((i & 1) << (d - 1))
-}
+// unshuffle is Unshuffle without the check.
+func unshuffle(i, d int) int { return (i >> 1) | ((i & 1) << (d - 1)) }
 
 // Torus returns the torus (wrap-around grid) with the given side lengths, in any number
 // of dimensions: node (x_0, ..., x_{r-1}) has index x_0 + s_0·(x_1 + s_1·(...)). A side of

@@ -165,8 +165,9 @@ func (g *Graph) MinDegree() int {
 	return d
 }
 
-// HasEdge reports whether u and v are adjacent, by binary search: O(log deg u).
-// It panics if u is not a node, as a slice index does.
+// HasEdge reports whether u and v are adjacent, by binary search: O(log deg u). A u or v
+// outside 0..Order()-1 is adjacent to nothing, so HasEdge reports false for it (it never
+// panics): "is there such an edge" has the answer no, which is not an invalid input.
 func (g *Graph) HasEdge(u, v int) bool {
 	if u < 0 || v < 0 || u >= g.Order() || v >= g.Order() {
 		return false

@@ -33,30 +33,33 @@ const PairOverhead = 1
 // PairTime returns the model time of balancing one pair of processors holding a and b
 // tokens: ⌈|a − b|/2⌉ + PairOverhead (Plaxton, section 2.3). It costs O(1). It is exact
 // for any a and b (|a − b| is computed in 64 unsigned bits); the one result above
-// MaxInt64, for a and b at opposite ends of the int64 range, saturates at MaxInt64.
-func PairTime(a, b int64) int64 {
+// MaxInt64, for a and b at opposite ends of the int64 range, is an error wrapping
+// ErrOverflow that names a and b.
+func PairTime(a, b int64) (int64, error) {
 	d := uint64(a) - uint64(b)
 	if a < b {
 		d = uint64(b) - uint64(a)
 	}
 	t := d/2 + d&1 + PairOverhead
 	if t > math.MaxInt64 {
-		return math.MaxInt64
+		return 0, overflow("PairTime(%d, %d): ⌈|a − b|/2⌉ + %d exceeds MaxInt64", a, b, PairOverhead)
 	}
-	return int64(t)
+	return int64(t), nil
 }
 
 // MinimumError returns the smallest error (max − min) any distribution of n tokens on p
-// processors can have: 0 if p divides n, else 1 (Plaxton, section 2). It returns -1 for
-// p < 1 or n < 0. It costs O(1).
-func MinimumError(n int64, p int) int64 {
+// processors can have: 0 if p divides n, else 1 (Plaxton, section 2). For p < 1 or
+// n < 0 it returns an error wrapping ErrBadParameter that names the value. It costs O(1).
+func MinimumError(n int64, p int) (int64, error) {
 	switch {
-	case p < 1 || n < 0:
-		return -1
+	case p < 1:
+		return 0, badParam("MinimumError: p = %d processors (want ≥ 1)", p)
+	case n < 0:
+		return 0, badParam("MinimumError: n = %d tokens (want ≥ 0)", n)
 	case n%int64(p) == 0:
-		return 0
+		return 0, nil
 	}
-	return 1
+	return 1, nil
 }
 
 // cubeTopology is the kind of network a cube balancer runs on.
@@ -151,7 +154,7 @@ func checkShuffleExchange(net Network, d int) error {
 	var want [3]int32
 	for v := 0; v < n; v++ {
 		w := want[:0]
-		for _, x := range [3]int{v ^ 1, Shuffle(v, d), Unshuffle(v, d)} {
+		for _, x := range [3]int{v ^ 1, shuffle(v, d), unshuffle(v, d)} {
 			if x != v && !slices.Contains(w, int32(x)) {
 				w = append(w, int32(x))
 			}

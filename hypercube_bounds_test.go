@@ -267,7 +267,7 @@ func TestBalanceLowerBoundMatchesFringe(t *testing.T) {
 		p := int64(1) << d
 		for _, n := range []int64{p, 3*p + 1, 10 * p} {
 			for m := (n + p - 1) / p; m <= n; m = 2*m + 1 {
-				xi := MinimumError(n, int(p))
+				xi := mustMinimumError(t, n, int(p))
 				lb, err := BalanceLowerBound(d, n, m, xi)
 				require.NoError(t, err)
 				x := (n + m - 1) / m

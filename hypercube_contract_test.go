@@ -3,6 +3,7 @@ package tokendist_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,6 +128,17 @@ func TestCubeBadInput(t *testing.T) {
 		{"LeightonTime on a ring", second(tokendist.LeightonTime(ring8, 3)), tokendist.ErrBadParameter},
 		{"DimensionOrderWorstLoads m < 0", second(tokendist.DimensionOrderWorstLoads(4, -1)), tokendist.ErrBadParameter},
 		{"HypercubeBalanceTimeBound d < 0", second(tokendist.HypercubeBalanceTimeBound(-1, 3)), tokendist.ErrBadParameter},
+		{"MinimumError p = 0", second(tokendist.MinimumError(3, 0)), tokendist.ErrBadParameter},
+		{"MinimumError p < 0", second(tokendist.MinimumError(3, -2)), tokendist.ErrBadParameter},
+		{"MinimumError n < 0", second(tokendist.MinimumError(-1, 4)), tokendist.ErrBadParameter},
+		{"Shuffle d = 0", second(tokendist.Shuffle(0, 0)), tokendist.ErrBadParameter},
+		{"Shuffle d = 63", second(tokendist.Shuffle(0, 63)), tokendist.ErrBadParameter},
+		{"Shuffle i < 0", second(tokendist.Shuffle(-1, 4)), tokendist.ErrBadParameter},
+		{"Shuffle i = 2^d", second(tokendist.Shuffle(16, 4)), tokendist.ErrBadParameter},
+		{"Unshuffle d < 0", second(tokendist.Unshuffle(1, -1)), tokendist.ErrBadParameter},
+		{"Unshuffle i = 2^d", second(tokendist.Unshuffle(8, 3)), tokendist.ErrBadParameter},
+		{"PairTime MaxInt64, MinInt64", second(tokendist.PairTime(math.MaxInt64, math.MinInt64)), tokendist.ErrOverflow},
+		{"PairTime MinInt64, MaxInt64", second(tokendist.PairTime(math.MinInt64, math.MaxInt64)), tokendist.ErrOverflow},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,7 +147,6 @@ func TestCubeBadInput(t *testing.T) {
 			require.Regexp(t, "^tokendist: ", c.err.Error())
 		})
 	}
-	require.Equal(t, int64(-1), tokendist.MinimumError(3, 0))
 }
 
 func third[T, U any](_ T, _ U, err error) error { return err }

@@ -112,7 +112,7 @@ func (e *cubeEngine) necklaces() {
 		for !seen[x] {
 			seen[x] = true
 			e.neck = append(e.neck, int32(x))
-			x = Unshuffle(x, e.d)
+			x = unshuffle(x, e.d)
 		}
 		l := int64(len(e.neck)) - int64(e.neckStart[len(e.neckStart)-1])
 		e.neckMsgs += l * (l - 1) * int64(e.w)

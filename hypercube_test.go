@@ -245,7 +245,7 @@ func virtualRows(c *cubeCore, rows []int64, shuffles int) []int64 {
 	for y := 0; y < c.p; y++ {
 		x := y
 		for i := 0; i < shuffles%max(c.d, 1); i++ {
-			x = Shuffle(x, c.d)
+			x = shuffle(x, c.d)
 		}
 		copy(out[x*c.w:(x+1)*c.w], rows[y*c.w:(y+1)*c.w])
 	}
@@ -340,7 +340,7 @@ func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 		xi := final.Discrepancy()
 		times := b.Times()
 		if v.minError {
-			require.Equal(t, MinimumError(n, int(p)), xi, "%v: error", b)
+			require.Equal(t, mustMinimumError(t, n, int(p)), xi, "%v: error", b)
 			// The exact outcome: the set-aside minimum a (0 for Leighton alone) plus the
 			// remainder R dealt cyclically from processor 0.
 			a := final.Min()
@@ -398,7 +398,7 @@ func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 		}
 		// Lemma 2.1: the packed Hamming ball must shed its surplus through its fringe.
 		if len(name) > 4 && name[:4] == "ball" && v.net == hc && n > 0 && m >= (n+p-1)/p {
-			lb, err := BalanceLowerBound(d, n, m, max(xi, MinimumError(n, int(p))))
+			lb, err := BalanceLowerBound(d, n, m, max(xi, mustMinimumError(t, n, int(p))))
 			require.NoError(t, err)
 			require.GreaterOrEqual(t, r.s.Time, lb, "%v: faster than Lemma 2.1 allows", b)
 		}
@@ -468,7 +468,9 @@ func TestPairTime(t *testing.T) {
 			require.Equal(t, a+b, na+nb)
 			require.LessOrEqual(t, abs64(na-nb), int64(1))
 			require.Equal(t, abs64(a-b)/2+abs64(a-b)%2, moved, "(%d, %d)", a, b)
-			require.Equal(t, PairTime(a, b), tm)
+			pt, err := PairTime(a, b)
+			require.NoError(t, err)
+			require.Equal(t, pt, tm)
 			require.Equal(t, moved+PairOverhead, tm)
 			if (a+b)%2 == 1 {
 				require.Equal(t, a < b, na > nb, "(%d, %d): the smaller side gets the odd token", a, b)
@@ -556,13 +558,13 @@ func TestLeightonRouteCollisionFree(t *testing.T) {
 						if stage == "exchange" {
 							virt := phys[q]
 							for i := 0; i < round; i++ {
-								virt = Shuffle(virt, d)
+								virt = shuffle(virt, d)
 							}
 							if (virt^dst[q])>>round&1 == 1 {
 								next ^= 1
 							}
 						} else {
-							next = Unshuffle(next, d)
+							next = unshuffle(next, d)
 						}
 						if next != phys[q] {
 							hops[q]++
@@ -643,7 +645,7 @@ func checkUnshuffle(t *testing.T, c *cubeCore, d int) {
 	require.Equal(t, moved, mv)
 	require.Equal(t, tmax+int64(w*(d-1)), tm)
 	for x := 0; x < p; x++ {
-		u := Unshuffle(x, d)
+		u := unshuffle(x, d)
 		require.Equal(t, before[x*w:(x+1)*w], e.rows[u*w:(u+1)*w], "d=%d: row of %d did not reach %d", d, x, u)
 	}
 }
@@ -833,4 +835,12 @@ func TestRecursionNotSlowerThanDimensionOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustMinimumError is MinimumError for arguments a test knows to be valid.
+func mustMinimumError(t testing.TB, n int64, p int) int64 {
+	t.Helper()
+	v, err := MinimumError(n, p)
+	require.NoError(t, err)
+	return v
 }

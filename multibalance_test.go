@@ -100,7 +100,7 @@ func multiSweepOne(t *testing.T, d int, hc, se *Graph, groups []Loads) {
 			xi := grp.Discrepancy()
 			worst = max(worst, xi)
 			if v.opts.MinError {
-				require.Equal(t, MinimumError(grp.Total(), p), xi, "%v group %d", b, j)
+				require.Equal(t, mustMinimumError(t, grp.Total(), p), xi, "%v group %d", b, j)
 			} else {
 				require.LessOrEqual(t, xi, int64(d), "%v group %d", b, j)
 			}

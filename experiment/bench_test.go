@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkDBInsert(b *testing.B) {
 	runs, _ := f.Specs()
 	recs := make([]Record, len(runs))
 	for i, r := range runs {
-		out, err := reg.Run(context.Background(), r.Spec, 1)
+		out, err := reg.Run(context.Background(), r.Spec, &tokendist.RunOptions{Workers: 1})
 		recs[i] = Record{Run: r, Out: out, Err: err, Wall: time.Millisecond}
 	}
 	db, err := OpenDB(filepath.Join(b.TempDir(), "b.db"))
@@ -51,7 +52,7 @@ func BenchmarkRegistryOverhead(b *testing.B) {
 		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 1}},
 		Algorithm: registry.Choice{Name: "threshold-1"}, Stop: registry.StopRule{MaxSteps: 1}}
 	for i := 0; i < b.N; i++ {
-		if _, err := reg.Run(context.Background(), s, 1); err != nil {
+		if _, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

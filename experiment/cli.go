@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/plot"
 	"github.com/tokendist/tokendist/registry"
 )
@@ -207,7 +208,7 @@ func (c *command) run(args []string) int {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				outs[j], errs[j] = c.reg.Run(ctx, runs[j].Spec, 1)
+				outs[j], errs[j] = c.reg.Run(ctx, runs[j].Spec, &tokendist.RunOptions{Workers: 1})
 			}
 		}()
 	}
@@ -527,7 +528,7 @@ func (c *command) report(args []string) int {
 
 func openExisting(path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("tokendist: database: %w", err)
+		return nil, wrapf(err, "database")
 	}
 	return OpenDB(path)
 }

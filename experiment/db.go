@@ -9,31 +9,102 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/registry"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
-// Version is the library version recorded with every run and mixed into its key: a
-// change of version runs the grid again instead of mixing results of different code.
-const Version = "v1.0.0-dev"
+// modulePath is the path of the tokendist module, looked up in the build information.
+const modulePath = "github.com/tokendist/tokendist"
+
+// Version returns the version of the tokendist code in this program, read once from the
+// program's build information (runtime/debug.ReadBuildInfo), never edited by hand. It is
+// recorded with every run (the runs table's version column) and mixed into the run's key,
+// so that a change of version runs the grid again instead of mixing results of different
+// code.
+//
+// When tokendist is the main module (the tokendist command, go run, go test) the version
+// is the main module's version, followed by " rev " and vcs.revision and by " modified"
+// when vcs.modified is true, where the build recorded them: "v1.2.0",
+// "v1.2.1-0.20260101000000-abcdef123456+dirty rev abcdef1234567890... modified", or
+// "(devel)" for a build without version control information (go test, -buildvcs=false as
+// in .ci/run). When another module imports tokendist, it is the version of the tokendist
+// dependency ("v1.2.0"; "v1.2.0 => ../tokendist" under a replace directive). Without
+// build information it is "(unknown)". The string is only compared for equality (no
+// semantic-version parsing), so "(devel)" and the other forms are all valid.
+func Version() string { return buildVersion() }
+
+var buildVersion = sync.OnceValue(func() string { return versionOf(debug.ReadBuildInfo()) })
+
+// versionOf returns the version Version describes, from build information bi (ok false:
+// none).
+func versionOf(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "(unknown)"
+	}
+	if bi.Main.Path != modulePath {
+		for _, d := range bi.Deps {
+			if d == nil || d.Path != modulePath {
+				continue
+			}
+			v := orDevel(d.Version)
+			if r := d.Replace; r != nil {
+				rv := r.Path
+				if r.Version != "" {
+					rv += " " + r.Version
+				}
+				v += " => " + rv
+			}
+			return v
+		}
+	}
+	v := orDevel(bi.Main.Version)
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev != "" {
+		v += " rev " + rev
+	}
+	if modified == "true" {
+		v += " modified"
+	}
+	return v
+}
+
+func orDevel(v string) string {
+	if v == "" {
+		return "(devel)"
+	}
+	return v
+}
 
 // SchemaVersion is the results-database layout version.
 const SchemaVersion = 1
 
-// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of the
-// version, the spec's JSON and the contents of any file the network reads.
-func RunKey(s registry.Spec) (string, error) {
+// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of Version,
+// the spec's JSON and the contents of any file the network or a workload reads.
+func RunKey(s registry.Spec) (string, error) { return runKey(Version(), s) }
+
+func runKey(version string, s registry.Spec) (string, error) {
 	js, err := json.Marshal(s)
 	if err != nil {
-		return "", err
+		return "", wrapf(err, "run key")
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "tokendist %s\n", Version)
+	fmt.Fprintf(h, "tokendist %s\n", version)
 	h.Write(js)
 	files := []struct{ what, name string }{}
 	if f, ok := s.Network.Params["file"].(string); ok {
@@ -46,7 +117,7 @@ func RunKey(s registry.Spec) (string, error) {
 	}
 	for _, f := range files {
 		if err := hashFile(h, f.name); err != nil {
-			return "", fmt.Errorf("tokendist: %s file: %w", f.what, err)
+			return "", wrapf(err, "run key: %s file %s", f.what, f.name)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
@@ -117,12 +188,12 @@ func OpenDB(path string) (*DB, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	s, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	}
 	s.SetMaxOpenConns(1)
 	if _, err := s.Exec(schema); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	}
 	var v string
 	err = s.QueryRow(`SELECT v FROM meta WHERE k = 'schema'`).Scan(&v)
@@ -130,14 +201,14 @@ func OpenDB(path string) (*DB, error) {
 	case err == sql.ErrNoRows:
 		if _, err := s.Exec(`INSERT INTO meta (k, v) VALUES ('schema', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 			s.Close()
-			return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+			return nil, wrapf(err, "database %s", path)
 		}
 	case err != nil:
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s: %w", path, err)
+		return nil, wrapf(err, "database %s", path)
 	case v != fmt.Sprint(SchemaVersion):
 		s.Close()
-		return nil, fmt.Errorf("tokendist: database %s has schema %s, this program writes %d", path, v, SchemaVersion)
+		return nil, fmt.Errorf("%w: database %s has schema %q, this program writes %d", errs.BadParameter, path, v, SchemaVersion)
 	}
 	return &DB{sql: s, path: path}, nil
 }
@@ -147,6 +218,11 @@ func (db *DB) Close() error { return db.sql.Close() }
 
 // Done returns the keys of the runs stored.
 func (db *DB) Done() (map[string]bool, error) {
+	out, err := db.done()
+	return out, wrapf(err, "database %s", db.path)
+}
+
+func (db *DB) done() (map[string]bool, error) {
 	rows, err := db.sql.Query(`SELECT key FROM runs`)
 	if err != nil {
 		return nil, err
@@ -163,6 +239,24 @@ func (db *DB) Done() (map[string]bool, error) {
 	return out, rows.Err()
 }
 
+// deleteFailed deletes the runs stored as failed and their traces, in one transaction.
+func (db *DB) deleteFailed() error {
+	tx, err := db.sql.BeginTx(context.Background(), nil)
+	if err != nil {
+		return wrapf(err, "database %s", db.path)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`,
+		`DELETE FROM runs WHERE status = 'Failed'`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return wrapf(err, "database %s: delete the failed runs", db.path)
+		}
+	}
+	return wrapf(tx.Commit(), "database %s: delete the failed runs", db.path)
+}
+
 // Record is one finished run, as stored.
 type Record struct {
 	Run        Run
@@ -175,6 +269,10 @@ type Record struct {
 // Insert stores the records in one transaction (all or none; a key already present is
 // left as it is).
 func (db *DB) Insert(recs []Record) error {
+	return wrapf(db.insert(recs), "database %s", db.path)
+}
+
+func (db *DB) insert(recs []Record) error {
 	ctx := context.Background()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -208,7 +306,7 @@ func (db *DB) Insert(recs []Record) error {
 		if r.Err != nil && res.Status != tokendist.StatusFailed {
 			status = tokendist.StatusFailed.String()
 		}
-		res2, err := st.Exec(r.Run.Key, r.Experiment, Version, string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
+		res2, err := st.Exec(r.Run.Key, r.Experiment, Version(), string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
 			r.Run.Spec.Algorithm.Name, int64(r.Run.Spec.Seed), r.Out.N, r.Out.Edges, r.Out.Total, r.Out.InitialDiscrepancy, r.Out.MaxSteps,
 			status, errText, res.Balancer, res.Loads.Discrepancy(), res.Loads.Max(), res.Loads.Min(), res.Steps, res.Time, res.Moved, res.Messages,
 			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano))
@@ -240,7 +338,7 @@ func (db *DB) Merge(srcs []string) (int64, error) {
 	var added int64
 	for _, src := range srcs {
 		if _, err := os.Stat(src); err != nil {
-			return added, fmt.Errorf("tokendist: merge: %w", err)
+			return added, wrapf(err, "merge")
 		}
 		// Open each source once to check its schema (and replay its WAL).
 		s, err := OpenDB(src)
@@ -251,30 +349,30 @@ func (db *DB) Merge(srcs []string) (int64, error) {
 		ctx := context.Background()
 		conn, err := db.sql.Conn(ctx)
 		if err != nil {
-			return added, err
+			return added, wrapf(err, "merge %s into %s", src, db.path)
 		}
 		err = func() error {
 			defer conn.Close()
 			if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, src); err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
 			defer conn.ExecContext(ctx, `DETACH DATABASE src`)
 			tx, err := conn.BeginTx(ctx, nil)
 			if err != nil {
-				return err
+				return wrapf(err, "merge %s", src)
 			}
 			defer tx.Rollback()
 			cols := strings.Join(runColumns, ",")
 			res, err := tx.Exec(`INSERT OR IGNORE INTO main.runs (` + cols + `) SELECT ` + cols + ` FROM src.runs`)
 			if err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
 			n, _ := res.RowsAffected()
 			added += n
 			if _, err := tx.Exec(`INSERT OR IGNORE INTO main.traces SELECT * FROM src.traces`); err != nil {
-				return fmt.Errorf("tokendist: merge %s: %w", src, err)
+				return wrapf(err, "merge %s", src)
 			}
-			return tx.Commit()
+			return wrapf(tx.Commit(), "merge %s", src)
 		}()
 		if err != nil {
 			return added, err
@@ -299,7 +397,7 @@ func (db *DB) Query(where string) ([]string, [][]any, error) {
 	q += ` ORDER BY experiment, network_name, n, network, loads, algorithm, seed, key`
 	rows, err := db.sql.Query(q)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tokendist: query: %w", err)
+		return nil, nil, wrapf(err, "database %s: query", db.path)
 	}
 	defer rows.Close()
 	var out [][]any
@@ -310,15 +408,20 @@ func (db *DB) Query(where string) ([]string, [][]any, error) {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
+			return nil, nil, wrapf(err, "database %s: query", db.path)
 		}
 		out = append(out, vals)
 	}
-	return runColumns, out, rows.Err()
+	return runColumns, out, wrapf(rows.Err(), "database %s: query", db.path)
 }
 
 // Traces returns the stored samples of run key, in step order.
 func (db *DB) Traces(key string) (tokendist.Trace, error) {
+	out, err := db.traces(key)
+	return out, wrapf(err, "database %s: traces of %s", db.path, key)
+}
+
+func (db *DB) traces(key string) (tokendist.Trace, error) {
 	rows, err := db.sql.Query(`SELECT step, time, discrepancy, max_load, min_load, moved, messages, negative FROM traces WHERE key = ? ORDER BY step`, key)
 	if err != nil {
 		return nil, err
@@ -339,6 +442,11 @@ func (db *DB) Traces(key string) (tokendist.Trace, error) {
 // time, which differ between equal runs), sorted: two databases with equal dumps hold
 // the same runs with the same results.
 func (db *DB) Dump() ([]string, error) {
+	out, err := db.dump()
+	return out, wrapf(err, "database %s: dump", db.path)
+}
+
+func (db *DB) dump() ([]string, error) {
 	cols, rows, err := db.Query("")
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
@@ -25,31 +26,6 @@ import (
 	"github.com/tokendist/tokendist/registry"
 	"go.yaml.in/yaml/v3"
 )
-
-// ErrFile marks an error in an experiment file.
-var ErrFile = errors.New("bad experiment file")
-
-// FileError is an error at a place in an experiment file.
-type FileError struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("tokendist: %s: %s: %s", loc, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("tokendist: %s: %s", loc, e.Msg)
-}
-
-// Unwrap makes errors.Is(err, ErrFile) true.
-func (e *FileError) Unwrap() error { return ErrFile }
 
 // Axis is one value of a grid field, kept with its source line.
 type value struct {
@@ -113,12 +89,27 @@ func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
 	return &FileError{File: p.path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// errw is errf for an error of the registry (or the operating system): its message
+// without the prefix, and err itself kept for errors.Is.
+func (p *parser) errw(n *yaml.Node, key string, err error) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &FileError{File: p.path, Line: line, Key: key, Msg: stripErr(err), Err: err}
+}
+
 // ReadFile reads and checks an experiment file against reg. With quick, the file's quick
 // section (if any) overrides its top-level keys.
 func ReadFile(path string, reg *registry.Registry, quick bool) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &FileError{File: path, Msg: err.Error()}
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Op + ": " + pe.Err.Error() // the path is already the error's location
+		}
+		return nil, &FileError{File: path, Msg: msg, Err: err}
 	}
 	return Parse(path, data, reg, quick)
 }
@@ -353,7 +344,7 @@ func (p *parser) paramField(n *yaml.Node, key string, par registry.Param) (field
 		}
 		c, err := par.Convert(raw)
 		if err != nil {
-			return value{}, p.errf(n, key, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), tokendist.ErrBadParameter.Error()), ": "))
+			return value{}, p.errw(n, key, err)
 		}
 		return value{v: c, line: n.Line}, nil
 	}
@@ -401,7 +392,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 				return nil, p.errf(it, ctx, "unknown %s %q (known: %s)", kind, it.Value, strings.Join(p.reg.Names(kind), ", "))
 			}
 			if _, err := e.Resolve(nil); err != nil {
-				return nil, p.errf(it, ctx, "%s", stripErr(err))
+				return nil, p.errw(it, ctx, err)
 			}
 			out = append(out, choiceSpec{name: it.Value, line: it.Line})
 			continue
@@ -467,7 +458,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 		}
 		ps, err := e.Resolve(nil)
 		if err != nil {
-			return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+			return registry.Choice{}, p.errw(n, ctx, err)
 		}
 		return p.checkDynamic(n, kind, ctx, registry.Choice{Name: n.Value, Params: ps})
 	}
@@ -516,7 +507,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 	}
 	ps, err := e.Resolve(raw)
 	if err != nil {
-		return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+		return registry.Choice{}, p.errw(n, ctx, err)
 	}
 	return p.checkDynamic(n, kind, ctx, registry.Choice{Name: name, Params: ps})
 }
@@ -529,7 +520,7 @@ func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c re
 		s = registry.Spec{Churn: &c}
 	}
 	if _, _, err := p.reg.BuildDynamic(s); err != nil {
-		return registry.Choice{}, p.errf(n, ctx, "%s", stripErr(err))
+		return registry.Choice{}, p.errw(n, ctx, err)
 	}
 	return c, nil
 }
@@ -896,7 +887,7 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		case "stop.max_steps":
 			s.Stop.MaxSteps = v.v.(int64)
 		case "stop.target":
-			s.Stop.UseTarget, s.Stop.Target = true, v.v.(int64)
+			s.Stop.UseTarget, s.Stop.TargetDiscrepancy = true, v.v.(int64)
 		case "stop.tau":
 			s.Stop.Tau = v.v.(bool)
 		case "stop.no_stability":
@@ -908,11 +899,11 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 	cs, err := f.reg.Canonical(s)
 	if err != nil {
 		line := nc.line
-		return Run{}, &FileError{File: f.Path, Line: line, Msg: stripErr(err)}
+		return Run{}, &FileError{File: f.Path, Line: line, Msg: stripErr(err), Err: err}
 	}
 	key, err := RunKey(cs)
 	if err != nil {
-		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err)}
+		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
 	}
 	return Run{Spec: cs, Key: key, Trace: f.Trace, line: nc.line,
 		Network: f.label(registry.KindNetwork, cs.Network), Loads: f.label(registry.KindLoads, cs.Loads),

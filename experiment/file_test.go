@@ -296,7 +296,7 @@ func TestDynamicFile(t *testing.T) {
 	if len(s.Workload) != 2 || s.Churn == nil || s.Steady == nil || s.Steady.WarmUp != 100 || s.Workload[0].Params["per_node"] != true {
 		t.Fatalf("spec %+v", s)
 	}
-	out, err := registry.New().Run(context.Background(), s, 1)
+	out, err := registry.New().Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -44,7 +45,7 @@ func TestSweepOverhead(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					if _, err := reg.Run(context.Background(), runs[i].Spec, 1); err != nil {
+					if _, err := reg.Run(context.Background(), runs[i].Spec, &tokendist.RunOptions{Workers: 1}); err != nil {
 						t.Error(err)
 					}
 				}

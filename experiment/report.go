@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/plot"
 )
 
@@ -247,7 +248,7 @@ func (t Table) Write(w io.Writer, format string) error {
 			cw.Write(rec)
 		}
 		cw.Flush()
-		return cw.Error()
+		return wrapf(cw.Error(), "report: csv")
 	case "jsonl":
 		enc := json.NewEncoder(w)
 		for _, r := range t.Rows {
@@ -259,7 +260,7 @@ func (t Table) Write(w io.Writer, format string) error {
 				obj[t.Cols[i]] = v
 			}
 			if err := enc.Encode(obj); err != nil {
-				return err
+				return wrapf(err, "report: jsonl")
 			}
 		}
 		return nil
@@ -306,7 +307,7 @@ func (t Table) Write(w io.Writer, format string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("tokendist: unknown format %q (allowed: text, csv, markdown, jsonl)", format)
+	return errs.BadParam("unknown format %q (allowed: text, csv, markdown, jsonl)", format)
 }
 
 // PlotOptions configures Plot.
@@ -337,7 +338,7 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 				return i, nil
 			}
 		}
-		return 0, fmt.Errorf("tokendist: plot: no column %q (columns: %s)", name, strings.Join(t.Cols, ", "))
+		return 0, errs.BadParam("plot: no column %q (columns: %s)", name, strings.Join(t.Cols, ", "))
 	}
 	xi, err := col(o.X)
 	if err != nil {
@@ -371,7 +372,7 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 		lines[name][x] = append(lines[name][x], y)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("tokendist: plot: no runs with numeric %s and %s", o.X, o.Y)
+		return nil, errs.BadParam("plot: no runs with numeric %s and %s", o.X, o.Y)
 	}
 	sort.Strings(names)
 	var out []plot.Line

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -27,7 +28,7 @@ func ParseShard(s string) (Shard, error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("tokendist: bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
+		return Shard{}, errs.BadParam("bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
 	}
 	return Shard{i, n}, nil
 }
@@ -40,7 +41,7 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 	num := func(k string) (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
 		if err != nil {
-			return 0, fmt.Errorf("tokendist: %s=%q is not an integer", k, getenv(k))
+			return 0, errs.BadParam("%s=%q is not an integer", k, getenv(k))
 		}
 		return v, nil
 	}
@@ -67,11 +68,11 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 			}
 			n = hi - lo + 1
 		default:
-			return Shard{}, false, fmt.Errorf("tokendist: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
+			return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
 		}
 		s := Shard{id - lo, n}
 		if n < 1 || s.Index < 0 || s.Index >= n {
-			return Shard{}, false, fmt.Errorf("tokendist: Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
+			return Shard{}, false, errs.BadParam("Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
 		}
 		return s, true, nil
 	}
@@ -86,7 +87,7 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 			}
 		}
 		if count < 1 || id < 0 || id >= count {
-			return Shard{}, false, fmt.Errorf("tokendist: JOB_COMPLETION_INDEX=%d needs the shard count (--shards or TOKENDIST_SHARDS, the Job's completions) greater than it", id)
+			return Shard{}, false, errs.BadParam("JOB_COMPLETION_INDEX=%d needs the shard count (--shards or TOKENDIST_SHARDS, the Job's completions) greater than it", id)
 		}
 		return Shard{id, count}, true, nil
 	}
@@ -140,23 +141,24 @@ func Select(runs []Run, s Shard) []Run {
 // Cancelling ctx stops the workers between runs: runs in progress are dropped (they are
 // not stored, so the next sweep runs them), finished runs are committed before Sweep
 // returns. Each run uses one goroutine per step (results do not depend on it).
+//
+// The first database error stops the sweep: Sweep cancels the workers (runs in progress
+// are dropped as on cancellation), waits for every worker to return, and returns the
+// error ("tokendist: sweep: database ..."), wrapping the driver's. With o.Retry the
+// failed runs and their traces are deleted in one transaction before the sweep (both or
+// neither).
 func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
 	start := time.Now()
 	runs = Select(runs, o.Shard)
 	st := SweepStats{Total: len(runs)}
+	if o.Retry {
+		if err := db.deleteFailed(); err != nil {
+			return st, wrapf(err, "sweep --retry")
+		}
+	}
 	done, err := db.Done()
 	if err != nil {
-		return st, err
-	}
-	if o.Retry {
-		for _, q := range []string{`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`, `DELETE FROM runs WHERE status = 'Failed'`} {
-			if _, err := db.sql.Exec(q); err != nil {
-				return st, err
-			}
-		}
-		if done, err = db.Done(); err != nil {
-			return st, err
-		}
+		return st, wrapf(err, "sweep")
 	}
 	var todo []Run
 	for _, r := range runs {
@@ -174,6 +176,9 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	if batch <= 0 {
 		batch = 256
 	}
+	// wctx is the workers' context: cancelled with ctx, or by the first database error.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	jobs := make(chan Run)
 	results := make(chan Record, 4*workers)
 	var wg sync.WaitGroup
@@ -182,10 +187,13 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
+				if wctx.Err() != nil {
+					continue // stopping: drain the jobs without running them
+				}
 				t0 := time.Now()
-				out, err := reg.Run(ctx, r.Spec, 1)
+				out, err := reg.Run(wctx, r.Spec, &tokendist.RunOptions{Workers: 1})
 				wall := time.Since(t0)
-				if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
+				if wctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
 					continue // interrupted: not stored, run again next time
 				}
 				results <- Record{Run: r, Experiment: o.Experiment, Out: out, Err: err, Wall: wall}
@@ -195,9 +203,12 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	go func() {
 		defer close(jobs)
 		for _, r := range todo {
+			if wctx.Err() != nil {
+				return
+			}
 			select {
 			case jobs <- r:
-			case <-ctx.Done():
+			case <-wctx.Done():
 				return
 			}
 		}
@@ -215,6 +226,7 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		}
 		if err := db.Insert(pending); err != nil {
 			werr = err
+			cancel() // stop the workers; the loop below drains them until they return
 			return
 		}
 		for _, r := range pending {
@@ -246,13 +258,14 @@ loop:
 		}
 	}
 	flush()
+	// results is closed: every worker has returned.
 	st.Wall = time.Since(start)
 	prog.finish(st)
 	if werr != nil {
-		return st, fmt.Errorf("tokendist: database %s: %w", db.path, werr)
+		return st, wrapf(werr, "sweep")
 	}
 	if err := ctx.Err(); err != nil {
-		return st, err
+		return st, wrapf(err, "sweep interrupted after %d runs", st.Ran)
 	}
 	return st, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -26,14 +27,6 @@ const (
 	KindWorkload  Kind = "workload"
 	KindChurn     Kind = "churn"
 )
-
-// ErrNotApplicable is returned (wrapped) by a metric that does not apply to a run (a
-// ring statistic of a non-ring balancer, an optimum defined on trees only); Registry.Run
-// then leaves the metric out of Result.Metrics instead of failing the run.
-var ErrNotApplicable = errors.New("tokendist: metric not applicable")
-
-// ErrUnknownName reports a name that no registry entry of its kind has.
-var ErrUnknownName = errors.New("tokendist: unknown name")
 
 // ParamType is the type of a registry parameter.
 type ParamType uint8
@@ -359,7 +352,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 		}
 		c, err := p.Convert(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", e.Kind, e.Name, err)
+			return nil, wrapf(err, "%s %s", e.Kind, e.Name)
 		}
 		out[k] = c
 	}
@@ -372,7 +365,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 		}
 		c, err := p.Convert(p.Default)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: default: %w", e.Kind, e.Name, err)
+			return nil, wrapf(err, "%s %s: default", e.Kind, e.Name)
 		}
 		out[p.Name] = c
 	}
@@ -461,7 +454,7 @@ func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 		}
 		if p.Default != nil {
 			if _, err := p.Convert(p.Default); err != nil {
-				return fmt.Errorf("%s %s: default: %w", kind, e.Name, err)
+				return wrapf(err, "%s %s: default", kind, e.Name)
 			}
 		}
 	}
@@ -605,18 +598,25 @@ type Choice struct {
 	Params Params `json:"params,omitempty"`
 }
 
-// StopRule says when a run of a Spec stops (besides the balancer's own rule).
+// StopRule says when a run of a Spec stops (besides the balancer's own rule). Its fields
+// are those of tokendist.RunOptions under the same names, plus Tau; the JSON keys are the
+// keys of an experiment file's stop block.
 type StopRule struct {
-	// MaxSteps bounds the steps (0: DefaultMaxSteps).
+	// MaxSteps is RunOptions.MaxSteps: it bounds the steps (0: the balancer's budget,
+	// else DefaultMaxSteps).
 	MaxSteps int64 `json:"max_steps,omitempty"`
 	// Tau sets the step budget to τ(G, K) (BalancingTime with the network's λ_max and K
 	// the initial discrepancy; Berenbrink et al., Theorem 2.2 and Table 1). It costs a
 	// LambdaMax per run.
 	Tau bool `json:"tau,omitempty"`
-	// UseTarget stops once the discrepancy is at most Target.
+	// UseTarget is RunOptions.UseTarget: stop once the discrepancy is at most
+	// TargetDiscrepancy. It is needed because 0 is a meaningful target (perfect balance);
+	// an experiment file's stop.target sets both.
 	UseTarget bool `json:"use_target,omitempty"`
-	// Target is the discrepancy target of UseTarget.
-	Target int64 `json:"target,omitempty"`
+	// TargetDiscrepancy is RunOptions.TargetDiscrepancy, the target of UseTarget. Its
+	// JSON key is "target", the key of an experiment file's stop block (kept so that
+	// files and stored configurations keep working).
+	TargetDiscrepancy int64 `json:"target,omitempty"`
 	// NoStability disables the stability stop of Periodic balancers.
 	NoStability bool `json:"no_stability,omitempty"`
 	// StopWhenStable is RunOptions.StopWhenStable: the stability stop also for
@@ -726,8 +726,11 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 		}
 		s.Steady = &st
 	}
-	if s.Stop.MaxSteps < 0 || s.SampleEvery < 0 {
-		return s, fmt.Errorf("%w: negative max_steps %d or sample_every %d", tokendist.ErrBadParameter, s.Stop.MaxSteps, s.SampleEvery)
+	if s.Stop.MaxSteps < 0 {
+		return s, fmt.Errorf("%w: stop max_steps %d is negative", tokendist.ErrBadParameter, s.Stop.MaxSteps)
+	}
+	if s.SampleEvery < 0 {
+		return s, fmt.Errorf("%w: sample_every %d is negative", tokendist.ErrBadParameter, s.SampleEvery)
 	}
 	ms := append([]string(nil), s.Metrics...)
 	sort.Strings(ms)
@@ -777,34 +780,55 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 	}
 	g, err := ne.network(s.Network.Params, DeriveSeed(s.Seed, 1))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, err)
+		return nil, nil, nil, wrapf(err, "network %s", s.Network.Name)
 	}
 	if g == nil {
-		return nil, nil, nil, fmt.Errorf("network %s: %w", s.Network.Name, tokendist.ErrNilNetwork)
+		return nil, nil, nil, wrapf(tokendist.ErrNilNetwork, "network %s", s.Network.Name)
 	}
 	l, err := le.loads(g, s.Loads.Params, DeriveSeed(s.Seed, 2))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("loads %s: %w", s.Loads.Name, err)
+		return nil, nil, nil, wrapf(err, "loads %s", s.Loads.Name)
 	}
 	b, err := ae.algorithm(g, l, s.Algorithm.Params)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
+		return nil, nil, nil, wrapf(err, "algorithm %s", s.Algorithm.Name)
 	}
 	if b == nil {
-		return nil, nil, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, tokendist.ErrNilBalancer)
+		return nil, nil, nil, wrapf(tokendist.ErrNilBalancer, "algorithm %s", s.Algorithm.Name)
 	}
 	return g, l, b, nil
 }
 
-// Run canonicalises s, builds its network, loads and balancer, runs them with Run
-// (RunOptions from s's stop rule, seed and sampling; workers bounds the goroutines per
-// step, 0 meaning GOMAXPROCS) and computes the requested metrics. The Result holds
-// the canonical spec. A failed run returns the partial result and Run's error. Same
-// spec, same result, for any workers.
-func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error) {
+// Run canonicalises s, builds its network, loads and balancer, runs them with
+// tokendist.Run and computes the requested metrics. The Result holds the canonical spec.
+// A failed run returns the partial result and the error. Same spec, same result, for any
+// Workers.
+//
+// The Spec fixes the run: its stop rule, seed, sampling, workload, churn and steady
+// options become the RunOptions of tokendist.Run. opts (nil: the defaults) supplies only
+// what a Spec does not fix, and Run reads exactly two of its fields:
+//
+//   - Workers bounds the goroutines per step (0: GOMAXPROCS); results never depend on it.
+//   - Recorder, if not nil, receives every sample as it is taken (progress, live plots).
+//
+// Every other field of opts (MaxSteps, UseTarget, TargetDiscrepancy, NoStability,
+// StopWhenStable, SampleEvery, Seed, Workload, Churn, Steady, and any field RunOptions
+// gains later) belongs to the Spec and must be left zero: Run rejects an opts that sets
+// one with an error wrapping tokendist.ErrBadParameter that names the field and the Spec
+// field to set instead, so that a stored Spec always describes the run that produced its
+// Result.
+func (r *Registry) Run(ctx context.Context, s Spec, opts *tokendist.RunOptions) (Result, error) {
+	if err := checkRunOptions(opts); err != nil {
+		return Result{Spec: s, Result: tokendist.Result{Status: tokendist.StatusFailed}}, err
+	}
 	s, err := r.Canonical(s)
 	if err != nil {
 		return Result{Spec: s, Result: tokendist.Result{Status: tokendist.StatusFailed}}, err
+	}
+	var workers int
+	var rec tokendist.Recorder
+	if opts != nil {
+		workers, rec = opts.Workers, opts.Recorder
 	}
 	out := Result{Spec: s}
 	g, l, b, err := r.Build(s)
@@ -814,18 +838,19 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error)
 	}
 	out.N, out.Edges = g.Order(), g.Size()
 	out.Total, out.InitialDiscrepancy = l.Total(), l.Discrepancy()
-	opts := tokendist.RunOptions{
+	ro := tokendist.RunOptions{
 		MaxSteps:          s.Stop.MaxSteps,
 		UseTarget:         s.Stop.UseTarget,
-		TargetDiscrepancy: s.Stop.Target,
+		TargetDiscrepancy: s.Stop.TargetDiscrepancy,
 		NoStability:       s.Stop.NoStability,
 		StopWhenStable:    s.Stop.StopWhenStable,
 		SampleEvery:       s.SampleEvery,
 		Seed:              s.Seed,
 		Workers:           workers,
+		Recorder:          rec,
 		Steady:            s.Steady,
 	}
-	if opts.Workload, opts.Churn, err = r.BuildDynamic(s); err != nil {
+	if ro.Workload, ro.Churn, err = r.BuildDynamic(s); err != nil {
 		out.Result.Status = tokendist.StatusFailed
 		return out, err
 	}
@@ -833,7 +858,7 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error)
 		sp, err := tokendist.LambdaMax(g, nil)
 		if err != nil {
 			out.Result.Status = tokendist.StatusFailed
-			return out, fmt.Errorf("stop tau: %w", err)
+			return out, wrapf(err, "stop tau")
 		}
 		k := out.InitialDiscrepancy
 		if k < 1 {
@@ -842,14 +867,14 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error)
 		tau, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), k)
 		if err != nil {
 			out.Result.Status = tokendist.StatusFailed
-			return out, fmt.Errorf("stop tau: %w", err)
+			return out, wrapf(err, "stop tau")
 		}
-		if opts.MaxSteps == 0 || tau < opts.MaxSteps {
-			opts.MaxSteps = tau
+		if ro.MaxSteps == 0 || tau < ro.MaxSteps {
+			ro.MaxSteps = tau
 		}
 	}
-	out.MaxSteps = opts.MaxSteps
-	res, err := tokendist.Run(ctx, g, l, b, &opts)
+	out.MaxSteps = ro.MaxSteps
+	res, err := tokendist.Run(ctx, g, l, b, &ro)
 	out.Result = res
 	if err != nil {
 		return out, err
@@ -871,10 +896,54 @@ func (r *Registry) Run(ctx context.Context, s Spec, workers int) (Result, error)
 				continue
 			}
 			if err != nil {
-				return out, fmt.Errorf("metric %s: %w", m, err)
+				return out, wrapf(err, "metric %s", m)
 			}
 			out.Metrics[m] = v
 		}
 	}
 	return out, nil
+}
+
+// callerOptions are the fields of tokendist.RunOptions that Registry.Run takes from its
+// opts argument; every other field is fixed by the Spec.
+var callerOptions = map[string]bool{"Workers": true, "Recorder": true}
+
+// specField names the Spec field that fixes a RunOptions field, for Run's error.
+var specField = map[string]string{
+	"MaxSteps": "Stop.MaxSteps (or Stop.Tau)", "UseTarget": "Stop.UseTarget", "TargetDiscrepancy": "Stop.TargetDiscrepancy",
+	"NoStability": "Stop.NoStability", "StopWhenStable": "Stop.StopWhenStable", "SampleEvery": "SampleEvery",
+	"Seed": "Seed", "Workload": "Workload", "Churn": "Churn", "Steady": "Steady",
+}
+
+// checkRunOptions rejects an opts that sets a field the Spec owns (see Registry.Run).
+// It walks the fields by reflection, so a field RunOptions gains later is rejected too
+// until Run reads it.
+func checkRunOptions(opts *tokendist.RunOptions) error {
+	if opts == nil {
+		return nil
+	}
+	v := reflect.ValueOf(*opts)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() || callerOptions[f.Name] || v.Field(i).IsZero() {
+			continue
+		}
+		instead := "the Spec has no such field yet"
+		if where, ok := specField[f.Name]; ok {
+			instead = "set Spec." + where + " instead"
+		}
+		return fmt.Errorf("%w: Registry.Run: RunOptions.%s = %s is fixed by the Spec (%s; Run reads only Workers and Recorder from opts)",
+			tokendist.ErrBadParameter, f.Name, describeOption(v.Field(i)), instead)
+	}
+	return nil
+}
+
+// describeOption formats a RunOptions field value for an error message.
+func describeOption(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return fmt.Sprintf("%T", v.Interface())
+	}
+	return fmt.Sprintf("%v", v.Interface())
 }

@@ -163,7 +163,7 @@ const maxFileNodes = 1 << 30
 func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: edge list: %w", err)
+		return nil, wrapf(err, "edge list")
 	}
 	var edges [][2]int
 	maxNode := -1
@@ -195,7 +195,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 		edges = append(edges, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("tokendist: edge list %s: %w", path, err)
+		return nil, wrapf(err, "edge list %s", path)
 	}
 	if n == 0 {
 		n = maxNode + 1
@@ -209,7 +209,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 func readDOT(path string) (g *tokendist.Graph, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: DOT: %w", err)
+		return nil, wrapf(err, "DOT")
 	}
 	dst := simple.NewUndirectedGraph()
 	defer func() {
@@ -622,7 +622,8 @@ func registerMetrics(r *Registry) {
 		func(m MetricInput) (float64, error) { return math.Log2(float64(m.Net.Order())), nil })
 	metric("minimum_error", "the least achievable error for the total on p processors (tokendist.MinimumError)", paperPlaxton+", section 2.1",
 		func(m MetricInput) (float64, error) {
-			return float64(tokendist.MinimumError(m.Loads.Total(), m.Net.Order())), nil
+			v, err := tokendist.MinimumError(m.Loads.Total(), m.Net.Order())
+			return float64(v), err
 		})
 	metric("group_discrepancy", "the largest final discrepancy of one token group (MultiBalance only)", paperPlaxton+", section 3",
 		func(m MetricInput) (float64, error) {

@@ -69,7 +69,7 @@ func registerDynamic(r *Registry) {
 			}
 			fh, err := os.Open(name)
 			if err != nil {
-				return nil, fmt.Errorf("%w: parameter file: %v", tokendist.ErrBadParameter, err)
+				return nil, fmt.Errorf("%w: parameter file: %w", tokendist.ErrBadParameter, err)
 			}
 			defer fh.Close()
 			return tokendist.NewTraceArrivals(fh)
@@ -114,7 +114,7 @@ func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, er
 		}
 		w, err := f(c.Params)
 		if err != nil {
-			return nil, nil, fmt.Errorf("workload %s: %w", c.Name, err)
+			return nil, nil, wrapf(err, "workload %s", c.Name)
 		}
 		ws = append(ws, w)
 	}
@@ -126,7 +126,7 @@ func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, er
 	default:
 		cw, err := tokendist.NewCombinedWorkload(ws...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("workload: %w", err)
+			return nil, nil, wrapf(err, "workload")
 		}
 		w = cw
 	}
@@ -141,7 +141,7 @@ func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, er
 			return nil, nil, fmt.Errorf("%w: churn %s has no ChurnFunc", tokendist.ErrBadParameter, s.Churn.Name)
 		}
 		if ch, err = f(s.Churn.Params); err != nil {
-			return nil, nil, fmt.Errorf("churn %s: %w", s.Churn.Name, err)
+			return nil, nil, wrapf(err, "churn %s", s.Churn.Name)
 		}
 	}
 	return w, ch, nil

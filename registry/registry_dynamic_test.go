@@ -78,7 +78,7 @@ func TestRegistryWorkloadRun(t *testing.T) {
 		Workload: []Choice{{Name: "poisson", Params: Params{"rate": 0.05}}, {Name: "service", Params: Params{"mu": 0.1}}},
 		Churn:    &Choice{Name: "random-churn", Params: Params{"fail": 0.01, "recover": 0.2}},
 		Steady:   &tokendist.SteadyOptions{WarmUp: 100}}
-	out, err := reg.Run(context.Background(), s, 2)
+	out, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRegistryWorkloadRun(t *testing.T) {
 	if out.Metrics["arrived"] != float64(res.Arrived) || out.Metrics["steady_samples"] == 0 {
 		t.Errorf("metrics %v", out.Metrics)
 	}
-	again, err := reg.Run(context.Background(), s, 1)
+	again, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1})
 	if err != nil || again.Result.Arrived != res.Arrived || again.Result.Moved != res.Moved {
 		t.Errorf("not reproducible: %v %v", again.Result, err)
 	}

@@ -18,7 +18,7 @@ func ExampleRegistry_Run() {
 		Algorithm: registry.Choice{Name: "threshold-1"},
 		Metrics:   []string{"threshold1_bound"},
 		Seed:      1,
-	}, 1)
+	}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -63,7 +63,7 @@ func ExampleRegistry_RegisterAlgorithm() {
 		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 800}},
 		Algorithm: registry.Choice{Name: "halver"},
 		Stop:      registry.StopRule{MaxSteps: 200},
-	}, 1)
+	}, nil)
 	fmt.Println(out.Result.Status, out.Result.Discrepancy(), out.Result.Loads.Total(), err)
 	// Output:
 	// MaxSteps 6 800 <nil>

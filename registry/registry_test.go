@@ -55,7 +55,7 @@ func TestRegistryEveryAlgorithm(t *testing.T) {
 			s.Algorithm = Choice{Name: name}
 		}
 		s.Seed = 7
-		a, err := reg.Run(context.Background(), s, 1)
+		a, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -69,19 +69,19 @@ func TestRegistryEveryAlgorithm(t *testing.T) {
 		if len(a.Metrics) != len(s.Metrics) {
 			t.Errorf("%s: metrics %v, want %v", name, a.Metrics, s.Metrics)
 		}
-		b, err := reg.Run(context.Background(), a.Spec, 3)
+		b, err := reg.Run(context.Background(), a.Spec, &tokendist.RunOptions{Workers: 3})
 		if err != nil || !reflect.DeepEqual(a.Result.Loads, b.Result.Loads) || a.Result.Steps != b.Result.Steps {
 			t.Errorf("%s: rerun of the canonical spec differs (%v)", name, err)
 		}
 	}
 	na := specs["rsw-diffusion"]
 	na.Algorithm, na.Metrics = Choice{Name: "rsw-diffusion"}, []string{"ring_speedup", "optimal_moves", "lambda_max"}
-	if r, err := reg.Run(context.Background(), na, 1); err != nil || len(r.Metrics) != 1 || r.Metrics["lambda_max"] <= 0 {
+	if r, err := reg.Run(context.Background(), na, &tokendist.RunOptions{Workers: 1}); err != nil || len(r.Metrics) != 1 || r.Metrics["lambda_max"] <= 0 {
 		t.Errorf("inapplicable metrics: %v %v, want only lambda_max", r.Metrics, err)
 	}
 	m := specs["multi-balance"]
 	m.Algorithm = ch("multi-balance", "groups", 3)
-	if r, _ := reg.Run(context.Background(), m, 1); r.Metrics["group_discrepancy"] > 4 {
+	if r, _ := reg.Run(context.Background(), m, &tokendist.RunOptions{Workers: 1}); r.Metrics["group_discrepancy"] > 4 {
 		t.Errorf("multi-balance group discrepancy %v > log p = 4", r.Metrics["group_discrepancy"])
 	}
 }
@@ -129,12 +129,12 @@ func TestRegistryErrors(t *testing.T) {
 		{"bad allowed", func(s *Spec) { s.Algorithm.Params = Params{"coloring": "vizing"} }, "allowed: default, bipartite, misra-gries"},
 		{"missing", func(s *Spec) { delete(s.Network.Params, "n") }, "needs parameter n"},
 		{"unknown metric", func(s *Spec) { s.Metrics = []string{"nope"} }, `metric "nope"`},
-		{"constructor", func(s *Spec) { s.Network.Params["n"] = -1 }, "network path: tokendist: "},
+		{"constructor", func(s *Spec) { s.Network.Params["n"] = -1 }, "tokendist: network path: bad parameter: "},
 	} {
 		s := base
 		s.Network = ch("path", "n", 4)
 		tc.mod(&s)
-		_, err := reg.Run(context.Background(), s, 1)
+		_, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
 		}
@@ -169,7 +169,7 @@ func TestRegistryCustomBalancer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := reg.Run(context.Background(), Spec{Network: ch("path", "n", 4), Loads: ch("explicit", "values", []any{9, 0, 4, 0}),
-		Algorithm: Choice{Name: "half"}, Stop: StopRule{MaxSteps: 3}}, 1)
+		Algorithm: Choice{Name: "half"}, Stop: StopRule{MaxSteps: 3}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

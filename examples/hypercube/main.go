@@ -234,12 +234,15 @@ func measure(a algorithm, b *tokendist.CubeBalancer, net *tokendist.Graph, res t
 	if a.se {
 		r.Network = "shuffle-exchange"
 	}
+	leastErr, err := tokendist.MinimumError(n, p)
+	if err != nil {
+		return r, err
+	}
 	minErr := strings.Contains(a.name, "MinError") || strings.Contains(a.name, "Leighton")
 	r.Held = r.Error <= int64(d)
 	if minErr {
-		r.Held = r.Error == tokendist.MinimumError(n, p)
+		r.Held = r.Error == leastErr
 	}
-	var err error
 	switch {
 	case strings.Contains(a.name, "Leighton"):
 		r.Upper, err = tokendist.LeightonTime(net, m)
@@ -255,7 +258,7 @@ func measure(a algorithm, b *tokendist.CubeBalancer, net *tokendist.Graph, res t
 		return r, err
 	}
 	if input == "ball" && !a.se && n > 0 {
-		r.Lower, err = tokendist.BalanceLowerBound(d, n, m, max(r.Error, tokendist.MinimumError(n, p)))
+		r.Lower, err = tokendist.BalanceLowerBound(d, n, m, max(r.Error, leastErr))
 		if err != nil {
 			return r, err
 		}

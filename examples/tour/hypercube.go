@@ -125,7 +125,11 @@ func hypercubeSection(t *tour) error {
 // 2R·(1 + log p) (R = one all-reduce), for Theorem 2.4's pipeline.
 func cubeBound(b *tokendist.CubeBalancer, net *tokendist.Graph, d int, onBall bool, loads tokendist.Loads, res tokendist.Result) (string, bool, error) {
 	n, m, p := loads.Total(), loads.Max(), 1<<d
-	xi, minErr := res.Discrepancy(), tokendist.MinimumError(n, p)
+	xi := res.Discrepancy()
+	minErr, err := tokendist.MinimumError(n, p)
+	if err != nil {
+		return "", false, err
+	}
 	times := b.Times()
 	switch {
 	case strings.HasPrefix(b.String(), "NewLeightonBalance"):
