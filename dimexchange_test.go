@@ -158,7 +158,7 @@ func TestStepperMatchesReference(t *testing.T) {
 			case "T2":
 				b, err = tokendist.NewThreshold2(g, ec)
 			case "D1":
-				b, err = tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: g.Order()+int(seed%2)})
+				b, err = tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: g.Order() + int(seed%2)})
 			}
 			require.NoError(t, err)
 			ref := &dxReference{ec: ec, protocol: p, nodes: g.Order() + int(seed%2)}
@@ -432,7 +432,7 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 		{"colouring of a path on a tree", dxErr(tokendist.NewThreshold1(dxMustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
 		{"zero colouring", dxErr(tokendist.NewThreshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
 		{"DISCREPANCY-1 with n too small", dxErr(tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: 3})), tokendist.ErrBadParameter, "n = 3"},
-		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: math.MaxInt64/2})), tokendist.ErrBadParameter, "overflow"},
+		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: math.MaxInt64 / 2})), tokendist.ErrBadParameter, "overflow"},
 		{"nil protocol", dxErr(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
 		{"nil graph", dxErr(tokendist.NewThreshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
 		{"spanning tree of a disconnected graph", dxErr(tokendist.NewSpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},
