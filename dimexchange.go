@@ -44,8 +44,7 @@ const parallelMinEdges = 1 << 14
 // dxEngine is the dimension-exchange stepper that DimensionExchange and Discrepancy1
 // share (Houle, Symvonis and Wood, section 1.1): the coloured graph, the matching of
 // each step, the edge kernel or user Protocol applied to it, and the parallel split of
-// large matchings. Its exported methods (String, Graph, Coloring, Colors, ActiveColor)
-// are promoted to both balancers.
+// large matchings. It has no exported methods: each balancer states its own API.
 type dxEngine struct {
 	g     *Graph
 	ec    *EdgeColoring
@@ -88,22 +87,8 @@ func (e *dxEngine) setup(g *Graph, ec *EdgeColoring, name string) error {
 	return nil
 }
 
-// String names the protocol, e.g. "THRESHOLD-1" (Houle et al., section 2), in O(1).
-func (e *dxEngine) String() string { return e.name }
-
-// Graph returns the network the balancer was built for, in O(1).
-func (e *dxEngine) Graph() *Graph { return e.g }
-
-// Coloring returns the edge colouring in use, in O(1).
-func (e *dxEngine) Coloring() *EdgeColoring { return e.ec }
-
-// Colors returns χ, the number of colours and so the number of steps in a round
-// (Houle et al., Definition 1), in O(1).
-func (e *dxEngine) Colors() int { return int(e.chi) }
-
-// ActiveColor returns the colour whose edges are active at step t: t mod χ (Houle et
-// al., section 1.1), in O(1).
-func (e *dxEngine) ActiveColor(t int64) int {
+// activeColor is t mod χ, or 0 without colours.
+func (e *dxEngine) activeColor(t int64) int {
 	if e.chi == 0 {
 		return 0
 	}
@@ -282,6 +267,23 @@ func newDimensionExchange(g *Graph, ec *EdgeColoring, kind protocolKind, name st
 	}
 	return d, nil
 }
+
+// String names the protocol, e.g. "THRESHOLD-1" (Houle et al., section 2), in O(1).
+func (d *DimensionExchange) String() string { return d.name }
+
+// Graph returns the network the balancer was built for, in O(1).
+func (d *DimensionExchange) Graph() *Graph { return d.g }
+
+// Coloring returns the edge colouring in use, in O(1).
+func (d *DimensionExchange) Coloring() *EdgeColoring { return d.ec }
+
+// Colors returns χ, the number of colours and so the number of steps in a round
+// (Houle et al., Definition 1), in O(1).
+func (d *DimensionExchange) Colors() int { return int(d.chi) }
+
+// ActiveColor returns the colour whose edges are active at step t: t mod χ (Houle et
+// al., section 1.1), in O(1).
+func (d *DimensionExchange) ActiveColor(t int64) int { return d.activeColor(t) }
 
 // Init checks that the run's network is the coloured graph (O(1) for the same *Graph,
 // O(n + m) otherwise) and prepares the per-run buffers (O(Δ) under churn).

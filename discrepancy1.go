@@ -166,6 +166,23 @@ func (d *Discrepancy1) planConvergecast() error {
 	return nil
 }
 
+// String names the protocol, "DISCREPANCY-1" (Houle et al., section 5), in O(1).
+func (d *Discrepancy1) String() string { return d.name }
+
+// Graph returns the network the balancer was built for, in O(1).
+func (d *Discrepancy1) Graph() *Graph { return d.g }
+
+// Coloring returns the edge colouring in use, in O(1).
+func (d *Discrepancy1) Coloring() *EdgeColoring { return d.ec }
+
+// Colors returns χ, the number of colours and so the number of steps in a round
+// (Houle et al., Definition 1), in O(1).
+func (d *Discrepancy1) Colors() int { return int(d.chi) }
+
+// ActiveColor returns the colour whose edges are active at step t: t mod χ (Houle et
+// al., section 1.1), in O(1).
+func (d *Discrepancy1) ActiveColor(t int64) int { return d.activeColor(t) }
+
 // Init checks that the run's network is the coloured tree (O(1) for the same *Graph,
 // O(n + m) otherwise), refuses a Workload and Churn, and resets the per-run state (the
 // per-node arrays, O(n)).
