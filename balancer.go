@@ -36,7 +36,9 @@ type Balancer interface {
 
 // Initializer is implemented by balancers that validate the network and prepare
 // buffers before the first step. Run calls Init once per run, after copying the loads,
-// so a balancer value can be reused for several runs (not concurrently).
+// so a balancer value can be reused for several runs (not concurrently: Run refuses
+// that with ErrConcurrentUse). A built-in balancer's Step on a State its Init has not
+// prepared returns an error wrapping ErrNotInitialized.
 type Initializer interface {
 	Init(s *State) error
 }
@@ -517,11 +519,11 @@ func (g *initGuard) check(s *State, b fmt.Stringer) error {
 func (g *initGuard) fail(s *State, b fmt.Stringer) error {
 	switch {
 	case !g.ok:
-		return fmt.Errorf("%w: %s: Step called before Init (call Run, or Init before Step)", ErrNotInitialized, b)
+		return fmt.Errorf("%w: %s has not been initialised (call Run, or Init before Step)", ErrNotInitialized, b)
 	case len(s.Loads) != g.n:
-		return fmt.Errorf("%w: %s: Init prepared %d loads, Step got %d (call Init again)", ErrNotInitialized, b, g.n, len(s.Loads))
+		return fmt.Errorf("%w: %s was initialised for %d loads, Step got %d (call Init again)", ErrNotInitialized, b, g.n, len(s.Loads))
 	}
-	return fmt.Errorf("%w: %s: Step got a network Init did not prepare (call Init again)", ErrNotInitialized, b)
+	return fmt.Errorf("%w: %s was initialised for another network (call Init again)", ErrNotInitialized, b)
 }
 
 // errNilContext reports a nil context.Context passed to a runner.
