@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -242,5 +247,81 @@ func TestRunPoolOnlyForWorkers(t *testing.T) {
 		case workers > 1 && helpers < runtime.GOMAXPROCS(0)-1:
 			t.Errorf("%d workers: %d goroutines more during the run, want GOMAXPROCS − 1 = %d", workers, helpers, runtime.GOMAXPROCS(0)-1)
 		}
+	}
+}
+
+// TestStepBeforeInitCoversEveryBalancer: every exported type of the package with a
+// Step(*State) error method (or an unexported embedded one) is built by initCases, so a
+// new balancer cannot skip TestStepBeforeInit.
+func TestStepBeforeInitCoversEveryBalancer(t *testing.T) {
+	built := map[string]bool{}
+	for _, c := range initCases() {
+		g, err := c.net()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.build(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built[reflect.TypeOf(b).Elem().Name()] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	stepper := map[string]bool{} // types with a Step(s *State) error method
+	embeds := map[string][]string{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil || d.Name.Name != "Step" || len(d.Type.Params.List) != 1 || d.Type.Results == nil {
+					continue
+				}
+				if star, ok := d.Recv.List[0].Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok {
+						stepper[id.Name] = true
+					}
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					ts, ok := sp.(*ast.TypeSpec)
+					if !ok {
+						continue
+					}
+					if st, ok := ts.Type.(*ast.StructType); ok {
+						for _, fl := range st.Fields.List {
+							if id, ok := fl.Type.(*ast.Ident); ok && len(fl.Names) == 0 {
+								embeds[ts.Name.Name] = append(embeds[ts.Name.Name], id.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for typ, inner := range embeds {
+		for _, e := range inner {
+			if stepper[e] {
+				stepper[typ] = true
+			}
+		}
+	}
+	for typ := range stepper {
+		if ast.IsExported(typ) && !built[typ] {
+			t.Errorf("balancer type %s has no case in initCases", typ)
+		}
+	}
+	if len(stepper) < 10 {
+		t.Fatalf("found only %d balancer types; the scan is broken", len(stepper))
 	}
 }
