@@ -760,7 +760,7 @@ func advTable() []advCase {
 	for _, n := range advSmall {
 		add(fmt.Sprintf("dimex/Discrepancy1(n=%d)", n), func() error {
 			ec, _ := tokendist.BipartiteColoring(g8)
-			_, err := tokendist.NewDiscrepancy1(g8, ec, n)
+			_, err := tokendist.NewDiscrepancy1(g8, ec, &tokendist.Discrepancy1Options{Nodes: n})
 			return err
 		})
 	}

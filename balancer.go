@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"sync"
 
 	"github.com/tokendist/tokendist/internal/par"
 )
@@ -20,36 +21,57 @@ import (
 // the balancer declares otherwise (see Invariants), Step conserves the total and never
 // makes a load negative. A Step error stops the run and is returned by Run, wrapped.
 //
-// Optional interfaces refine the contract: Initializer, Terminator, Periodic, Invariants,
-// Accountant. Name a balancer with a String method (fmt.Stringer); otherwise its Go type
-// names it in errors and results.
+// Step before Init: a balancer that implements Initializer prepares per-network state
+// in Init, and its Step on a State whose network Init has not prepared returns an error
+// wrapping ErrNotInitialized that names the balancer (every built-in balancer does so;
+// none panics). One balancer value serves one run at a time: Run refuses a balancer
+// value that is already inside another Run with an error wrapping ErrConcurrentUse.
+//
+// Optional interfaces refine the contract: Initializer, Terminator, Periodic,
+// StepBudgeter, InvariantKeeper, ResultDescriber and Accountant. Name a balancer with a
+// String method (fmt.Stringer); otherwise its Go type names it in errors and results.
 type Balancer interface {
 	Step(s *State) error
 }
 
 // Initializer is implemented by balancers that validate the network and prepare
 // buffers before the first step. Run calls Init once per run, after copying the loads,
-// so a balancer value can be reused for several runs (not concurrently).
+// so a balancer value can be reused for several runs (not concurrently: Run refuses
+// that with ErrConcurrentUse). A built-in balancer's Step on a State its Init has not
+// prepared returns an error wrapping ErrNotInitialized.
 type Initializer interface {
 	Init(s *State) error
 }
 
 // Terminator is implemented by balancers with their own termination rule (for example
-// DISCREPANCY-1's local rule). Run stops with StatusDone when Done returns true; it is
-// asked before every step. A balancer with its own rule stops by that rule: Run's
-// stability check (Periodic) does not stop it unless RunOptions.StopWhenStable is set.
-// A type that implements Done for some configurations only (a type shared by several
-// protocols, a wrapper) also implements OptionalTerminator to say when it has a rule.
+// DISCREPANCY-1's local rule, Discrepancy1). Run stops with StatusDone when Done returns
+// true; it is asked before every step. A balancer with its own rule stops by that rule:
+// Run's stability check (Periodic) does not stop it unless RunOptions.StopWhenStable is
+// set. Two built-in types implement Done without always having a rule: Funcs has one
+// exactly when its DoneFunc is set, and SpanningTreeBalancer exactly when its tree
+// algorithm has one; Run treats them as having no rule otherwise.
 type Terminator interface {
 	Done(s *State) bool
 }
 
-// OptionalTerminator is implemented by Terminators whose rule exists in some runs only:
-// HasRule reports, once per run after Init, whether Done can return true in this run.
-// When it reports false, Run treats the balancer as having no rule of its own, so the
-// stability check (Periodic) applies by default.
-type OptionalTerminator interface {
-	HasRule(s *State) bool
+// ruleHolder is implemented by the built-in Terminators whose rule exists in some
+// configurations only (Funcs, SpanningTreeBalancer): hasRule reports whether Done can
+// return true.
+type ruleHolder interface {
+	hasRule() bool
+}
+
+// terminatorOf returns b's termination rule, or nil if it has none: b as a Terminator,
+// unless it is a ruleHolder without a rule. O(1) plus a wrapper's forwarding.
+func terminatorOf(b Balancer) Terminator {
+	t, ok := b.(Terminator)
+	if !ok {
+		return nil
+	}
+	if h, ok := b.(ruleHolder); ok && !h.hasRule() {
+		return nil
+	}
+	return t
 }
 
 // Periodic is implemented by balancers whose steps cycle with a period (χ steps for a
@@ -57,7 +79,7 @@ type OptionalTerminator interface {
 // when the loads are equal at two snapshots one period apart, checked at every multiple
 // of the period (O(n) per check). A period ≤ 0 disables the check. The check is a
 // default for balancers without a termination rule of their own: for a Terminator
-// (with HasRule true if it is an OptionalTerminator), Run checks stability only when
+// that has a rule in this run (see Terminator), Run checks stability only when
 // RunOptions.StopWhenStable is set. RunOptions.NoStability disables it always.
 type Periodic interface {
 	// Period returns the period in steps; Run asks once per run, after Init.
@@ -413,17 +435,95 @@ func BalancerName(b Balancer) string {
 // Run saw before the failing step. A panic in a balancer on one of the run's worker
 // goroutines is re-raised on the caller's goroutine, after the other workers stopped;
 // the balancer can then be reused (its Init starts afresh).
+//
+// One balancer value serves one run at a time: while b (a comparable value, in practice
+// a pointer) is inside one Run, another Run with the same value returns at once with
+// StatusFailed and an error wrapping ErrConcurrentUse that names the balancer. A run
+// with more than one worker (RunOptions.Workers, 0 meaning GOMAXPROCS) holds the worker
+// pool of GOMAXPROCS goroutines for its duration; a run with one worker starts none.
 func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, error) {
 	if ctx == nil {
 		return Result{Status: StatusFailed, Balancer: safeName(b)}, errNilContext
+	}
+	if !isNilValue(b) {
+		release, err := claim(b)
+		if err != nil {
+			return Result{Status: StatusFailed, Balancer: safeName(b)}, err
+		}
+		defer release()
 	}
 	r, err := newRunner(net, loads, b, opts)
 	if err != nil {
 		return Result{Status: StatusFailed, Balancer: r.res.Balancer}, err
 	}
-	par.Acquire()
-	defer par.Release()
+	if r.s.Workers > 1 {
+		par.Acquire()
+		defer par.Release()
+	}
 	return r.run(ctx)
+}
+
+// running holds the balancer values inside a Run (keys), so that a second Run of the
+// same value is refused (claim).
+var running sync.Map
+
+// claim marks b as running and returns the function that unmarks it, or an error
+// wrapping ErrConcurrentUse if b is already running. A balancer whose dynamic type is
+// not comparable (a struct value holding a slice, say) is a copy per call and is not
+// tracked. O(1).
+func claim(b Balancer) (release func(), err error) {
+	if !reflect.TypeOf(b).Comparable() {
+		return func() {}, nil
+	}
+	defer func() {
+		if recover() != nil { // a comparable type holding an uncomparable interface value
+			release, err = func() {}, nil
+		}
+	}()
+	if _, busy := running.LoadOrStore(b, struct{}{}); busy {
+		return nil, fmt.Errorf("%w: %s is already inside another Run (build one balancer per goroutine)", ErrConcurrentUse, BalancerName(b))
+	}
+	return func() { running.Delete(b) }, nil
+}
+
+// initGuard records the network and load count a balancer's Init prepared, so that Step
+// refuses a State Init has not prepared (ErrNotInitialized) instead of indexing buffers
+// that are missing or sized for another network. check costs O(1) and does not allocate
+// unless it fails.
+type initGuard struct {
+	net Network
+	n   int
+	cmp bool // net's dynamic type is comparable, so check can compare networks
+	ok  bool
+}
+
+// set records s as prepared; call it at the end of a successful Init.
+func (g *initGuard) set(s *State) {
+	*g = initGuard{net: s.Net, n: len(s.Loads), ok: true}
+	g.cmp = s.Net != nil && reflect.TypeOf(s.Net).Comparable()
+}
+
+// reset forgets the prepared network; call it at the start of Init.
+func (g *initGuard) reset() { *g = initGuard{} }
+
+// check returns nil if s is the State Init prepared (the same network and load count),
+// else an error wrapping ErrNotInitialized that names b (b.String is called only then).
+func (g *initGuard) check(s *State, b fmt.Stringer) error {
+	if g.ok && len(s.Loads) == g.n && (!g.cmp || s.Net == g.net) {
+		return nil
+	}
+	return g.fail(s, b)
+}
+
+// fail explains why check refused s.
+func (g *initGuard) fail(s *State, b fmt.Stringer) error {
+	switch {
+	case !g.ok:
+		return fmt.Errorf("%w: %s has not been initialised (call Run, or Init before Step)", ErrNotInitialized, b)
+	case len(s.Loads) != g.n:
+		return fmt.Errorf("%w: %s was initialised for %d loads, Step got %d (call Init again)", ErrNotInitialized, b, g.n, len(s.Loads))
+	}
+	return fmt.Errorf("%w: %s was initialised for another network (call Init again)", ErrNotInitialized, b)
 }
 
 // errNilContext reports a nil context.Context passed to a runner.
@@ -470,10 +570,12 @@ type runner struct {
 	roundLen int64   // the steps in one of its rounds
 }
 
-// rounder is a Balancer that can also perform a whole round of steps at once, with the
-// same effect as that many calls of Step (DimensionExchange.Round).
+// rounder is a Balancer that can also perform a whole round of Colors() steps at once,
+// with the same effect as that many calls of Step (the fused round of THRESHOLD-1 and
+// THRESHOLD-2, DimensionExchange.round). round leaves s.Steps alone and returns the
+// number of steps it completed, which Run adds.
 type rounder interface {
-	Round(s *State) error
+	round(s *State) (int64, error)
 	Colors() int
 }
 
@@ -583,10 +685,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	if err := r.initSteady(); err != nil {
 		return r, err
 	}
-	r.done, _ = b.(Terminator)
-	if o, ok := b.(OptionalTerminator); ok && r.done != nil && !o.HasRule(&r.s) {
-		r.done = nil
-	}
+	r.done = terminatorOf(b)
 	dynamic := r.opts.Workload != nil || r.opts.Churn != nil
 	if p, ok := b.(Periodic); ok && !r.opts.NoStability && !dynamic && (r.done == nil || r.opts.StopWhenStable) {
 		r.period = p.Period(&r.s)
@@ -652,29 +751,31 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 			}
 		}
 		before := counters{s.Steps, s.Time, s.Moved, s.Messages}
+		steps := int64(1)
 		round := r.roundable()
 		var err error
 		if round {
-			err = r.rounder.Round(s) // advances s.Steps itself
+			steps, err = r.rounder.round(s)
 		} else {
 			err = r.b.Step(s)
 		}
 		if err != nil {
+			if round {
+				s.Steps += steps // the steps of the round before the failing one
+			}
 			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
 		if len(s.Loads) != r.n {
 			return StatusFailed, &InvariantError{Balancer: r.res.Balancer, Step: s.Steps + 1, LastChecked: s.Steps, CheckEvery: r.opts.SampleEvery,
 				Invariant: Conserves, Detail: fmt.Sprintf("load vector resized from %d to %d", r.n, len(s.Loads))}
 		}
-		if s.Time < before.time || s.Moved < before.moved || s.Messages < before.messages || !round && s.Steps == math.MaxInt64 {
+		if s.Time < before.time || s.Moved < before.moved || s.Messages < before.messages || s.Steps > math.MaxInt64-steps {
 			bad := counters{s.Steps, s.Time, s.Moved, s.Messages}
 			s.Steps, s.Time, s.Moved, s.Messages = before.steps, before.time, before.moved, before.messages
 			return StatusFailed, overflow("%s at step %d: counters (time, moved, messages) went from (%d, %d, %d) to (%d, %d, %d)",
 				r.res.Balancer, before.steps, before.time, before.moved, before.messages, bad.time, bad.moved, bad.messages)
 		}
-		if !round {
-			s.Steps++
-		}
+		s.Steps += steps
 		if r.opts.Workload != nil {
 			if err := r.applyWorkload(); err != nil {
 				return StatusFailed, err

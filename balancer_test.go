@@ -3,6 +3,7 @@ package tokendist_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,9 @@ func (p *pairAverage) Init(s *tokendist.State) error {
 }
 
 func (p *pairAverage) Step(s *tokendist.State) error {
+	if p.g == nil || p.g.Order() != len(s.Loads) {
+		return fmt.Errorf("tokendist: pairAverage: %w", tokendist.ErrNotInitialized)
+	}
 	if p.g.Order() == 0 {
 		return nil
 	}

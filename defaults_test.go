@@ -107,7 +107,7 @@ func TestTerminatorBeatsStability(t *testing.T) {
 		require.NoError(t, err)
 		loads := make(tokendist.Loads, n)
 		loads[0] = int64(5 * n)
-		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
+		b, err := tokendist.NewDiscrepancy1(g, nil, nil)
 		require.NoError(t, err)
 		cycle := b.Period(nil)
 		def, err := tokendist.Run(context.Background(), g, loads, b, nil)
@@ -132,9 +132,9 @@ func TestTerminatorBeatsStability(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, def.Steps, both.Steps, "NoStability takes precedence")
 
-		// The same through NewSpanningTree (HasRule forwards).
+		// The same through NewSpanningTree (the wrapper forwards the rule).
 		st, err := tokendist.NewSpanningTree(g, 0, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.NewDiscrepancy1(tree, nil, 0)
+			return tokendist.NewDiscrepancy1(tree, nil, nil)
 		})
 		require.NoError(t, err)
 		viaTree, err := tokendist.Run(context.Background(), g, loads, st, nil)
@@ -144,15 +144,16 @@ func TestTerminatorBeatsStability(t *testing.T) {
 	}
 }
 
-// TestOptionalTerminator: a Terminator whose HasRule is false (THRESHOLD-1, Funcs
-// without DoneFunc) keeps the stability stop by default.
+// TestOptionalTerminator: a balancer without a termination rule (THRESHOLD-1, which is
+// no Terminator; Funcs without DoneFunc) keeps the stability stop by default.
 func TestOptionalTerminator(t *testing.T) {
 	g, err := tokendist.Path(6)
 	require.NoError(t, err)
 	loads := tokendist.Loads{30, 0, 0, 0, 0, 1}
 	th, err := tokendist.NewThreshold1(g, nil)
 	require.NoError(t, err)
-	require.False(t, th.HasRule(nil))
+	_, isTerminator := tokendist.Balancer(th).(tokendist.Terminator)
+	require.False(t, isTerminator, "THRESHOLD-1 has no termination rule")
 	r, err := tokendist.Run(context.Background(), g, loads, th, nil)
 	require.NoError(t, err)
 	require.Equal(t, tokendist.StatusStable, r.Status)

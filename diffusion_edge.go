@@ -1,6 +1,8 @@
 package tokendist
 
 import (
+	"fmt"
+
 	"github.com/tokendist/tokendist/internal/par"
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -45,6 +47,19 @@ type edgeDiffusion struct {
 	s           *State
 	prepFn      func(lo, hi int)
 	applyFn     func(lo, hi int)
+	ready       initGuard
+}
+
+// String names the scheme by its rule, for errors raised inside the shared code (the
+// exported types name themselves with their own String). O(1).
+func (b *edgeDiffusion) String() string {
+	switch b.rule {
+	case ruleFGSDet:
+		return "FGSDeterministic"
+	case ruleFGSRand:
+		return "FGSRandomized"
+	}
+	return "RSW"
 }
 
 func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
@@ -76,6 +91,7 @@ func (b *edgeDiffusion) DescribeResult(s *State) string { return describeBalance
 // Init checks that the run's network is the one the balancer was built for, prepares
 // buffers and clears the accumulated rounding errors.
 func (b *edgeDiffusion) Init(s *State) error {
+	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
 	}
@@ -94,15 +110,15 @@ func (b *edgeDiffusion) Init(s *State) error {
 	}
 	clear(b.err)
 	b.workers = b.ln.workers(s.Workers)
+	b.ready.set(s)
 	return nil
 }
 
-// Step performs one synchronous round.
+// Step performs one synchronous round. Before Init it returns an error wrapping
+// ErrNotInitialized.
 func (b *edgeDiffusion) Step(s *State) error {
-	if b.old == nil {
-		if err := b.Init(s); err != nil {
-			return err
-		}
+	if err := b.ready.check(s, b); err != nil {
+		return err
 	}
 	b.s = s
 	c := b.ln.chunks()
@@ -217,6 +233,14 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 // error until the link is back.
 type RSWDiffusion struct{ edgeDiffusion }
 
+var (
+	_ Balancer        = (*RSWDiffusion)(nil)
+	_ Initializer     = (*RSWDiffusion)(nil)
+	_ StepBudgeter    = (*RSWDiffusion)(nil)
+	_ ResultDescriber = (*RSWDiffusion)(nil)
+	_ fmt.Stringer    = (*RSWDiffusion)(nil)
+)
+
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
 // disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
 // Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
@@ -245,6 +269,15 @@ func (*RSWDiffusion) String() string { return "RSW" }
 // Sample.Negative). A round costs O(n + m); see RSWDiffusion for the passes.
 type FGSDeterministic struct{ edgeDiffusion }
 
+var (
+	_ Balancer        = (*FGSDeterministic)(nil)
+	_ Initializer     = (*FGSDeterministic)(nil)
+	_ StepBudgeter    = (*FGSDeterministic)(nil)
+	_ InvariantKeeper = (*FGSDeterministic)(nil)
+	_ ResultDescriber = (*FGSDeterministic)(nil)
+	_ fmt.Stringer    = (*FGSDeterministic)(nil)
+)
+
 // NewFGSDeterministic returns the deterministic FGS balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).
 // Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
@@ -272,6 +305,15 @@ func (*FGSDeterministic) Invariants() Invariant { return Conserves }
 // negative (see FGSDeterministic for how Run counts them). A round costs O(n + m) plus
 // one digit per link; see RSWDiffusion for the passes.
 type FGSRandomized struct{ edgeDiffusion }
+
+var (
+	_ Balancer        = (*FGSRandomized)(nil)
+	_ Initializer     = (*FGSRandomized)(nil)
+	_ StepBudgeter    = (*FGSRandomized)(nil)
+	_ InvariantKeeper = (*FGSRandomized)(nil)
+	_ ResultDescriber = (*FGSRandomized)(nil)
+	_ fmt.Stringer    = (*FGSRandomized)(nil)
+)
 
 // NewFGSRandomized returns the randomized FGS balancer for net. It rejects a nil, empty
 // or disconnected network and isolated nodes (ErrNotConnected); it costs O(n + m).

@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/tokendist/tokendist/internal/par"
@@ -38,7 +39,16 @@ type RandomMatching struct {
 	s           *State
 	proposeFn   func(lo, hi int)
 	matchFn     func(lo, hi int)
+	ready       initGuard
 }
+
+var (
+	_ Balancer        = (*RandomMatching)(nil)
+	_ Initializer     = (*RandomMatching)(nil)
+	_ StepBudgeter    = (*RandomMatching)(nil)
+	_ ResultDescriber = (*RandomMatching)(nil)
+	_ fmt.Stringer    = (*RandomMatching)(nil)
+)
 
 // NewRandomMatching returns the FS random-matching balancer for net. It rejects a nil,
 // empty or disconnected network and isolated nodes (ErrNotConnected); it costs O(n).
@@ -76,6 +86,7 @@ func (b *RandomMatching) DescribeResult(s *State) string { return describeBalanc
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
 // same *Graph.
 func (b *RandomMatching) Init(s *State) error {
+	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
 	}
@@ -86,16 +97,15 @@ func (b *RandomMatching) Init(s *State) error {
 		b.moved, b.msgs = make([]int64, c), make([]int64, c)
 	}
 	b.workers = b.ln.workers(s.Workers)
+	b.ready.set(s)
 	return nil
 }
 
 // Step performs one round: draw a random matching and balance across its links. It costs
-// O(n + m).
+// O(n + m). Before Init it returns an error wrapping ErrNotInitialized.
 func (b *RandomMatching) Step(s *State) error {
-	if b.prop == nil {
-		if err := b.Init(s); err != nil {
-			return err
-		}
+	if err := b.ready.check(s, b); err != nil {
+		return err
 	}
 	b.s = s
 	c := b.ln.chunks()

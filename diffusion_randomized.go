@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -78,7 +79,16 @@ type RandomizedDiffusion struct {
 	blocked     *blockedGather // the blocked gather's slots, on large networks (diffusion_blocked.go)
 	scatterFn   func(lo, hi int)
 	sumFn       func(lo, hi int)
+	ready       initGuard
 }
+
+var (
+	_ Balancer        = (*RandomizedDiffusion)(nil)
+	_ Initializer     = (*RandomizedDiffusion)(nil)
+	_ StepBudgeter    = (*RandomizedDiffusion)(nil)
+	_ ResultDescriber = (*RandomizedDiffusion)(nil)
+	_ fmt.Stringer    = (*RandomizedDiffusion)(nil)
+)
 
 // rdTables8 holds the small tables of the 8-bit passes on a regular network with d < 8
 // (so d+1 ≤ 8 slots and 2^(d+1) ≤ 256 subsets). They replace shifts by d and by link
@@ -189,6 +199,7 @@ func (b *RandomizedDiffusion) DescribeResult(s *State) string { return describeB
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
 // same *Graph.
 func (b *RandomizedDiffusion) Init(s *State) error {
+	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
 	}
@@ -212,15 +223,15 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 	}
 	b.workers = b.ln.workers(s.Workers)
 	b.known = false
+	b.ready.set(s)
 	return nil
 }
 
-// Step performs one synchronous round. It costs O(n + m) (see the type).
+// Step performs one synchronous round. It costs O(n + m) (see the type). Before Init it
+// returns an error wrapping ErrNotInitialized.
 func (b *RandomizedDiffusion) Step(s *State) error {
-	if b.streams == nil {
-		if err := b.Init(s); err != nil {
-			return err
-		}
+	if err := b.ready.check(s, b); err != nil {
+		return err
 	}
 	b.s = s
 	c := b.ln.chunks()

@@ -12,7 +12,7 @@ import (
 // cross it (Houle, Symvonis and Wood, section 1.1: "compare the loads of v and w
 // according to some protocol"). It is the extension point for user-defined protocols;
 // the built-in THRESHOLD-1, THRESHOLD-2 and DISCREPANCY-1 protocols are specialised
-// inside the stepper and do not go through it.
+// edge kernels and do not go through it.
 type Protocol interface {
 	// Send returns the number of tokens that node u sends to node v across the active
 	// edge (u, v), u < v, at step t, given their loads lu and lv before the step; a
@@ -28,59 +28,34 @@ type ProtocolFunc func(t int64, u, v int, lu, lv int64) int64
 // Send calls f.
 func (f ProtocolFunc) Send(t int64, u, v int, lu, lv int64) int64 { return f(t, u, v, lu, lv) }
 
-// protocolKind selects the specialised inner loop of a DimensionExchange.
+// protocolKind selects the protocol of a DimensionExchange.
 type protocolKind uint8
 
 const (
 	custom protocolKind = iota
 	threshold2
 	threshold1
-	discrepancy1
 )
 
 // parallelMinEdges is the least number of active edges per worker before a matching is
 // split across cores: below it the hand-off costs more than it saves.
 const parallelMinEdges = 1 << 14
 
-// DimensionExchange is the DIMENSION-EXCHANGE algorithm of Houle, Symvonis and Wood
-// (section 1.1) as a Balancer: the edges carry a proper colouring with χ colours, the
-// step at time t activates the edges of colour t mod χ (a matching), and on every active
-// edge both ends compare loads and move tokens according to a protocol. A round is χ
-// steps; every step costs one unit of model time and two load messages per active edge.
-//
-// Build one with NewThreshold1, NewThreshold2, NewDiscrepancy1 or NewDimensionExchange (a user
-// Protocol). A step costs O(|matching|); large matchings are split across cores (the
-// edges of one colour are disjoint, so the split never changes the result). Step does
-// not allocate. A value can be reused for several runs, but not concurrently.
-//
-// Dynamic runs: THRESHOLD-1, THRESHOLD-2 and user protocols accept a Workload (each
-// step applies the protocol to the loads as the workload left them; nothing in them
-// depends on the total) and Churn (the colouring stays that of the full graph; a step
-// skips the active links that are down, at O(|matching|·log Δ) for the lookup).
-// DISCREPANCY-1 refuses both in Init: its termination rule and its phases assume a
-// fixed total and fixed links.
-type DimensionExchange struct {
+// dxEngine is the dimension-exchange stepper that DimensionExchange and Discrepancy1
+// share (Houle, Symvonis and Wood, section 1.1): the coloured graph, the matching of
+// each step, the edge kernel or user Protocol applied to it, and the parallel split of
+// large matchings. It has no exported methods: each balancer states its own API.
+type dxEngine struct {
 	g     *Graph
 	ec    *EdgeColoring
-	kind  protocolKind
-	proto Protocol
 	name  string
 	chi   int64
+	ready initGuard
 
-	// DISCREPANCY-1 state (section 5).
-	nodes    int64   // the n every node knows; phases are χ·nodes steps
-	localMax []int64 // localMax(v) of the current cycle
-	prevMax  []int64 // localMax(v) of the previous cycle
-	decided  []int64 // cycle at which v's local termination rule first held, 0 if never
-	cycles   int64   // completed cycles
-	allDone  bool    // every node's rule held at the end of one cycle
-
-	// DISCREPANCY-1 convergecast termination (NewDiscrepancy1With).
-	convergecast bool
-	ccRadius     int64   // eccentricity r of the root (a centre)
-	ccUp         []int64 // ccUp[ℓ]: non-root nodes of height ℓ (send at step ℓ of a cycle)
-	ccDown       []int64 // ccDown[d-1]: nodes at depth d (hear "stop" at step r+d-1)
-	ccStop       int64   // step count at which the run stops, -1 before the root decides
+	// kernel applies a built-in protocol to flat pairs and returns the tokens moved;
+	// nil means the user Protocol proto.
+	kernel func(loads []int64, pairs []int32) int64
+	proto  Protocol
 
 	// Per-step scratch for the parallel split; set before each par.Group.For call.
 	group par.Group
@@ -88,17 +63,177 @@ type DimensionExchange struct {
 	pairs []int32
 	loads []int64
 	step  int64
-	plus  bool
 	moved atomic.Int64
 	errMu sync.Mutex
 	err   error
 
 	liveBuf []int32 // the live pairs of the current matching, under churn
+}
 
-	fused     []int32          // one round's pairs in fused order (fusedSchedule), built by the first Round
+// setup validates g and ec (or builds the default colouring) and names the engine.
+func (e *dxEngine) setup(g *Graph, ec *EdgeColoring, name string) error {
+	if g == nil {
+		return ErrNilNetwork
+	}
+	if ec == nil {
+		var err error
+		if ec, err = DefaultColoring(g); err != nil {
+			return err
+		}
+	} else if err := ec.Validate(g); err != nil {
+		return err
+	}
+	e.g, e.ec, e.name, e.chi = g, ec, name, int64(ec.Colors())
+	return nil
+}
+
+// activeColor is t mod χ, or 0 without colours.
+func (e *dxEngine) activeColor(t int64) int {
+	if e.chi == 0 {
+		return 0
+	}
+	return int(t % e.chi)
+}
+
+// init checks that the run's network is the coloured graph (O(1) for the same *Graph,
+// O(n + m) otherwise) and prepares the per-run buffers. The balancer's Init marks the
+// engine ready (e.ready.set) once its own set-up succeeded.
+func (e *dxEngine) init(s *State) error {
+	e.ready.reset()
+	if g, ok := s.Net.(*Graph); !ok || g != e.g {
+		if err := e.ec.Validate(s.Net); err != nil {
+			return err
+		}
+	}
+	if e.chunk == nil {
+		e.chunk = e.runChunk
+	}
+	if s.Live != nil && e.liveBuf == nil {
+		most := 0
+		for _, m := range e.ec.match {
+			most = max(most, len(m))
+		}
+		e.liveBuf = make([]int32, 0, most)
+	}
+	return nil
+}
+
+// begin opens a step of balancer b: it refuses a State Init has not prepared
+// (ErrNotInitialized), advances s.Time by the step's unit, and reports whether there
+// is a matching to apply (false on a graph without edges). O(1).
+func (e *dxEngine) begin(s *State, b fmt.Stringer) (bool, error) {
+	if err := e.ready.check(s, b); err != nil {
+		return false, err
+	}
+	s.Time++
+	if e.chi == 0 {
+		return false, nil
+	}
+	return true, e.checkLoads(s)
+}
+
+// exchange applies the protocol to the matching of step t (colour t mod χ) and counts
+// the tokens moved and two load messages per active edge. It costs O(|matching|) and
+// does not allocate.
+func (e *dxEngine) exchange(s *State, t int64) error {
+	pairs := e.ec.match[t%e.chi]
+	if s.Live != nil {
+		pairs = liveMatching(e.g, s.Live, pairs, e.liveBuf)
+	}
+	edges := len(pairs) / 2
+	s.Messages += 2 * int64(edges)
+	workers := min(s.Workers, par.Workers(edges, parallelMinEdges))
+	if workers <= 1 && e.kernel != nil {
+		s.Moved += e.kernel(s.Loads, pairs)
+		return nil
+	}
+	e.pairs, e.loads, e.step = pairs, s.Loads, t
+	e.moved.Store(0)
+	e.group.For(edges, workers, e.chunk)
+	s.Moved += e.moved.Load()
+	e.pairs, e.loads = nil, nil
+	if e.err != nil {
+		err := e.err
+		e.err = nil
+		return err
+	}
+	return nil
+}
+
+// checkLoads refuses a load vector shorter than the graph: the edge kernels index it
+// without bounds checks.
+func (e *dxEngine) checkLoads(s *State) error {
+	if len(s.Loads) < e.g.Order() {
+		return fmt.Errorf("%w: %s: %d loads for a network of %d nodes", ErrBadLoads, e.name, len(s.Loads), e.g.Order())
+	}
+	return nil
+}
+
+// runChunk applies the protocol to active edges lo..hi-1 of the current matching.
+func (e *dxEngine) runChunk(lo, hi int) {
+	pairs := e.pairs[2*lo : 2*hi]
+	if e.kernel != nil {
+		e.moved.Add(e.kernel(e.loads, pairs))
+		return
+	}
+	var moved int64
+	for i := 0; i+1 < len(pairs); i += 2 {
+		u, v := pairs[i], pairs[i+1]
+		a, b := e.loads[u], e.loads[v]
+		x := e.proto.Send(e.step, int(u), int(v), a, b)
+		if x > a || x < -b {
+			e.errMu.Lock()
+			if e.err == nil {
+				e.err = badParam("protocol %s sends %d tokens over edge (%d, %d) with loads %d and %d", e.name, x, u, v, a, b)
+			}
+			e.errMu.Unlock()
+			continue
+		}
+		e.loads[u], e.loads[v] = a-x, b+x
+		if x < 0 {
+			x = -x
+		}
+		moved += x
+	}
+	e.moved.Add(moved)
+}
+
+// DimensionExchange is the DIMENSION-EXCHANGE algorithm of Houle, Symvonis and Wood
+// (section 1.1) as a Balancer: the edges carry a proper colouring with χ colours, the
+// step at time t activates the edges of colour t mod χ (a matching), and on every active
+// edge both ends compare loads and move tokens according to a protocol. A round is χ
+// steps; every step costs one unit of model time and two load messages per active edge.
+//
+// Build one with NewThreshold1, NewThreshold2 or NewDimensionExchange (a user Protocol);
+// DISCREPANCY-1, which adds phases and a termination rule, is Discrepancy1. It has no
+// termination rule of its own: Run stops it by the stability check (Periodic), a target
+// or a step budget. A step costs O(|matching|); large matchings are split across cores
+// (the edges of one colour are disjoint, so the split never changes the result). Step
+// does not allocate. Step before Init returns an error wrapping ErrNotInitialized. A
+// value can be reused for several runs, but not concurrently (Run refuses that with
+// ErrConcurrentUse).
+//
+// Dynamic runs: THRESHOLD-1, THRESHOLD-2 and user protocols accept a Workload (each
+// step applies the protocol to the loads as the workload left them; nothing in them
+// depends on the total) and Churn (the colouring stays that of the full graph; a step
+// skips the active links that are down, at O(|matching|·log Δ) for the lookup).
+type DimensionExchange struct {
+	dxEngine
+	kind protocolKind
+
+	fused     []int32          // one round's pairs in fused order (fusedSchedule), built by the first round
 	plan      *fusedPlan       // the parallel fused round for len(plan.parts) workers
 	partChunk func(lo, hi int) // runParts, set once
 }
+
+var (
+	_ Balancer        = (*DimensionExchange)(nil)
+	_ Initializer     = (*DimensionExchange)(nil)
+	_ Periodic        = (*DimensionExchange)(nil)
+	_ ResultDescriber = (*DimensionExchange)(nil)
+	_ fmt.Stringer    = (*DimensionExchange)(nil)
+	_ rounder         = (*DimensionExchange)(nil)
+)
 
 // NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
 // (nil: DefaultColoring(g)) and the user protocol p. Its stability period is one round:
@@ -117,23 +252,23 @@ func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExc
 	return d, nil
 }
 
-// newDimensionExchange validates g and ec (or builds the default colouring).
+// newDimensionExchange validates g and ec (or builds the default colouring) and picks
+// the edge kernel of kind.
 func newDimensionExchange(g *Graph, ec *EdgeColoring, kind protocolKind, name string) (*DimensionExchange, error) {
-	if g == nil {
-		return nil, ErrNilNetwork
-	}
-	if ec == nil {
-		var err error
-		if ec, err = DefaultColoring(g); err != nil {
-			return nil, err
-		}
-	} else if err := ec.Validate(g); err != nil {
+	d := &DimensionExchange{kind: kind}
+	if err := d.setup(g, ec, name); err != nil {
 		return nil, err
 	}
-	return &DimensionExchange{g: g, ec: ec, kind: kind, name: name, chi: int64(ec.Colors())}, nil
+	switch kind {
+	case threshold1:
+		d.kernel = threshold1Edges
+	case threshold2:
+		d.kernel = threshold2Edges
+	}
+	return d, nil
 }
 
-// String names the protocol, e.g. "THRESHOLD-1" (Houle et al., section 2).
+// String names the protocol, e.g. "THRESHOLD-1" (Houle et al., section 2), in O(1).
 func (d *DimensionExchange) String() string { return d.name }
 
 // Graph returns the network the balancer was built for, in O(1).
@@ -148,169 +283,72 @@ func (d *DimensionExchange) Colors() int { return int(d.chi) }
 
 // ActiveColor returns the colour whose edges are active at step t: t mod χ (Houle et
 // al., section 1.1), in O(1).
-func (d *DimensionExchange) ActiveColor(t int64) int {
-	if d.chi == 0 {
-		return 0
-	}
-	return int(t % d.chi)
-}
+func (d *DimensionExchange) ActiveColor(t int64) int { return d.activeColor(t) }
 
 // Init checks that the run's network is the coloured graph (O(1) for the same *Graph,
-// O(n + m) otherwise) and resets the per-run state (DISCREPANCY-1's per-node arrays,
-// O(n)).
+// O(n + m) otherwise) and prepares the per-run buffers (O(Δ) under churn).
 func (d *DimensionExchange) Init(s *State) error {
-	if g, ok := s.Net.(*Graph); !ok || g != d.g {
-		if err := d.ec.Validate(s.Net); err != nil {
-			return err
-		}
+	if err := d.init(s); err != nil {
+		return err
 	}
-	if d.chunk == nil {
-		d.chunk = d.runChunk
-	}
-	if d.kind == discrepancy1 {
-		if err := refuseDynamic(s, d.name, false, false, "its termination rule and phases assume a fixed total and fixed links"); err != nil {
-			return err
-		}
-	}
-	if s.Live != nil && d.liveBuf == nil {
-		most := 0
-		for _, m := range d.ec.match {
-			most = max(most, len(m))
-		}
-		d.liveBuf = make([]int32, 0, most)
-	}
-	if d.kind == discrepancy1 {
-		d.initDiscrepancy1(s)
-	}
+	d.ready.set(s)
 	return nil
 }
 
 // Period returns the stability period Run checks: one round (χ steps) for THRESHOLD-2
 // and user protocols, one phase (χ·n steps, Houle et al., Definition 3) for THRESHOLD-1,
-// whose stable distributions rotate along the observer tour, and one cycle (2·χ·n) for
-// DISCREPANCY-1.
+// whose stable distributions rotate along the observer tour. O(1).
 func (d *DimensionExchange) Period(*State) int64 {
 	chi := max(d.chi, 1)
-	switch d.kind {
-	case threshold1:
+	if d.kind == threshold1 {
 		return chi * int64(d.g.Order())
-	case discrepancy1:
-		return 2 * chi * d.nodes
 	}
 	return chi
 }
 
 // Step performs one dimension-exchange step (Houle et al., section 1.1): the edges of
-// colour s.Steps mod χ are active and each applies the protocol. It costs O(|matching|),
-// plus O(n) at the first and last step of a DISCREPANCY-1 cycle, and does not allocate.
-func (d *DimensionExchange) Step(s *State) error {
-	s.Time++
-	if d.chi == 0 {
-		return nil
-	}
-	if err := d.checkLoads(s); err != nil {
+// colour s.Steps mod χ are active and each applies the protocol. It costs
+// O(|matching|) and does not allocate. Before Init it returns an error wrapping
+// ErrNotInitialized.
+func (d *DimensionExchange) Step(s *State) error { return d.stepAt(s, s.Steps) }
+
+// stepAt performs the step whose colour is t mod χ.
+func (d *DimensionExchange) stepAt(s *State, t int64) error {
+	if active, err := d.begin(s, d); !active || err != nil {
 		return err
 	}
-	if d.kind == discrepancy1 {
-		d.beforeDiscrepancy1Step(s)
-	}
-	pairs := d.ec.match[s.Steps%d.chi]
-	if s.Live != nil {
-		pairs = liveMatching(d.g, s.Live, pairs, d.liveBuf)
-	}
-	edges := len(pairs) / 2
-	s.Messages += 2 * int64(edges)
-	workers := min(s.Workers, par.Workers(edges, parallelMinEdges))
-	if workers <= 1 && d.kind != custom {
-		s.Moved += d.apply(s.Loads, pairs)
-	} else {
-		d.pairs, d.loads, d.step = pairs, s.Loads, s.Steps
-		d.moved.Store(0)
-		d.group.For(edges, workers, d.chunk)
-		s.Moved += d.moved.Load()
-		d.pairs, d.loads = nil, nil
-		if d.err != nil {
-			err := d.err
-			d.err = nil
-			return err
-		}
-	}
-	if d.kind == discrepancy1 {
-		d.afterDiscrepancy1Step(s)
-		if d.convergecast {
-			d.afterConvergecastStep(s)
-		}
-	}
-	return nil
+	return d.exchange(s, t)
 }
 
-// checkLoads refuses a load vector shorter than the graph: the edge kernels index it
-// without bounds checks.
-func (d *DimensionExchange) checkLoads(s *State) error {
-	if len(s.Loads) < d.g.Order() {
-		return fmt.Errorf("%w: %d loads for a network of %d nodes", ErrBadLoads, len(s.Loads), d.g.Order())
-	}
-	return nil
-}
-
-// runChunk applies the protocol to active edges lo..hi-1 of the current matching.
-func (d *DimensionExchange) runChunk(lo, hi int) {
-	pairs := d.pairs[2*lo : 2*hi]
-	if d.kind != custom {
-		d.moved.Add(d.apply(d.loads, pairs))
-		return
-	}
-	var moved int64
-	for i := 0; i+1 < len(pairs); i += 2 {
-		u, v := pairs[i], pairs[i+1]
-		a, b := d.loads[u], d.loads[v]
-		x := d.proto.Send(d.step, int(u), int(v), a, b)
-		if x > a || x < -b {
-			d.errMu.Lock()
-			if d.err == nil {
-				d.err = badParam("protocol %s sends %d tokens over edge (%d, %d) with loads %d and %d", d.name, x, u, v, a, b)
-			}
-			d.errMu.Unlock()
-			continue
-		}
-		d.loads[u], d.loads[v] = a-x, b+x
-		if x < 0 {
-			x = -x
-		}
-		moved += x
-	}
-	d.moved.Add(moved)
-}
-
-// apply runs a built-in protocol over flat pairs and returns the tokens moved. The
-// switch sits outside the edge loops so that each loop is branch-light.
-func (d *DimensionExchange) apply(loads []int64, pairs []int32) int64 {
-	switch d.kind {
-	case threshold2:
-		return threshold2Edges(loads, pairs)
-	case threshold1:
-		return threshold1Edges(loads, pairs)
-	case discrepancy1:
-		if d.plus {
-			return threshold1PlusEdges(loads, d.localMax, pairs)
-		}
-		return threshold1MaxEdges(loads, d.localMax, pairs)
-	}
-	panic("tokendist: internal error: apply on a user protocol")
-}
+// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
+// messages (a step is one unit of time). O(n).
+func (d *DimensionExchange) DescribeResult(s *State) string { return describeBalance(s) }
 
 // SpanningTreeBalancer runs a tree algorithm on a spanning tree of a connected network:
 // tokens move only along the tree's edges, so THRESHOLD-1 and DISCREPANCY-1 apply to any
 // connected graph (Houle, Symvonis and Wood, section 1.2: "an algorithm for token
 // distribution on trees is applicable to arbitrary architectures"). Build it with
-// NewSpanningTree. It forwards Init, Step, Done and Period to the tree algorithm, which
-// sees the tree as its network.
+// NewSpanningTree. It forwards Init, Step, Done, Period and DescribeResult to the tree
+// algorithm, which sees the tree as its network; it has a termination rule (Done) exactly
+// when the tree algorithm has one. Step before Init returns an error wrapping
+// ErrNotInitialized.
 type SpanningTreeBalancer struct {
 	g     *Graph
 	tree  *Graph
 	root  int
 	inner Balancer
+	ready initGuard
 }
+
+var (
+	_ Balancer        = (*SpanningTreeBalancer)(nil)
+	_ Initializer     = (*SpanningTreeBalancer)(nil)
+	_ Terminator      = (*SpanningTreeBalancer)(nil)
+	_ Periodic        = (*SpanningTreeBalancer)(nil)
+	_ ResultDescriber = (*SpanningTreeBalancer)(nil)
+	_ fmt.Stringer    = (*SpanningTreeBalancer)(nil)
+	_ ruleHolder      = (*SpanningTreeBalancer)(nil)
+)
 
 // AutoRoot asks NewSpanningTree for a centre of the network as the root.
 const AutoRoot = -1
@@ -378,6 +416,7 @@ func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
 // tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
 // indexes the links of the graph, not of the tree.
 func (b *SpanningTreeBalancer) Init(s *State) error {
+	b.ready.reset()
 	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
 		return err
 	}
@@ -397,15 +436,21 @@ func (b *SpanningTreeBalancer) Init(s *State) error {
 			return badParam("the network has %d nodes, the spanning tree %d", other.Order(), b.tree.Order())
 		}
 	}
-	in, ok := b.inner.(Initializer)
-	if !ok {
-		return nil
+	if in, ok := b.inner.(Initializer); ok {
+		if err := b.onTree(s, in.Init); err != nil {
+			return err
+		}
 	}
-	return b.onTree(s, in.Init)
+	b.ready.set(s)
+	return nil
 }
 
 // Step performs one step of the tree algorithm on the tree, at the tree algorithm's cost.
+// Before Init it returns an error wrapping ErrNotInitialized.
 func (b *SpanningTreeBalancer) Step(s *State) error {
+	if err := b.ready.check(s, b); err != nil {
+		return err
+	}
 	net := s.Net
 	s.Net = b.tree
 	err := b.inner.Step(s)
@@ -413,11 +458,12 @@ func (b *SpanningTreeBalancer) Step(s *State) error {
 	return err
 }
 
-// Done forwards to the tree algorithm's termination rule (false if it has none). It
-// costs what the tree algorithm's Done costs.
+// Done forwards to the tree algorithm's termination rule: the wrapper has a rule
+// exactly when the tree algorithm has one (a Terminator, and for Funcs a DoneFunc), and
+// Done is false otherwise. It costs what the tree algorithm's Done costs.
 func (b *SpanningTreeBalancer) Done(s *State) bool {
-	t, ok := b.inner.(Terminator)
-	if !ok {
+	t := terminatorOf(b.inner)
+	if t == nil {
 		return false
 	}
 	net := s.Net
@@ -427,23 +473,10 @@ func (b *SpanningTreeBalancer) Done(s *State) bool {
 	return done
 }
 
-// HasRule reports whether the tree algorithm has a termination rule of its own
-// (OptionalTerminator): it implements Terminator and, if it is an OptionalTerminator,
-// its HasRule reports true.
-func (b *SpanningTreeBalancer) HasRule(s *State) bool {
-	if _, ok := b.inner.(Terminator); !ok {
-		return false
-	}
-	o, ok := b.inner.(OptionalTerminator)
-	if !ok {
-		return true
-	}
-	net := s.Net
-	s.Net = b.tree
-	has := o.HasRule(s)
-	s.Net = net
-	return has
-}
+// hasRule reports whether the tree algorithm has a termination rule of its own in this
+// run (ruleHolder): Run stops a SpanningTreeBalancer by Done exactly when it would stop
+// the tree algorithm alone by its Done. O(1).
+func (b *SpanningTreeBalancer) hasRule() bool { return terminatorOf(b.inner) != nil }
 
 // DescribeResult forwards to the tree algorithm's summary (ResultDescriber), or returns
 // the discrepancy, moves and messages if it has none. O(n).

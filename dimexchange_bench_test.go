@@ -1,6 +1,7 @@
 package tokendist_test
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"testing"
@@ -38,11 +39,23 @@ var dxBenchTree = sync.OnceValue(func() struct {
 })
 
 // dxBenchRounds runs b.N rounds of d with the given number of workers, each as Run
-// performs it: one call of Round where the balancer has it (DimensionExchange: the
-// fused round on one core, χ parallel steps on several), else χ calls of Step.
+// performs it: for a DimensionExchange, one Run of b.N rounds, in which Run uses the
+// fused round (its unexported fast path; Run's own set-up is O(n) once per run), else
+// χ calls of Step per round.
 func dxBenchRounds(b *testing.B, d tokendist.Balancer, workers int) {
-	if r, ok := d.(interface{ Round(*tokendist.State) error }); ok {
-		dxBench(b, d, workers, r.Round)
+	if _, ok := d.(*tokendist.DimensionExchange); ok {
+		bt := dxBenchTree()
+		chi := int64(bt.ec.Colors())
+		opts := &tokendist.RunOptions{MaxSteps: chi, NoStability: true, Workers: workers}
+		if _, err := tokendist.Run(context.Background(), bt.g, bt.loads, d, opts); err != nil { // the first round builds its schedule
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(8*bt.g.Order() + 8*bt.g.Size()))
+		b.ResetTimer()
+		opts.MaxSteps = chi * int64(b.N)
+		if _, err := tokendist.Run(context.Background(), bt.g, bt.loads, d, opts); err != nil {
+			b.Fatal(err)
+		}
 		return
 	}
 	dxBenchSteps(b, d, workers)
@@ -73,7 +86,7 @@ func dxBench(b *testing.B, d tokendist.Balancer, workers int, round func(*tokend
 			b.Fatal(err)
 		}
 	}
-	if err := round(s); err != nil { // the first Round builds its schedule
+	if err := round(s); err != nil { // the first round builds its schedule
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(8*bt.g.Order() + 8*bt.g.Size()))

@@ -12,7 +12,7 @@ import (
 func ExampleNewSpanningTree() {
 	torus, _ := tokendist.Torus(4, 4)
 	b, err := tokendist.NewSpanningTree(torus, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.NewDiscrepancy1(tree, nil, 0)
+		return tokendist.NewDiscrepancy1(tree, nil, nil)
 	})
 	if err != nil {
 		panic(err)

@@ -123,11 +123,13 @@ func fusedSchedule(n int, match [][]int32, window int) []int32 {
 	return out
 }
 
-// Round performs the χ steps of one round (Houle, Symvonis and Wood, Definition 1: a round
-// is χ steps, one per colour), s.Steps … s.Steps+χ−1, and advances s.Steps
-// and s.Time by χ and s.Moved and s.Messages as those χ calls of Step (with Run's
-// increment of s.Steps after each) would; the loads it leaves are bit for bit theirs,
-// for any s.Workers. Run calls it when nothing in the run looks inside a round.
+// round performs the χ steps of one round (Houle, Symvonis and Wood, Definition 1: a
+// round is χ steps, one per colour), s.Steps … s.Steps+χ−1, and returns the number of
+// steps it completed: χ, or on an error the steps before the failing one. It leaves
+// s.Steps alone (Run counts the steps) and advances s.Time, s.Moved and s.Messages as
+// those χ calls of Step would; the loads it leaves are bit for bit theirs, for any
+// s.Workers. Run calls it, through the rounder interface, when nothing in the run looks
+// inside a round. Before Init it returns an error wrapping ErrNotInitialized.
 //
 // For THRESHOLD-1 and THRESHOLD-2 at a round boundary (s.Steps a multiple of χ) without
 // churn it applies the round in one pass over the edges, in an order that keeps the
@@ -135,25 +137,27 @@ func fusedSchedule(n int, match [][]int32, window int) []int32 {
 // several workers on a large graph, the nodes are split into parts whose inner edges
 // run concurrently before the few edges that depend on crossings. The orders are
 // computed at the first such call for each worker count (O(n + m) time, 8 to 16 bytes
-// per edge kept). Otherwise it calls Step χ times. It costs O(m) and, after the first
-// call, does not allocate.
-func (d *DimensionExchange) Round(s *State) error {
-	if d.chi == 0 {
-		return nil
+// per edge kept). Otherwise it performs the χ steps one by one. It costs O(m) and,
+// after the first call, does not allocate.
+func (d *DimensionExchange) round(s *State) (int64, error) {
+	if err := d.ready.check(s, d); err != nil {
+		return 0, err
 	}
-	if d.kind != threshold1 && d.kind != threshold2 || s.Live != nil || s.Steps%d.chi != 0 {
+	if d.chi == 0 {
+		return 0, nil
+	}
+	if d.kind == custom || s.Live != nil || s.Steps%d.chi != 0 {
 		for c := int64(0); c < d.chi; c++ {
-			if err := d.Step(s); err != nil {
-				return err
+			if err := d.stepAt(s, s.Steps+c); err != nil {
+				return c, err
 			}
-			s.Steps++
 		}
-		return nil
+		return d.chi, nil
 	}
 	if err := d.checkLoads(s); err != nil {
-		return err
+		return 0, err
 	}
-	kernel := d.roundKernel()
+	kernel := d.kernel
 	if p := min(s.Workers, par.Workers(d.g.Size(), parallelMinEdges)); p > 1 {
 		if d.plan == nil || len(d.plan.parts) != p {
 			d.plan = newFusedPlan(d.g, d.ec.match, p)
@@ -174,21 +178,12 @@ func (d *DimensionExchange) Round(s *State) error {
 	}
 	s.Messages += 2 * int64(d.g.Size())
 	s.Time += d.chi
-	s.Steps += d.chi
-	return nil
-}
-
-// roundKernel returns the edge kernel of a fused round (THRESHOLD-1 or THRESHOLD-2).
-func (d *DimensionExchange) roundKernel() func(loads []int64, pairs []int32) int64 {
-	if d.kind == threshold2 {
-		return threshold2Edges
-	}
-	return threshold1Edges
+	return d.chi, nil
 }
 
 // runParts applies parts lo..hi-1 of the parallel plan.
 func (d *DimensionExchange) runParts(lo, hi int) {
-	kernel := d.roundKernel()
+	kernel := d.kernel
 	var moved int64
 	for _, p := range d.plan.parts[lo:hi] {
 		moved += kernel(d.loads, p)

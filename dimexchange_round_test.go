@@ -131,9 +131,11 @@ func TestRoundMatchesSteps(t *testing.T) {
 						t.Fatal(err)
 					}
 					for r := 0; r < 25; r++ {
-						if err := a.Round(sa); err != nil {
+						n, err := a.round(sa)
+						if err != nil {
 							t.Fatal(err)
 						}
+						sa.Steps += n // Run counts the steps of a round
 						for k := 0; k < a.Colors(); k++ {
 							if err := b.Step(sb); err != nil {
 								t.Fatal(err)
@@ -198,13 +200,18 @@ func TestRunRoundsMatchSteps(t *testing.T) {
 	}
 }
 
-// TestRoundShortLoads checks that Round and Step refuse a load vector shorter than the
+// TestRoundShortLoads checks that round and Step refuse a load vector shorter than the
 // graph (their kernels index it without bounds checks).
 func TestRoundShortLoads(t *testing.T) {
 	g, _ := Path(10)
 	d, _ := NewThreshold1(g, nil)
-	for _, f := range []func(*State) error{d.Round, d.Step} {
-		s := &State{Net: g, Loads: make(Loads, 9), Workers: 1}
+	round := func(s *State) error { _, err := d.round(s); return err }
+	for _, f := range []func(*State) error{round, d.Step} {
+		s := &State{Net: g, Loads: make(Loads, 10), Workers: 1}
+		if err := d.Init(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Loads = s.Loads[:9]
 		if err := f(s); err == nil {
 			t.Fatal("no error for 9 loads on 10 nodes")
 		}
@@ -227,11 +234,14 @@ func TestRoundDoesNotAllocate(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		d, _ := NewThreshold1(g, nil)
 		s := &State{Net: g, Loads: loads.Clone(), Workers: workers}
-		if err := d.Round(s); err != nil {
+		if err := d.Init(s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.round(s); err != nil {
 			t.Fatal(err)
 		}
 		if a := testing.AllocsPerRun(20, func() {
-			if err := d.Round(s); err != nil {
+			if _, err := d.round(s); err != nil {
 				t.Fatal(err)
 			}
 		}); a != 0 {

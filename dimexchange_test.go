@@ -151,14 +151,14 @@ func TestStepperMatchesReference(t *testing.T) {
 		loads, err := tokendist.RandomRange(g.Order(), 0, 9, seed)
 		require.NoError(t, err)
 		for _, p := range []string{"T1", "T2", "D1"} {
-			var b *tokendist.DimensionExchange
+			var b tokendist.Balancer
 			switch p {
 			case "T1":
 				b, err = tokendist.NewThreshold1(g, ec)
 			case "T2":
 				b, err = tokendist.NewThreshold2(g, ec)
 			case "D1":
-				b, err = tokendist.NewDiscrepancy1(g, ec, g.Order()+int(seed%2))
+				b, err = tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: g.Order() + int(seed%2)})
 			}
 			require.NoError(t, err)
 			ref := &dxReference{ec: ec, protocol: p, nodes: g.Order() + int(seed%2)}
@@ -235,14 +235,14 @@ func TestContractThreshold1(t *testing.T) {
 
 func TestContractDiscrepancy1(t *testing.T) {
 	tokendisttest.Check(t, tokendisttest.Case{Name: "discrepancy1", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.NewDiscrepancy1(g, nil, 0)
+		return tokendist.NewDiscrepancy1(g, nil, nil)
 	}})
 }
 
 func TestContractSpanningTree(t *testing.T) {
 	tokendisttest.Check(t, tokendisttest.Case{Name: "spanningtree", New: func(g *tokendist.Graph) (tokendist.Balancer, error) {
 		return tokendist.NewSpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.NewDiscrepancy1(tree, nil, 0)
+			return tokendist.NewDiscrepancy1(tree, nil, nil)
 		})
 	}})
 }
@@ -282,7 +282,7 @@ func TestParallelSplitDeterministic(t *testing.T) {
 		{"T1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.NewThreshold1(g, treeColoring) }},
 		{"T2", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) { return tokendist.NewThreshold2(g, cubeColoring) }},
 		{"D1", tree, func(g *tokendist.Graph) (tokendist.Balancer, error) {
-			return tokendist.NewDiscrepancy1(g, treeColoring, 0)
+			return tokendist.NewDiscrepancy1(g, treeColoring, nil)
 		}},
 		{"custom", cube, func(g *tokendist.Graph) (tokendist.Balancer, error) {
 			return tokendist.NewDimensionExchange(g, cubeColoring, dxHalving{})
@@ -313,14 +313,17 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	require.NoError(t, err)
 	for _, g := range []*tokendist.Graph{small, big} {
 		for _, name := range []string{"T1", "T2", "D1", "custom"} {
-			var b *tokendist.DimensionExchange
+			var b interface {
+				tokendist.Balancer
+				tokendist.Initializer
+			}
 			switch name {
 			case "T1":
 				b, err = tokendist.NewThreshold1(g, nil)
 			case "T2":
 				b, err = tokendist.NewThreshold2(g, nil)
 			case "D1":
-				b, err = tokendist.NewDiscrepancy1(g, nil, 0)
+				b, err = tokendist.NewDiscrepancy1(g, nil, nil)
 			case "custom":
 				b, err = tokendist.NewDimensionExchange(g, nil, dxHalving{})
 			}
@@ -371,7 +374,7 @@ func TestSpanningTree(t *testing.T) {
 	g, err := tokendist.RandomRegular(30, 3, 4)
 	require.NoError(t, err)
 	st, err := tokendist.NewSpanningTree(g, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.NewDiscrepancy1(tree, nil, 0)
+		return tokendist.NewDiscrepancy1(tree, nil, nil)
 	})
 	require.NoError(t, err)
 	loads, err := tokendist.RandomRange(g.Order(), 0, 100, 5)
@@ -380,7 +383,7 @@ func TestSpanningTree(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, tokendist.StatusDone, r.Status)
 	require.LessOrEqual(t, r.Discrepancy(), int64(1))
-	require.Positive(t, st.Inner().(*tokendist.DimensionExchange).Cycles())
+	require.Positive(t, st.Inner().(*tokendist.Discrepancy1).Cycles())
 }
 
 func TestCustomProtocol(t *testing.T) {
@@ -423,13 +426,13 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 		text string
 	}{
 		{"THRESHOLD-1 on a ring", dxErr(tokendist.NewThreshold1(ring, nil)), tokendist.ErrNotTree, "6 nodes, 6 edges"},
-		{"DISCREPANCY-1 on a ring", dxErr(tokendist.NewDiscrepancy1(ring, nil, 0)), tokendist.ErrNotTree, "6 nodes"},
+		{"DISCREPANCY-1 on a ring", dxErr(tokendist.NewDiscrepancy1(ring, nil, nil)), tokendist.ErrNotTree, "6 nodes"},
 		{"THRESHOLD-1 on a forest", dxErr(tokendist.NewThreshold1(disconnected, nil)), tokendist.ErrNotTree, "connected=false"},
 		{"colouring of another network", dxErr(tokendist.NewThreshold2(path, ringColoring)), tokendist.ErrInvalidColoring, "6 edges"},
 		{"colouring of a path on a tree", dxErr(tokendist.NewThreshold1(dxMustGraph(tokendist.Star(6)), pathColoring)), tokendist.ErrInvalidColoring, "node 0"},
 		{"zero colouring", dxErr(tokendist.NewThreshold2(path, improper)), tokendist.ErrInvalidColoring, "nil"},
-		{"DISCREPANCY-1 with n too small", dxErr(tokendist.NewDiscrepancy1(path, nil, 3)), tokendist.ErrBadParameter, "n = 3"},
-		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.NewDiscrepancy1(path, nil, math.MaxInt64/2)), tokendist.ErrBadParameter, "overflow"},
+		{"DISCREPANCY-1 with n too small", dxErr(tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: 3})), tokendist.ErrBadParameter, "n = 3"},
+		{"DISCREPANCY-1 cycles overflow", dxErr(tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: math.MaxInt64 / 2})), tokendist.ErrBadParameter, "overflow"},
 		{"nil protocol", dxErr(tokendist.NewDimensionExchange(path, nil, nil)), tokendist.ErrBadParameter, "Protocol"},
 		{"nil graph", dxErr(tokendist.NewThreshold2(nil, nil)), tokendist.ErrNilNetwork, ""},
 		{"spanning tree of a disconnected graph", dxErr(tokendist.NewSpanningTree(disconnected, 0, treeBuilder)), tokendist.ErrNotConnected, "4 nodes"},

@@ -16,12 +16,12 @@ import (
 func dxCCCompare(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, nodes int, loads tokendist.Loads) int64 {
 	t.Helper()
 	opts := &tokendist.RunOptions{NoStability: true, MaxSteps: 1 << 22}
-	glob, err := tokendist.NewDiscrepancy1With(g, ec, &tokendist.Discrepancy1Options{Nodes: nodes})
+	glob, err := tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: nodes})
 	require.NoError(t, err)
 	rg, err := tokendist.Run(context.Background(), g, loads.Clone(), glob, opts)
 	require.NoError(t, err)
 	require.Equal(t, tokendist.StatusDone, rg.Status)
-	cc, err := tokendist.NewDiscrepancy1With(g, ec, &tokendist.Discrepancy1Options{Nodes: nodes, Convergecast: true})
+	cc, err := tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: nodes, Convergecast: true})
 	require.NoError(t, err)
 	rc, err := tokendist.Run(context.Background(), g, loads.Clone(), cc, opts)
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestDiscrepancy1ConvergecastProperty(t *testing.T) {
 func TestDiscrepancy1ConvergecastSpanningTree(t *testing.T) {
 	torus := dxMustGraph(tokendist.Torus(6, 5))
 	b, err := tokendist.NewSpanningTree(torus, tokendist.AutoRoot, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
-		return tokendist.NewDiscrepancy1With(tree, nil, &tokendist.Discrepancy1Options{Convergecast: true})
+		return tokendist.NewDiscrepancy1(tree, nil, &tokendist.Discrepancy1Options{Convergecast: true})
 	})
 	require.NoError(t, err)
 	loads, err := tokendist.RandomRange(30, 0, 100, 3)
@@ -138,15 +138,15 @@ func TestDiscrepancy1ConvergecastSpanningTree(t *testing.T) {
 // TestDiscrepancy1WithBadInput: the options constructor validates like NewDiscrepancy1.
 func TestDiscrepancy1WithBadInput(t *testing.T) {
 	ring := dxMustGraph(tokendist.Ring(6))
-	_, err := tokendist.NewDiscrepancy1With(ring, nil, &tokendist.Discrepancy1Options{Convergecast: true})
+	_, err := tokendist.NewDiscrepancy1(ring, nil, &tokendist.Discrepancy1Options{Convergecast: true})
 	require.ErrorIs(t, err, tokendist.ErrNotTree)
 	path := dxMustGraph(tokendist.Path(4))
-	_, err = tokendist.NewDiscrepancy1With(path, nil, &tokendist.Discrepancy1Options{Nodes: 3, Convergecast: true})
+	_, err = tokendist.NewDiscrepancy1(path, nil, &tokendist.Discrepancy1Options{Nodes: 3, Convergecast: true})
 	require.ErrorIs(t, err, tokendist.ErrBadParameter)
 	require.ErrorContains(t, err, "n = 3")
-	_, err = tokendist.NewDiscrepancy1With(nil, nil, nil)
+	_, err = tokendist.NewDiscrepancy1(nil, nil, nil)
 	require.ErrorIs(t, err, tokendist.ErrNilNetwork)
-	b, err := tokendist.NewDiscrepancy1With(path, nil, nil)
+	b, err := tokendist.NewDiscrepancy1(path, nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, "DISCREPANCY-1", b.String())
 }
@@ -154,7 +154,7 @@ func TestDiscrepancy1WithBadInput(t *testing.T) {
 // TestDiscrepancy1ConvergecastNoAlloc: a step with the convergecast allocates nothing.
 func TestDiscrepancy1ConvergecastNoAlloc(t *testing.T) {
 	g := dxMustGraph(tokendist.RandomTree(200, 1))
-	b, err := tokendist.NewDiscrepancy1With(g, nil, &tokendist.Discrepancy1Options{Convergecast: true})
+	b, err := tokendist.NewDiscrepancy1(g, nil, &tokendist.Discrepancy1Options{Convergecast: true})
 	require.NoError(t, err)
 	loads, err := tokendist.RandomRange(200, 0, 1000, 1)
 	require.NoError(t, err)

@@ -16,7 +16,7 @@ func ExampleNewDiscrepancy1() {
 	r1, _ := tokendist.Run(context.Background(), g, loads, t1, nil)
 	fmt.Println("THRESHOLD-1:  ", r1.Status, "discrepancy", r1.Discrepancy())
 
-	d1, err := tokendist.NewDiscrepancy1(g, nil, 0)
+	d1, err := tokendist.NewDiscrepancy1(g, nil, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -31,13 +31,13 @@ func ExampleNewDiscrepancy1() {
 // node: the same cycle decides, and the "stop" reaches every node 2⌈D/2⌉ steps later
 // (D = 2 on a star), at the cost of n − 1 control messages per convergecast and n − 1
 // for the broadcast.
-func ExampleNewDiscrepancy1With() {
+func ExampleNewDiscrepancy1_convergecast() {
 	g, _ := tokendist.Star(9)
 	loads := tokendist.Loads{5, 6, 7, 8, 9, 9, 8, 7, 6}
 	opts := &tokendist.RunOptions{NoStability: true}
-	global, _ := tokendist.NewDiscrepancy1With(g, nil, nil)
+	global, _ := tokendist.NewDiscrepancy1(g, nil, nil)
 	rg, _ := tokendist.Run(context.Background(), g, loads.Clone(), global, opts)
-	cc, err := tokendist.NewDiscrepancy1With(g, nil, &tokendist.Discrepancy1Options{Convergecast: true})
+	cc, err := tokendist.NewDiscrepancy1(g, nil, &tokendist.Discrepancy1Options{Convergecast: true})
 	if err != nil {
 		panic(err)
 	}

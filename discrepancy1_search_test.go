@@ -270,7 +270,7 @@ func TestD1SimMatchesStepper(t *testing.T) {
 				x, err := tokendist.RandomRange(n, 0, 9, seed+uint64(100*n))
 				require.NoError(t, err)
 				sim.run(x)
-				b, err := tokendist.NewDiscrepancy1(g, ec, 0)
+				b, err := tokendist.NewDiscrepancy1(g, ec, nil)
 				require.NoError(t, err)
 				for k := range sim.cycles {
 					r, err := tokendist.Run(context.Background(), g, x.Clone(), b, &tokendist.RunOptions{NoStability: true, MaxSteps: int64(2 * (k + 1) * tr.chi * n)})
@@ -613,7 +613,7 @@ func TestDiscrepancy1LocalRuleCounterexamples(t *testing.T) {
 			require.Equal(t, ce.disc, sim.cycles[ce.cycle-1].disc)
 			require.GreaterOrEqual(t, ce.disc, int64(2))
 			// The library's stepper reaches the same loads.
-			b, err := tokendist.NewDiscrepancy1(g, ec, 0)
+			b, err := tokendist.NewDiscrepancy1(g, ec, nil)
 			require.NoError(t, err)
 			r, err := tokendist.Run(context.Background(), g, tokendist.Loads(ce.loads).Clone(), b,
 				&tokendist.RunOptions{NoStability: true, MaxSteps: int64(2 * ce.cycle * ec.Colors() * ce.n)})

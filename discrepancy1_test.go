@@ -12,9 +12,9 @@ import (
 // dxD1Run runs DISCREPANCY-1 until its termination rule fires (or maxCycles cycles) with
 // Observations 2 and 3 checked on every step, and returns the result with the
 // discrepancy at the start of every cycle.
-func dxD1Run(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n int, loads tokendist.Loads, maxCycles int64) (tokendist.Result, *tokendist.DimensionExchange, []int64) {
+func dxD1Run(t *testing.T, g *tokendist.Graph, ec *tokendist.EdgeColoring, n int, loads tokendist.Loads, maxCycles int64) (tokendist.Result, *tokendist.Discrepancy1, []int64) {
 	t.Helper()
-	b, err := tokendist.NewDiscrepancy1(g, ec, n)
+	b, err := tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: n})
 	require.NoError(t, err)
 	cycle := 2 * int64(max(1, b.Colors())) * int64(max(n, g.Order()))
 	r := dxRunChecked(t, g, loads, b, tokendist.RunOptions{NoStability: true, MaxSteps: maxCycles * cycle})
@@ -92,7 +92,7 @@ func TestTheorem18(t *testing.T) {
 func TestErratumDiscrepancy1LocalTermination(t *testing.T) {
 	g, err := tokendist.Path(3)
 	require.NoError(t, err)
-	b, err := tokendist.NewDiscrepancy1(g, nil, 0)
+	b, err := tokendist.NewDiscrepancy1(g, nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, 0, b.Coloring().Color(0, 1))
 	require.Equal(t, 1, b.Coloring().Color(1, 2))
@@ -119,7 +119,7 @@ func TestErratumDiscrepancy1LocalTermination(t *testing.T) {
 		for x := int64(0); x <= 24; x++ {
 			for y := int64(0); y <= 24; y++ {
 				loads := tokendist.Loads{0, x, y}
-				b, err := tokendist.NewDiscrepancy1(g, ec, 0)
+				b, err := tokendist.NewDiscrepancy1(g, ec, nil)
 				require.NoError(t, err)
 				discAfter := map[int64]int64{}
 				rec := tokendist.RecorderFunc(func(s *tokendist.State, smp tokendist.Sample) error {
@@ -166,7 +166,7 @@ func TestDiscrepancy1TerminationSweep(t *testing.T) {
 			for {
 				if loads.Min() == 0 {
 					runs++
-					b, err := tokendist.NewDiscrepancy1(g, ec, 0)
+					b, err := tokendist.NewDiscrepancy1(g, ec, nil)
 					require.NoError(t, err)
 					r, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{NoStability: true, MaxSteps: 1 << 16})
 					require.NoError(t, err)

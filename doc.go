@@ -75,14 +75,16 @@
 //
 // Every algorithm is a Balancer: Step performs one parallel step of its paper's model on
 // State.Loads. Optional interfaces add set-up (Initializer), a termination rule
-// (Terminator, OptionalTerminator), a stability period (Periodic), a default step
-// budget (StepBudgeter), a summary of the result (ResultDescriber) and a declaration of
-// which invariants hold (InvariantKeeper, Accountant). Run is the one loop: it validates
-// inputs, works on a copy of the loads, stops on the balancer's own rule, a target
-// discrepancy, stability (for balancers without a rule of their own), a step budget (the
-// balancer's default, such as τ(G, K) rounds for the diffusion schemes, or
-// DefaultMaxSteps) or context cancellation, records a Trace (CSV/JSON export, SVG plots via
-// PlotTraces and PlotLines), and verifies conservation and non-negativity, returning an
+// (Terminator), a stability period (Periodic), a default step budget (StepBudgeter), a
+// summary of the result (ResultDescriber) and a declaration of which invariants hold
+// (InvariantKeeper, Accountant); fmt.Stringer names the balancer. Step before Init
+// returns an error wrapping ErrNotInitialized, and one balancer value serves one Run at
+// a time (ErrConcurrentUse). Run is the one loop: it validates inputs, works on a copy
+// of the loads, stops on the balancer's own rule, a target discrepancy, stability (for
+// balancers without a rule of their own), a step budget (the balancer's default, such
+// as τ(G, K) rounds for the diffusion schemes, or DefaultMaxSteps) or context
+// cancellation, records a Trace (CSV/JSON export, SVG plots via PlotTraces and
+// PlotLines), and verifies conservation and non-negativity, returning an
 // *InvariantError that names the balancer and step when one is broken. Steps do not
 // allocate.
 //
@@ -91,7 +93,8 @@
 // An EdgeColoring (BipartiteColoring: König, χ = Δ; MisraGriesColoring: Vizing, ≤ Δ+1; natural
 // colourings of hypercubes, rings, tori and meshes) drives the dimension-exchange stepper
 // (NewDimensionExchange, section 1.1): at step t the edges of colour t mod χ are active.
-// NewThreshold2, NewThreshold1 and NewDiscrepancy1 are its protocols (sections 2, 3, 5);
+// NewThreshold2 and NewThreshold1 are its protocols (sections 2, 3); NewDiscrepancy1
+// builds Discrepancy1, the same stepper with section 5's phases and termination rule;
 // NewSpanningTree runs a tree algorithm on any connected graph. Section 4's analysis is in
 // msd.go: NewObserverTour, Gaps, StableGaps, Stabilities, MSD (a breadth-first search over
 // Z_n), KaryTreeMSD, WorstStableLoads, ConstructSubgraph and the bounds Threshold1Bound

@@ -34,7 +34,9 @@ func dynCases() []dynCase {
 		{name: "THRESHOLD-2", net: dynTree, loads: dynLoads, workload: true, churn: true,
 			build: func(g *Graph) (Balancer, error) { return NewThreshold2(g, nil) }},
 		{name: "DISCREPANCY-1", net: dynTree, loads: dynLoads,
-			build: func(g *Graph) (Balancer, error) { return NewDiscrepancy1(g, nil, g.Order()) }},
+			build: func(g *Graph) (Balancer, error) {
+				return NewDiscrepancy1(g, nil, &Discrepancy1Options{Nodes: g.Order()})
+			}},
 		{name: "user protocol", net: dynTree, loads: dynLoads, workload: true, churn: true,
 			build: func(g *Graph) (Balancer, error) {
 				return NewDimensionExchange(g, nil, ProtocolFunc(func(_ int64, _, _ int, a, b int64) int64 { return (a - b) / 2 }))

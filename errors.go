@@ -58,8 +58,9 @@ var (
 	// run still uses it. A balancer value serves one run at a time; build one per
 	// goroutine.
 	ErrConcurrentUse = errs.ConcurrentUse
-	// ErrNotInitialized reports a Step (or Round) called on a balancer whose Init has
-	// not run for this network: call Run, or Init before Step.
+	// ErrNotInitialized reports a Step called on a built-in balancer whose Init has not
+	// prepared the State: Init has not run, or ran for another network or load count.
+	// Call Run, or Init before Step.
 	ErrNotInitialized = errs.NotInitialized
 )
 

@@ -1,13 +1,16 @@
 package tokendist
 
-// Funcs adapts plain functions to a Balancer that implements every optional interface
-// (Initializer, Terminator, OptionalTerminator, Periodic, InvariantKeeper, Accountant,
-// fmt.Stringer). It exists for notebooks: gophernotes (gomacro) hands compiled code a
+import "fmt"
+
+// Funcs adapts plain functions to a Balancer that implements the optional interfaces
+// Initializer, Terminator, Periodic, InvariantKeeper, Accountant and fmt.Stringer. It exists for notebooks: gophernotes (gomacro) hands compiled code a
 // proxy of a notebook-defined type that only has the methods of the interface it was
 // converted to, so Run would never see a notebook balancer's Init, Done or Period. Build
 // a Funcs from the notebook's functions instead. Nil fields mean: no set-up, no
-// termination rule (so a PeriodFunc's stability check applies), no stability period.
-// Its methods cost what the functions cost.
+// termination rule (Run treats a Funcs without DoneFunc as having no rule, so a
+// PeriodFunc's stability check applies), no stability period. Step before Init returns
+// an error wrapping ErrNotInitialized, as for every built-in balancer. Its methods cost
+// what the functions cost.
 //
 // Dynamic runs: Funcs accepts a Workload and Churn; StepFunc sees them in State
 // (State.Workload, State.Live) and should honour State.Live itself. With
@@ -19,7 +22,7 @@ type Funcs struct {
 	StepFunc func(s *State) error
 	// InitFunc, if set, is called once per run before the first step.
 	InitFunc func(s *State) error
-	// DoneFunc, if set, is the balancer's own termination rule.
+	// DoneFunc, if set, is the balancer's own termination rule; nil means no rule.
 	DoneFunc func(s *State) bool
 	// PeriodFunc, if set, returns the stability period in steps.
 	PeriodFunc func(s *State) int64
@@ -28,7 +31,20 @@ type Funcs struct {
 	// ExpectedTotalFunc, if set, declares that the total changes by design and returns
 	// the total Run should find.
 	ExpectedTotalFunc func(s *State) int64
+
+	ready initGuard
 }
+
+var (
+	_ Balancer        = (*Funcs)(nil)
+	_ Initializer     = (*Funcs)(nil)
+	_ Terminator      = (*Funcs)(nil)
+	_ Periodic        = (*Funcs)(nil)
+	_ InvariantKeeper = (*Funcs)(nil)
+	_ Accountant      = (*Funcs)(nil)
+	_ fmt.Stringer    = (*Funcs)(nil)
+	_ ruleHolder      = (*Funcs)(nil)
+)
 
 // String returns f.Name.
 func (f *Funcs) String() string {
@@ -38,31 +54,38 @@ func (f *Funcs) String() string {
 	return f.Name
 }
 
-// Step calls StepFunc.
+// Step calls StepFunc. Before Init it returns an error wrapping ErrNotInitialized.
 func (f *Funcs) Step(s *State) error {
 	if f.StepFunc == nil {
 		return badParam("Funcs %q has no StepFunc", f.String())
+	}
+	if err := f.ready.check(s, f); err != nil {
+		return err
 	}
 	return f.StepFunc(s)
 }
 
 // Init calls InitFunc if set.
 func (f *Funcs) Init(s *State) error {
+	f.ready.reset()
 	if f.StepFunc == nil {
 		return badParam("Funcs %q has no StepFunc", f.String())
 	}
-	if f.InitFunc == nil {
-		return nil
+	if f.InitFunc != nil {
+		if err := f.InitFunc(s); err != nil {
+			return err
+		}
 	}
-	return f.InitFunc(s)
+	f.ready.set(s)
+	return nil
 }
 
 // Done calls DoneFunc if set.
 func (f *Funcs) Done(s *State) bool { return f.DoneFunc != nil && f.DoneFunc(s) }
 
-// HasRule reports whether DoneFunc is set (OptionalTerminator): without it, f has no
+// hasRule reports whether DoneFunc is set (ruleHolder): without it, f has no
 // termination rule and Run applies the stability check to a PeriodFunc.
-func (f *Funcs) HasRule(*State) bool { return f.DoneFunc != nil }
+func (f *Funcs) hasRule() bool { return f.DoneFunc != nil }
 
 // Period calls PeriodFunc if set, else returns 0 (no stability check).
 func (f *Funcs) Period(s *State) int64 {

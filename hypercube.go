@@ -224,6 +224,14 @@ type CubeBalancer struct {
 	core cubeCore
 }
 
+var (
+	_ Balancer        = (*CubeBalancer)(nil)
+	_ Initializer     = (*CubeBalancer)(nil)
+	_ Terminator      = (*CubeBalancer)(nil)
+	_ ResultDescriber = (*CubeBalancer)(nil)
+	_ fmt.Stringer    = (*CubeBalancer)(nil)
+)
+
 // NewDimensionOrderBalance returns the balancer that balances across dimensions 0, 1, ...,
 // d−1 in turn (Plaxton, section 2.3, after Lemma 2.3): one Step per dimension, costing
 // the largest PairTime of its p/2 pairs. By Lemma 2.3 the error after dimension i is at
@@ -304,6 +312,7 @@ func newCubeBalancer(name string, net Network, opts *CubeOptions, algo cubeAlgo)
 // It refuses a Workload and Churn: the schedule is fixed in advance for the initial
 // loads and fixed links (Plaxton's algorithms balance a fixed total).
 func (b *CubeBalancer) Init(s *State) error {
+	b.core.ready.reset()
 	if err := refuseDynamic(s, b.core.name, false, false, "its schedule is fixed in advance for a fixed total and fixed links"); err != nil {
 		return err
 	}
@@ -314,7 +323,8 @@ func (b *CubeBalancer) Init(s *State) error {
 	return nil
 }
 
-// Step runs the next step of the schedule (Balancer).
+// Step runs the next step of the schedule (Balancer). Before Init it returns an error
+// wrapping ErrNotInitialized.
 func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
 
 // Done reports whether the schedule is finished (Terminator).
@@ -361,6 +371,7 @@ type cubeCore struct {
 	d, p, w  int
 	algo     cubeAlgo
 	minError bool
+	ready    initGuard // set by reset, checked by step
 
 	eng   cubeEngine
 	times CubeTimes
@@ -392,6 +403,7 @@ func (c *cubeCore) setup(name string, shape cubeShape, w int, algo cubeAlgo, min
 // reset prepares a run on the rows (len p·w; nil: s.Loads itself) and the totals
 // s.Loads; it allocates the buffers on the first run only.
 func (c *cubeCore) reset(s *State, rows []int64) {
+	c.ready.reset()
 	c.eng.prepare(c, s, rows)
 	c.times = CubeTimes{}
 	c.group, c.start = 0, 0
@@ -406,6 +418,7 @@ func (c *cubeCore) reset(s *State, rows []int64) {
 	default:
 		c.enter(phaseCount)
 	}
+	c.ready.set(s)
 }
 
 // enter starts a phase, skipping phases that have nothing to do.
@@ -464,8 +477,12 @@ func (c *cubeCore) afterRoute() cubePhase {
 	return phaseDone
 }
 
-// step runs one step of the schedule and charges its model time.
+// step runs one step of the schedule and charges its model time. Before reset (Init) it
+// returns an error wrapping ErrNotInitialized.
 func (c *cubeCore) step(s *State) error {
+	if err := c.ready.check(s, c); err != nil {
+		return err
+	}
 	e := &c.eng
 	e.bind(s)
 	switch c.phase {

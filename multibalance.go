@@ -31,6 +31,14 @@ type MultiBalancer struct {
 	rows  []int64 // node-major current group loads, p·g
 }
 
+var (
+	_ Balancer        = (*MultiBalancer)(nil)
+	_ Initializer     = (*MultiBalancer)(nil)
+	_ Terminator      = (*MultiBalancer)(nil)
+	_ ResultDescriber = (*MultiBalancer)(nil)
+	_ fmt.Stringer    = (*MultiBalancer)(nil)
+)
+
 // NewMultiBalance returns a balancer for g = len(groups) token types on Hypercube(d) or
 // ShuffleExchange(d) (Plaxton, section 3): groups[j][v] is the number of tokens of group
 // j on processor v, and the loads given to Run must be their sums per processor. It
@@ -113,6 +121,7 @@ func NewMultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBal
 // the schedule is fixed in advance.
 func (b *MultiBalancer) Init(s *State) error {
 	c := &b.core
+	c.ready.reset()
 	if err := refuseDynamic(s, c.name, false, false, "the loads must stay the sums of the group loads on a fixed schedule"); err != nil {
 		return err
 	}
@@ -137,7 +146,8 @@ func (b *MultiBalancer) Init(s *State) error {
 	return nil
 }
 
-// Step runs the next step of the schedule (Balancer).
+// Step runs the next step of the schedule (Balancer). Before Init it returns an error
+// wrapping ErrNotInitialized.
 func (b *MultiBalancer) Step(s *State) error { return b.core.step(s) }
 
 // Done reports whether the schedule is finished (Terminator).

@@ -178,9 +178,18 @@ func IsPerfectDistribution(l Loads) bool {
 // ErrDeadlock or ErrProtocol (only the literal program can). Metrics, the elected root
 // and the phase boundaries are in Result after the run.
 type PerfectTree struct {
-	opts PerfectTreeOptions
-	sim  ptSim
+	opts  PerfectTreeOptions
+	sim   ptSim
+	ready initGuard
 }
+
+var (
+	_ Balancer        = (*PerfectTree)(nil)
+	_ Initializer     = (*PerfectTree)(nil)
+	_ Terminator      = (*PerfectTree)(nil)
+	_ ResultDescriber = (*PerfectTree)(nil)
+	_ fmt.Stringer    = (*PerfectTree)(nil)
+)
 
 // NewPerfectTree returns the simulated runtime for tree net. It fails with ErrNotTree on
 // a network that is not a tree; Init checks the run's network again. It costs O(n).
@@ -219,6 +228,7 @@ func (pt *PerfectTree) String() string {
 // the fixed total up the tree once and then distributes exactly that many tokens, and
 // its messages travel over fixed links (Margara et al., section 3).
 func (pt *PerfectTree) Init(s *State) error {
+	pt.ready.reset()
 	if err := refuseDynamic(s, "PerfectTree", false, false, "the protocol counts a fixed total once and distributes exactly it over fixed links"); err != nil {
 		return err
 	}
@@ -239,13 +249,23 @@ func (pt *PerfectTree) Init(s *State) error {
 	if total > math.MaxInt64-int64(g.Order()) {
 		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
 	}
-	return pt.sim.init(g, s, &pt.opts)
+	if err := pt.sim.init(g, s, &pt.opts); err != nil {
+		return err
+	}
+	pt.ready.set(s)
+	return nil
 }
 
 // Step advances the simulation by one time unit: it delivers the k messages due and runs
 // the nodes they wake, in O(k) (O(k log N) once a delay other than 1 has occurred) plus
-// the nodes' work, without allocating.
-func (pt *PerfectTree) Step(s *State) error { return pt.sim.step(s) }
+// the nodes' work, without allocating. Before Init it returns an error wrapping
+// ErrNotInitialized.
+func (pt *PerfectTree) Step(s *State) error {
+	if err := pt.ready.check(s, pt); err != nil {
+		return err
+	}
+	return pt.sim.step(s)
+}
 
 // Done reports whether every node is Finished (the paper's distinguished final state,
 // section 1), in O(1).

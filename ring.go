@@ -152,7 +152,19 @@ type RingScheduler struct {
 	// busy steps (one run per PE under KS-BF on T_n and G_n, Theorems 2.2 and 3.2).
 	log  []idLog
 	runs [][]ringRun
+
+	ready initGuard
 }
+
+var (
+	_ Balancer        = (*RingScheduler)(nil)
+	_ Initializer     = (*RingScheduler)(nil)
+	_ Terminator      = (*RingScheduler)(nil)
+	_ InvariantKeeper = (*RingScheduler)(nil)
+	_ Accountant      = (*RingScheduler)(nil)
+	_ ResultDescriber = (*RingScheduler)(nil)
+	_ fmt.Stringer    = (*RingScheduler)(nil)
+)
 
 // ringRun is a run of consecutive busy steps of one PE.
 type ringRun struct{ start, n int64 }
@@ -308,6 +320,7 @@ func (r ringNb) String() string { return fmt.Sprint(r.v[:r.n]) }
 // and the rule (Resetter), and queues the root. It refuses a Workload and Churn: its
 // loads are the tasks of a dag, which spawn and finish by the dag's own rule.
 func (b *RingScheduler) Init(s *State) error {
+	b.ready.reset()
 	if err := refuseDynamic(s, "RingScheduler", false, false, "its loads are the tasks of a growing dag, accounted by the dag"); err != nil {
 		return err
 	}
@@ -351,6 +364,7 @@ func (b *RingScheduler) Init(s *State) error {
 		root = 0 // ⟨0,0⟩
 	}
 	b.q[0].push(0, root)
+	b.ready.set(s)
 	return nil
 }
 
@@ -379,8 +393,11 @@ func (b *RingScheduler) DescribeResult(s *State) string {
 // breadth-first order, then the spawned children are delivered (available next step). It
 // costs O(p) plus, per queue operation, O(1) while tasks arrive in breadth-first order
 // (always for KS-BF on T_n and G_n, Theorems 2.2 and 3.2) and O(log q) otherwise, for a
-// queue of q tasks.
+// queue of q tasks. Before Init it returns an error wrapping ErrNotInitialized.
 func (b *RingScheduler) Step(s *State) error {
+	if err := b.ready.check(s, b); err != nil {
+		return err
+	}
 	b.execPE, b.execKey = b.execPE[:0], b.execKey[:0]
 	for i, x := range s.Loads {
 		if x > 0 {

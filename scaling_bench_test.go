@@ -119,12 +119,12 @@ func BenchmarkScaling(b *testing.B) {
 			if err := d.Init(s); err != nil {
 				b.Fatal(err)
 			}
-			if err := d.Round(s); err != nil { // the first Round builds its fused order
+			if _, err := d.round(s); err != nil { // the first round builds its fused order
 				b.Fatal(err)
 			}
 			bytes := heapInUse() - h0
 			scaleRound(b, nt, bytes, func() {
-				if err := d.Round(s); err != nil {
+				if _, err := d.round(s); err != nil {
 					b.Fatal(err)
 				}
 			})

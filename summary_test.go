@@ -51,9 +51,9 @@ func TestResultString(t *testing.T) {
 		{"FGSRandomized", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewFGSRandomized(cube) }, nil, balance},
 		{"RandomMatching", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewRandomMatching(cube) }, nil, balance},
 		{"THRESHOLD-2", path, pathLoads, func() (tokendist.Balancer, error) { return tokendist.NewThreshold2(path, nil) }, nil, balance},
-		{"DISCREPANCY-1", path, pathLoads, func() (tokendist.Balancer, error) { return tokendist.NewDiscrepancy1(path, nil, 0) }, nil,
+		{"DISCREPANCY-1", path, pathLoads, func() (tokendist.Balancer, error) { return tokendist.NewDiscrepancy1(path, nil, nil) }, nil,
 			func(t *testing.T, r tokendist.Result, b tokendist.Balancer) {
-				cycles := b.(*tokendist.DimensionExchange).Cycles()
+				cycles := b.(*tokendist.Discrepancy1).Cycles()
 				require.Positive(t, cycles)
 				require.Equal(t, fmt.Sprintf("discrepancy %d, moved %d, messages %d, cycles %d", r.Discrepancy(), r.Moved, r.Messages, cycles), r.Summary)
 			}},

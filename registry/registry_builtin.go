@@ -416,7 +416,7 @@ func registerAlgorithms(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.NewDiscrepancy1(g, ec, n)
+			return tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Nodes: n})
 		}, pInt("n", 0, "the node count every node knows (0: the tree's order)"))
 
 	cube := func(name, doc, section string, f func(net tokendist.Network, opts *tokendist.CubeOptions) (*tokendist.CubeBalancer, error)) {

@@ -180,7 +180,7 @@ func refusals(nets []network) {
 		rows = append(rows, []string{name, msg})
 	}
 	zero := func(g *tokendist.Graph) tokendist.Loads { return make(tokendist.Loads, g.Order()) }
-	d1, err := tokendist.NewDiscrepancy1(tree, nil, tree.Order())
+	d1, err := tokendist.NewDiscrepancy1(tree, nil, &tokendist.Discrepancy1Options{Nodes: tree.Order()})
 	try("DISCREPANCY-1", tree, zero(tree), d1, err)
 	pt, err := tokendist.NewPerfectTree(tree, nil)
 	try("PerfectTree", tree, zero(tree), pt, err)

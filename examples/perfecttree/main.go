@@ -400,12 +400,15 @@ func ratio(moves, opt int64) float64 {
 // node has decided to stop, and finds the time of the last token move from a trace
 // sampled once per round.
 func runDimex(ctx context.Context, alg string, g *tokendist.Graph, loads tokendist.Loads, seed uint64) (outcome, error) {
-	var d *tokendist.DimensionExchange
+	var d interface {
+		tokendist.Balancer
+		Colors() int
+	}
 	var err error
 	if alg == "THRESHOLD-1" {
 		d, err = tokendist.NewThreshold1(g, nil)
 	} else {
-		d, err = tokendist.NewDiscrepancy1(g, nil, 0)
+		d, err = tokendist.NewDiscrepancy1(g, nil, nil)
 	}
 	if err != nil {
 		return outcome{}, err

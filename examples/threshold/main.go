@@ -253,7 +253,7 @@ func theorem18(c config) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
+		b, err := tokendist.NewDiscrepancy1(g, nil, nil)
 		if err != nil {
 			return false, err
 		}
@@ -314,7 +314,7 @@ func terminationErratum(c config) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
+		b, err := tokendist.NewDiscrepancy1(g, nil, nil)
 		if err != nil {
 			return false, err
 		}

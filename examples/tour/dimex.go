@@ -68,7 +68,7 @@ func dimexSection(t *tour) error {
 		d0 := loads.Discrepancy()
 		var series []plot.Series
 		for _, proto := range []string{"THRESHOLD-2", "THRESHOLD-1", "DISCREPANCY-1"} {
-			var b *tokendist.DimensionExchange
+			var b tokendist.Balancer
 			var bound string
 			var limit int64
 			switch proto {
@@ -82,7 +82,7 @@ func dimexSection(t *tour) error {
 					bound, limit = "≤ 1 on a path (§4.5)", 1
 				}
 			case "DISCREPANCY-1":
-				b, err = tokendist.NewDiscrepancy1(w.g, ec, 0)
+				b, err = tokendist.NewDiscrepancy1(w.g, ec, nil)
 				bound, limit = fmt.Sprintf("≤ 1 within 2(Δ0−1)χn = %d steps (Thm 18)", max(0, 2*(d0-1)*chi*n)), 1
 			}
 			if err != nil {
@@ -99,7 +99,7 @@ func dimexSection(t *tour) error {
 			ok := r.Discrepancy() <= limit
 			if proto == "DISCREPANCY-1" {
 				// Steps until discrepancy ≤ 1, by a second run that stops there.
-				b2, _ := tokendist.NewDiscrepancy1(w.g, ec, 0)
+				b2, _ := tokendist.NewDiscrepancy1(w.g, ec, nil)
 				r2, err := tokendist.Run(context.Background(), w.g, loads, b2, &tokendist.RunOptions{UseTarget: true, TargetDiscrepancy: 1})
 				if err != nil {
 					return err

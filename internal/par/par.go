@@ -4,9 +4,10 @@
 //
 // The pool lives only while someone holds it: Acquire starts it (or joins the running
 // one) and Release stops it when the last holder lets go, waiting for its goroutines to
-// exit, so no goroutine outlives the call that started it. Run and the other entry
-// points hold the pool for the whole call; For while nobody holds the pool runs its
-// loop sequentially on the caller (same result, no goroutines, no allocation).
+// exit, so no goroutine outlives the call that started it. Run (when the run has more
+// than one worker) and the other entry points hold the pool for the whole call; For
+// while nobody holds the pool runs its loop sequentially on the caller (same result, no
+// goroutines, no allocation).
 //
 // A panic in fn on any goroutine is recovered there, every other range of the loop
 // still completes, and For re-panics on the caller's goroutine with the first panic
@@ -51,14 +52,15 @@ var (
 	cur  *pool
 )
 
-// Acquire starts the pool, or joins the running one. Every Acquire must be matched by
+// Acquire starts the pool of GOMAXPROCS − 1 helper goroutines (at least one; with the
+// caller of For, GOMAXPROCS), or joins the running one. Every Acquire must be matched by
 // one Release.
 func Acquire() {
 	mu.Lock()
 	defer mu.Unlock()
 	if refs == 0 {
 		p := &pool{tasks: make(chan task, 64)}
-		n := max(1, runtime.NumCPU()-1)
+		n := max(1, runtime.GOMAXPROCS(0)-1) // with the caller, GOMAXPROCS goroutines
 		p.wg.Add(n)
 		for i := 0; i < n; i++ {
 			go func() {

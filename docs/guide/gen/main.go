@@ -73,7 +73,7 @@ func houle() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d1, err := tokendist.NewDiscrepancy1(g, nil, 0)
+	d1, err := tokendist.NewDiscrepancy1(g, nil, nil)
 	if err != nil {
 		return nil, err
 	}
