@@ -325,3 +325,50 @@ func TestStepBeforeInitCoversEveryBalancer(t *testing.T) {
 		t.Fatalf("found only %d balancer types; the scan is broken", len(stepper))
 	}
 }
+
+// valueBlocker is a balancer passed by value: its Step blocks on release in the run with
+// seed 1.
+type valueBlocker struct{ entered, release chan struct{} }
+
+func (v valueBlocker) Step(s *State) error {
+	if s.Seed == 1 && s.Steps == 0 {
+		v.entered <- struct{}{}
+		<-v.release
+	}
+	s.Time++
+	return nil
+}
+
+// TestConcurrentRunOfValues: two equal balancer values are two copies, not one balancer
+// used twice, so Run does not refuse the second while the first runs.
+func TestConcurrentRunOfValues(t *testing.T) {
+	g, err := Path(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := Loads{4, 0, 0, 0}
+	b := valueBlocker{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	first := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), g, loads, b, &RunOptions{MaxSteps: 2, Seed: 1, Workers: 1})
+		first <- err
+	}()
+	select {
+	case <-b.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first Run never reached its Step")
+	}
+	_, err = Run(context.Background(), g, loads, b, &RunOptions{MaxSteps: 2, Seed: 2, Workers: 1})
+	close(b.release)
+	if err != nil {
+		t.Fatalf("a second copy of a value balancer was refused: %v", err)
+	}
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatalf("first Run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first Run did not finish")
+	}
+}
