@@ -2,6 +2,7 @@ package tokendist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -28,7 +29,7 @@ import (
 // value that is already inside another Run with an error wrapping ErrConcurrentUse.
 //
 // Optional interfaces refine the contract: Initializer, Terminator, Periodic,
-// StepBudgeter, InvariantKeeper, ResultDescriber and Accountant. Name a balancer with a
+// StepBudgeter, InvariantKeeper, Accountant and Reporter. Name a balancer with a
 // String method (fmt.Stringer); otherwise its Go type names it in errors and results.
 type Balancer interface {
 	Step(s *State) error
@@ -48,14 +49,14 @@ type Initializer interface {
 // true; it is asked before every step. A balancer with its own rule stops by that rule:
 // Run's stability check (Periodic) does not stop it unless RunOptions.StopWhenStable is
 // set. Two built-in types implement Done without always having a rule: Funcs has one
-// exactly when its DoneFunc is set, and SpanningTreeBalancer exactly when its tree
+// exactly when its DoneFunc is set, and SpanningTree exactly when its tree
 // algorithm has one; Run treats them as having no rule otherwise.
 type Terminator interface {
 	Done(s *State) bool
 }
 
 // ruleHolder is implemented by the built-in Terminators whose rule exists in some
-// configurations only (Funcs, SpanningTreeBalancer): hasRule reports whether Done can
+// configurations only (Funcs, SpanningTree): hasRule reports whether Done can
 // return true.
 type ruleHolder interface {
 	hasRule() bool
@@ -131,14 +132,17 @@ type InvariantKeeper interface {
 	Invariants() Invariant
 }
 
-// ResultDescriber is implemented by balancers for which only some of a Result's figures
-// are meaningful (the ring's queues have no useful discrepancy; a diffusion round's
-// model time is its step count). Run calls DescribeResult once, at the end of every run
-// that got past its set-up, and stores the text in Result.Summary, which Result.String
-// prints after the status and step count. The text lists comma-separated figures, such
-// as "discrepancy 1, moved 12, messages 40".
-type ResultDescriber interface {
-	DescribeResult(s *State) string
+// Reporter is implemented by balancers with figures of their own beyond Result's
+// counters: the hypercube schedules' time per activity (CubeTimes), DISCREPANCY-1's
+// decisions (Discrepancy1Report), the ring scheduler's speedup (RingStats), the
+// perfect-tree protocol's phases and optimum (PerfectTreeReport). Run calls Report
+// once, at the end of every run that got past Init (failed and cancelled runs
+// included), and stores the value in Result.Report; each balancer's doc comment names
+// the type it reports. A report is a plain struct that implements fmt.Stringer, which
+// Result.String prints. It costs what the balancer says, at most O(n) for the built-in
+// ones.
+type Reporter interface {
+	Report(s *State) any
 }
 
 // Accountant is implemented by balancers whose total changes by design (tasks spawn
@@ -178,6 +182,11 @@ type State struct {
 	// Live is nil in a run without RunOptions.Churn; otherwise Live[e] says whether the
 	// link of edge end e (Graph.EdgeIndex) is up at this step. Both ends of a link agree.
 	Live []bool
+	// Context is the run's context, set by Run before the first step. Run checks it
+	// between steps; a Step that can block or run long (the goroutine runtime of
+	// PerfectTree runs a whole protocol in one Step) returns its error when it is done,
+	// and Run then stops with StatusCanceled.
+	Context context.Context
 }
 
 // Status says why a run stopped.
@@ -328,10 +337,10 @@ type Result struct {
 	// the lowest load seen; both stay 0 for balancers that keep NonNegative.
 	NegativeSteps int64 `json:"negative_steps"`
 	MostNegative  int64 `json:"most_negative"`
-	// Summary lists the figures meaningful for the balancer (ResultDescriber); empty for
-	// a balancer that does not describe its results, for which String prints the time,
-	// discrepancy, moves and messages.
-	Summary string `json:"summary,omitempty"`
+	// Report holds the balancer's own figures (Reporter), a value of the type its doc
+	// comment names, or nil for a balancer without a report. Decoded from JSON into a
+	// Result, it is a map[string]any: decode into the report's own type to keep it typed.
+	Report any `json:"report,omitempty"`
 	// Initial is the initial total; Arrived and Completed are the tokens the workload
 	// added and removed, so the final total is Initial + Arrived − Completed.
 	Initial   int64 `json:"initial"`
@@ -344,21 +353,20 @@ type Result struct {
 // Discrepancy returns the final discrepancy. It costs O(n).
 func (r Result) Discrepancy() int64 { return r.Loads.Discrepancy() }
 
-// String returns a one-line summary: the balancer, the status, the steps, and either
-// Summary or, if it is empty, the time, discrepancy, moves and messages. It costs O(n).
+// String returns a one-line summary: the balancer, the status, the steps, the time,
+// discrepancy, moves and messages, the workload's counts, and the Report when it is a
+// fmt.Stringer. It costs O(n).
 func (r Result) String() string {
-	var s string
-	if r.Summary != "" {
-		s = fmt.Sprintf("%s: %s after %d steps, %s", r.Balancer, r.Status, r.Steps, r.Summary)
-	} else {
-		s = fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
-			r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
-	}
+	s := fmt.Sprintf("%s: %s after %d steps (time %d), discrepancy %d, moved %d, messages %d",
+		r.Balancer, r.Status, r.Steps, r.Time, r.Loads.Discrepancy(), r.Moved, r.Messages)
 	if r.Arrived > 0 || r.Completed > 0 {
 		s += fmt.Sprintf(", arrived %d, completed %d", r.Arrived, r.Completed)
 	}
 	if r.NegativeSteps > 0 {
 		s += fmt.Sprintf(", negative after %d steps (lowest %d)", r.NegativeSteps, r.MostNegative)
+	}
+	if rep, ok := r.Report.(fmt.Stringer); ok {
+		s += "; " + rep.String()
 	}
 	return s
 }
@@ -698,6 +706,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 }
 
 func (r *runner) run(ctx context.Context) (Result, error) {
+	r.s.Context = ctx
 	s := &r.s
 	status, err := r.loop(ctx)
 	if err == nil {
@@ -719,8 +728,8 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.steady != nil {
 		r.res.Steady = r.steady.stats()
 	}
-	if d, ok := r.b.(ResultDescriber); ok && len(s.Loads) == s.Net.Order() {
-		r.res.Summary = d.DescribeResult(s)
+	if rep, ok := r.b.(Reporter); ok && len(s.Loads) == s.Net.Order() {
+		r.res.Report = rep.Report(s)
 	}
 	return r.res, err
 }
@@ -762,6 +771,9 @@ func (r *runner) loop(ctx context.Context) (Status, error) {
 		if err != nil {
 			if round {
 				s.Steps += steps // the steps of the round before the failing one
+			}
+			if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+				return StatusCanceled, wrapf(err, "%s stopped at step %d", r.res.Balancer, s.Steps)
 			}
 			return StatusFailed, wrapf(err, "%s failed at step %d", r.res.Balancer, s.Steps)
 		}
@@ -885,16 +897,4 @@ func (r *runner) sample() error {
 		}
 	}
 	return nil
-}
-
-// describeBalance is the summary of a balancer whose model time is its step count:
-// the final discrepancy, moves and messages.
-func describeBalance(s *State) string {
-	return fmt.Sprintf("discrepancy %d, moved %d, messages %d", s.Loads.Discrepancy(), s.Moved, s.Messages)
-}
-
-// describeTimedBalance adds the model time to describeBalance, for balancers whose steps
-// take varying time.
-func describeTimedBalance(s *State) string {
-	return fmt.Sprintf("time %d, %s", s.Time, describeBalance(s))
 }

@@ -84,10 +84,6 @@ func (b *edgeDiffusion) build(net Network, rule edgeRule) error {
 // first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *edgeDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
-// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
-// messages; a round is one unit of time, so the time is the step count. O(n).
-func (b *edgeDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
-
 // Init checks that the run's network is the one the balancer was built for, prepares
 // buffers and clears the accumulated rounding errors.
 func (b *edgeDiffusion) Init(s *State) error {
@@ -234,11 +230,10 @@ func (b *edgeDiffusion) applyChunks(lo, hi int) {
 type RSWDiffusion struct{ edgeDiffusion }
 
 var (
-	_ Balancer        = (*RSWDiffusion)(nil)
-	_ Initializer     = (*RSWDiffusion)(nil)
-	_ StepBudgeter    = (*RSWDiffusion)(nil)
-	_ ResultDescriber = (*RSWDiffusion)(nil)
-	_ fmt.Stringer    = (*RSWDiffusion)(nil)
+	_ Balancer     = (*RSWDiffusion)(nil)
+	_ Initializer  = (*RSWDiffusion)(nil)
+	_ StepBudgeter = (*RSWDiffusion)(nil)
+	_ fmt.Stringer = (*RSWDiffusion)(nil)
 )
 
 // NewRSWDiffusion returns the RSW balancer for net. It rejects a nil, empty or
@@ -274,7 +269,6 @@ var (
 	_ Initializer     = (*FGSDeterministic)(nil)
 	_ StepBudgeter    = (*FGSDeterministic)(nil)
 	_ InvariantKeeper = (*FGSDeterministic)(nil)
-	_ ResultDescriber = (*FGSDeterministic)(nil)
 	_ fmt.Stringer    = (*FGSDeterministic)(nil)
 )
 
@@ -311,7 +305,6 @@ var (
 	_ Initializer     = (*FGSRandomized)(nil)
 	_ StepBudgeter    = (*FGSRandomized)(nil)
 	_ InvariantKeeper = (*FGSRandomized)(nil)
-	_ ResultDescriber = (*FGSRandomized)(nil)
 	_ fmt.Stringer    = (*FGSRandomized)(nil)
 )
 

@@ -43,11 +43,10 @@ type RandomMatching struct {
 }
 
 var (
-	_ Balancer        = (*RandomMatching)(nil)
-	_ Initializer     = (*RandomMatching)(nil)
-	_ StepBudgeter    = (*RandomMatching)(nil)
-	_ ResultDescriber = (*RandomMatching)(nil)
-	_ fmt.Stringer    = (*RandomMatching)(nil)
+	_ Balancer     = (*RandomMatching)(nil)
+	_ Initializer  = (*RandomMatching)(nil)
+	_ StepBudgeter = (*RandomMatching)(nil)
+	_ fmt.Stringer = (*RandomMatching)(nil)
 )
 
 // NewRandomMatching returns the FS random-matching balancer for net. It rejects a nil,
@@ -77,10 +76,6 @@ func (*RandomMatching) String() string { return "RandomMatching" }
 // spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
 // first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
-
-// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
-// messages; a round is one unit of time, so the time is the step count. O(n).
-func (b *RandomMatching) DescribeResult(s *State) string { return describeBalance(s) }
 
 // Init checks that the run's network is the one b was built for and prepares buffers. It
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the

@@ -83,11 +83,10 @@ type RandomizedDiffusion struct {
 }
 
 var (
-	_ Balancer        = (*RandomizedDiffusion)(nil)
-	_ Initializer     = (*RandomizedDiffusion)(nil)
-	_ StepBudgeter    = (*RandomizedDiffusion)(nil)
-	_ ResultDescriber = (*RandomizedDiffusion)(nil)
-	_ fmt.Stringer    = (*RandomizedDiffusion)(nil)
+	_ Balancer     = (*RandomizedDiffusion)(nil)
+	_ Initializer  = (*RandomizedDiffusion)(nil)
+	_ StepBudgeter = (*RandomizedDiffusion)(nil)
+	_ fmt.Stringer = (*RandomizedDiffusion)(nil)
 )
 
 // rdTables8 holds the small tables of the 8-bit passes on a regular network with d < 8
@@ -190,10 +189,6 @@ func (b *RandomizedDiffusion) String() string { return "RandomizedDiffusion" }
 // spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
 // first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
 func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
-
-// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
-// messages; a round is one unit of time, so the time is the step count. O(n).
-func (b *RandomizedDiffusion) DescribeResult(s *State) string { return describeBalance(s) }
 
 // Init checks that the run's network is the one b was built for and prepares buffers. It
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the

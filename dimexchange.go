@@ -227,12 +227,11 @@ type DimensionExchange struct {
 }
 
 var (
-	_ Balancer        = (*DimensionExchange)(nil)
-	_ Initializer     = (*DimensionExchange)(nil)
-	_ Periodic        = (*DimensionExchange)(nil)
-	_ ResultDescriber = (*DimensionExchange)(nil)
-	_ fmt.Stringer    = (*DimensionExchange)(nil)
-	_ rounder         = (*DimensionExchange)(nil)
+	_ Balancer     = (*DimensionExchange)(nil)
+	_ Initializer  = (*DimensionExchange)(nil)
+	_ Periodic     = (*DimensionExchange)(nil)
+	_ fmt.Stringer = (*DimensionExchange)(nil)
+	_ rounder      = (*DimensionExchange)(nil)
 )
 
 // NewDimensionExchange returns the dimension-exchange algorithm on g with colouring ec
@@ -320,19 +319,15 @@ func (d *DimensionExchange) stepAt(s *State, t int64) error {
 	return d.exchange(s, t)
 }
 
-// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
-// messages (a step is one unit of time). O(n).
-func (d *DimensionExchange) DescribeResult(s *State) string { return describeBalance(s) }
-
-// SpanningTreeBalancer runs a tree algorithm on a spanning tree of a connected network:
+// SpanningTree runs a tree algorithm on a spanning tree of a connected network:
 // tokens move only along the tree's edges, so THRESHOLD-1 and DISCREPANCY-1 apply to any
 // connected graph (Houle, Symvonis and Wood, section 1.2: "an algorithm for token
 // distribution on trees is applicable to arbitrary architectures"). Build it with
-// NewSpanningTree. It forwards Init, Step, Done, Period and DescribeResult to the tree
+// NewSpanningTree. It forwards Init, Step, Done, Period and Report to the tree
 // algorithm, which sees the tree as its network; it has a termination rule (Done) exactly
 // when the tree algorithm has one. Step before Init returns an error wrapping
 // ErrNotInitialized.
-type SpanningTreeBalancer struct {
+type SpanningTree struct {
 	g     *Graph
 	tree  *Graph
 	root  int
@@ -341,26 +336,27 @@ type SpanningTreeBalancer struct {
 }
 
 var (
-	_ Balancer        = (*SpanningTreeBalancer)(nil)
-	_ Initializer     = (*SpanningTreeBalancer)(nil)
-	_ Terminator      = (*SpanningTreeBalancer)(nil)
-	_ Periodic        = (*SpanningTreeBalancer)(nil)
-	_ ResultDescriber = (*SpanningTreeBalancer)(nil)
-	_ fmt.Stringer    = (*SpanningTreeBalancer)(nil)
-	_ ruleHolder      = (*SpanningTreeBalancer)(nil)
+	_ Balancer     = (*SpanningTree)(nil)
+	_ Initializer  = (*SpanningTree)(nil)
+	_ Terminator   = (*SpanningTree)(nil)
+	_ Periodic     = (*SpanningTree)(nil)
+	_ Reporter     = (*SpanningTree)(nil)
+	_ fmt.Stringer = (*SpanningTree)(nil)
+	_ ruleHolder   = (*SpanningTree)(nil)
 )
 
 // AutoRoot asks NewSpanningTree for a centre of the network as the root.
 const AutoRoot = -1
 
 // NewSpanningTree returns build's balancer running on the breadth-first spanning tree of
-// the connected graph g rooted at root (AutoRoot: a centre of g, so the tree's depth is
-// g's radius). build receives the tree and returns the tree algorithm, for example
+// the connected network net rooted at root (AutoRoot: a centre of net, so the tree's depth is
+// its radius). build receives the tree and returns the tree algorithm, for example
 // func(t *Graph) (Balancer, error) { return NewThreshold1(t, nil) }. It costs a BFS, O(n +
 // m), plus O(n·m) to find a centre of a graph that is not a tree.
-func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, error)) (*SpanningTreeBalancer, error) {
-	if g == nil {
-		return nil, ErrNilNetwork
+func NewSpanningTree(net Network, root int, build func(tree *Graph) (Balancer, error)) (*SpanningTree, error) {
+	g, err := AsGraph(net)
+	if err != nil {
+		return nil, err
 	}
 	if build == nil {
 		return nil, badParam("nil tree-algorithm constructor")
@@ -369,7 +365,6 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 		return nil, err
 	}
 	if root == AutoRoot {
-		var err error
 		if root, err = g.Center(); err != nil {
 			return nil, err
 		}
@@ -385,25 +380,25 @@ func NewSpanningTree(g *Graph, root int, build func(tree *Graph) (Balancer, erro
 	if inner == nil {
 		return nil, ErrNilBalancer
 	}
-	return &SpanningTreeBalancer{g: g, tree: tree, root: root, inner: inner}, nil
+	return &SpanningTree{g: g, tree: tree, root: root, inner: inner}, nil
 }
 
 // Tree returns the spanning tree the algorithm runs on, in O(1).
-func (b *SpanningTreeBalancer) Tree() *Graph { return b.tree }
+func (b *SpanningTree) Tree() *Graph { return b.tree }
 
 // Root returns the root of the spanning tree, in O(1).
-func (b *SpanningTreeBalancer) Root() int { return b.root }
+func (b *SpanningTree) Root() int { return b.root }
 
 // Inner returns the tree algorithm (for its own results, such as Decisions), in O(1).
-func (b *SpanningTreeBalancer) Inner() Balancer { return b.inner }
+func (b *SpanningTree) Inner() Balancer { return b.inner }
 
 // String names the tree algorithm and the tree, e.g. "THRESHOLD-1 on a BFS tree from 0".
-func (b *SpanningTreeBalancer) String() string {
+func (b *SpanningTree) String() string {
 	return fmt.Sprintf("%s on a BFS tree from %d", BalancerName(b.inner), b.root)
 }
 
 // onTree runs f with s.Net set to the tree.
-func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
+func (b *SpanningTree) onTree(s *State, f func(*State) error) error {
 	net := s.Net
 	s.Net = b.tree
 	err := f(s)
@@ -415,7 +410,7 @@ func (b *SpanningTreeBalancer) onTree(s *State, f func(*State) error) error {
 // is the same *Graph) and initialises the tree algorithm. A Workload is passed on to the
 // tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
 // indexes the links of the graph, not of the tree.
-func (b *SpanningTreeBalancer) Init(s *State) error {
+func (b *SpanningTree) Init(s *State) error {
 	b.ready.reset()
 	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
 		return err
@@ -447,7 +442,7 @@ func (b *SpanningTreeBalancer) Init(s *State) error {
 
 // Step performs one step of the tree algorithm on the tree, at the tree algorithm's cost.
 // Before Init it returns an error wrapping ErrNotInitialized.
-func (b *SpanningTreeBalancer) Step(s *State) error {
+func (b *SpanningTree) Step(s *State) error {
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}
@@ -461,7 +456,7 @@ func (b *SpanningTreeBalancer) Step(s *State) error {
 // Done forwards to the tree algorithm's termination rule: the wrapper has a rule
 // exactly when the tree algorithm has one (a Terminator, and for Funcs a DoneFunc), and
 // Done is false otherwise. It costs what the tree algorithm's Done costs.
-func (b *SpanningTreeBalancer) Done(s *State) bool {
+func (b *SpanningTree) Done(s *State) bool {
 	t := terminatorOf(b.inner)
 	if t == nil {
 		return false
@@ -474,26 +469,26 @@ func (b *SpanningTreeBalancer) Done(s *State) bool {
 }
 
 // hasRule reports whether the tree algorithm has a termination rule of its own in this
-// run (ruleHolder): Run stops a SpanningTreeBalancer by Done exactly when it would stop
+// run (ruleHolder): Run stops a SpanningTree by Done exactly when it would stop
 // the tree algorithm alone by its Done. O(1).
-func (b *SpanningTreeBalancer) hasRule() bool { return terminatorOf(b.inner) != nil }
+func (b *SpanningTree) hasRule() bool { return terminatorOf(b.inner) != nil }
 
-// DescribeResult forwards to the tree algorithm's summary (ResultDescriber), or returns
-// the discrepancy, moves and messages if it has none. O(n).
-func (b *SpanningTreeBalancer) DescribeResult(s *State) string {
-	d, ok := b.inner.(ResultDescriber)
+// Report forwards to the tree algorithm's report (Reporter), or returns nil if it has
+// none. It costs what the tree algorithm's Report costs.
+func (b *SpanningTree) Report(s *State) any {
+	rep, ok := b.inner.(Reporter)
 	if !ok {
-		return describeTimedBalance(s)
+		return nil
 	}
 	net := s.Net
 	s.Net = b.tree
-	text := d.DescribeResult(s)
+	out := rep.Report(s)
 	s.Net = net
-	return text
+	return out
 }
 
 // Period forwards to the tree algorithm's stability period (0, no check, if it has none).
-func (b *SpanningTreeBalancer) Period(s *State) int64 {
+func (b *SpanningTree) Period(s *State) int64 {
 	p, ok := b.inner.(Periodic)
 	if !ok {
 		return 0

@@ -53,12 +53,12 @@ type Discrepancy1 struct {
 }
 
 var (
-	_ Balancer        = (*Discrepancy1)(nil)
-	_ Initializer     = (*Discrepancy1)(nil)
-	_ Terminator      = (*Discrepancy1)(nil)
-	_ Periodic        = (*Discrepancy1)(nil)
-	_ ResultDescriber = (*Discrepancy1)(nil)
-	_ fmt.Stringer    = (*Discrepancy1)(nil)
+	_ Balancer     = (*Discrepancy1)(nil)
+	_ Initializer  = (*Discrepancy1)(nil)
+	_ Terminator   = (*Discrepancy1)(nil)
+	_ Periodic     = (*Discrepancy1)(nil)
+	_ Reporter     = (*Discrepancy1)(nil)
+	_ fmt.Stringer = (*Discrepancy1)(nil)
 )
 
 // Discrepancy1Options configures NewDiscrepancy1; nil and the zero value mean n =
@@ -306,24 +306,31 @@ func (d *Discrepancy1) afterConvergecastStep(s *State) {
 // colours, nothing can move) it is true at once. It costs O(1).
 func (d *Discrepancy1) Done(*State) bool { return d.allDone || d.chi == 0 }
 
-// DescribeResult summarises a run (ResultDescriber): the discrepancy, moves and
-// messages (a step is one unit of time) and the completed cycles. O(n).
-func (d *Discrepancy1) DescribeResult(s *State) string {
-	return fmt.Sprintf("%s, cycles %d", describeBalance(s), d.cycles)
+// Discrepancy1Report is what a DISCREPANCY-1 run reports (Result.Report).
+type Discrepancy1Report struct {
+	// Cycles is the number of cycles (an A-phase and a B-phase, Houle et al., section 5)
+	// completed.
+	Cycles int64 `json:"cycles"`
+	// Decisions[v] is the first cycle (1, 2, ...) at whose end node v's local
+	// termination rule (Houle et al., end of section 5) held, or 0 if it never did.
+	Decisions []int64 `json:"decisions"`
+	// LocalMax[v] is localMax(v), the largest load node v held during the A-phase of the
+	// last completed cycle (Houle et al., section 5).
+	LocalMax []int64 `json:"local_max"`
 }
 
-// Cycles returns the number of cycles (an A-phase and a B-phase, Houle et
-// al., section 5) completed in the last run, in O(1).
-func (d *Discrepancy1) Cycles() int64 { return d.cycles }
+// String summarises the report: the completed cycles.
+func (r Discrepancy1Report) String() string { return fmt.Sprintf("cycles %d", r.Cycles) }
 
-// Decisions returns, for every node, the first cycle (1, 2, ...) at whose end its local
-// termination rule (Houle et al., end of section 5) held in the last run, or 0 if it
-// never did. The slice is a copy, made in O(n).
-func (d *Discrepancy1) Decisions() []int64 { return append([]int64(nil), d.decided...) }
-
-// LocalMax returns localMax(v), the largest load node v held during the A-phase of the
-// last completed DISCREPANCY-1 cycle (Houle et al., section 5), as a copy made in O(n).
-func (d *Discrepancy1) LocalMax() []int64 { return append([]int64(nil), d.prevMax...) }
+// Report returns the run's Discrepancy1Report (Reporter), with copies of the per-node
+// slices, in O(n).
+func (d *Discrepancy1) Report(*State) any {
+	return Discrepancy1Report{
+		Cycles:    d.cycles,
+		Decisions: append([]int64(nil), d.decided...),
+		LocalMax:  append([]int64(nil), d.prevMax...),
+	}
+}
 
 // threshold1MaxEdges applies THRESHOLD-1 and keeps localMax up to date (A-phase).
 func threshold1MaxEdges(loads, localMax []int64, p []int32) (moved int64) {

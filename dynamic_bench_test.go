@@ -39,7 +39,7 @@ func TestDynamicNoAllocPerStep(t *testing.T) {
 		b, _ := build()
 		run := func(steps int64) {
 			o := mk()
-			if _, ok := b.(*SpanningTreeBalancer); ok {
+			if _, ok := b.(*SpanningTree); ok {
 				o.Churn = nil
 			}
 			o.MaxSteps = steps

@@ -3,7 +3,8 @@ package tokendist
 import "fmt"
 
 // Funcs adapts plain functions to a Balancer that implements the optional interfaces
-// Initializer, Terminator, Periodic, InvariantKeeper, Accountant and fmt.Stringer. It exists for notebooks: gophernotes (gomacro) hands compiled code a
+// Initializer, Terminator, Periodic, InvariantKeeper, Accountant, Reporter and
+// fmt.Stringer. It exists for notebooks: gophernotes (gomacro) hands compiled code a
 // proxy of a notebook-defined type that only has the methods of the interface it was
 // converted to, so Run would never see a notebook balancer's Init, Done or Period. Build
 // a Funcs from the notebook's functions instead. Nil fields mean: no set-up, no
@@ -31,6 +32,9 @@ type Funcs struct {
 	// ExpectedTotalFunc, if set, declares that the total changes by design and returns
 	// the total Run should find.
 	ExpectedTotalFunc func(s *State) int64
+	// ReportFunc, if set, returns the run's report (Reporter): Run stores it in
+	// Result.Report.
+	ReportFunc func(s *State) any
 
 	ready initGuard
 }
@@ -42,6 +46,7 @@ var (
 	_ Periodic        = (*Funcs)(nil)
 	_ InvariantKeeper = (*Funcs)(nil)
 	_ Accountant      = (*Funcs)(nil)
+	_ Reporter        = (*Funcs)(nil)
 	_ fmt.Stringer    = (*Funcs)(nil)
 	_ ruleHolder      = (*Funcs)(nil)
 )
@@ -113,4 +118,12 @@ func (f *Funcs) ExpectedTotal(s *State) int64 {
 		return s.Loads.Total()
 	}
 	return f.ExpectedTotalFunc(s)
+}
+
+// Report calls ReportFunc, or returns nil when it is not set.
+func (f *Funcs) Report(s *State) any {
+	if f.ReportFunc == nil {
+		return nil
+	}
+	return f.ReportFunc(s)
 }

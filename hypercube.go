@@ -216,6 +216,20 @@ type CubeTimes struct {
 // Total returns the model time of all activities, which equals the run's State.Time.
 func (t CubeTimes) Total() int64 { return t.Select + t.Balance + t.Shuffle + t.Reduce + t.Route }
 
+// String lists the activities' times that are not zero.
+func (t CubeTimes) String() string {
+	s := fmt.Sprintf("model time %d", t.Total())
+	for _, a := range []struct {
+		name string
+		v    int64
+	}{{"select", t.Select}, {"balance", t.Balance}, {"shuffle", t.Shuffle}, {"reduce", t.Reduce}, {"route", t.Route}, {"Leighton phases", t.Phases}} {
+		if a.v != 0 {
+			s += fmt.Sprintf(", %s %d", a.name, a.v)
+		}
+	}
+	return s
+}
+
 // CubeBalancer runs one of Plaxton's Balance algorithms through Run; it is built by
 // NewDimensionOrderBalance, NewHypercubeBalance or NewLeightonBalance. Its steps and their model
 // costs are described there. A CubeBalancer may be reused for several runs, not
@@ -225,11 +239,11 @@ type CubeBalancer struct {
 }
 
 var (
-	_ Balancer        = (*CubeBalancer)(nil)
-	_ Initializer     = (*CubeBalancer)(nil)
-	_ Terminator      = (*CubeBalancer)(nil)
-	_ ResultDescriber = (*CubeBalancer)(nil)
-	_ fmt.Stringer    = (*CubeBalancer)(nil)
+	_ Balancer     = (*CubeBalancer)(nil)
+	_ Initializer  = (*CubeBalancer)(nil)
+	_ Terminator   = (*CubeBalancer)(nil)
+	_ Reporter     = (*CubeBalancer)(nil)
+	_ fmt.Stringer = (*CubeBalancer)(nil)
 )
 
 // NewDimensionOrderBalance returns the balancer that balances across dimensions 0, 1, ...,
@@ -330,15 +344,12 @@ func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
 // Done reports whether the schedule is finished (Terminator).
 func (b *CubeBalancer) Done(*State) bool { return b.core.phase == phaseDone }
 
-// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
-// accounting, not the step count), the discrepancy, moves and messages. O(n).
-func (b *CubeBalancer) DescribeResult(s *State) string { return describeTimedBalance(s) }
+// Report returns the run's model time split by activity (Reporter), a CubeTimes, in
+// O(1).
+func (b *CubeBalancer) Report(*State) any { return b.core.times }
 
 // String names the algorithm and the network.
 func (b *CubeBalancer) String() string { return b.core.String() }
-
-// Times returns the model time of the current (or last) run split by activity.
-func (b *CubeBalancer) Times() CubeTimes { return b.core.times }
 
 // cubeAlgo is the algorithm a cubeCore runs before the optional post-processing.
 type cubeAlgo uint8

@@ -32,11 +32,11 @@ type MultiBalancer struct {
 }
 
 var (
-	_ Balancer        = (*MultiBalancer)(nil)
-	_ Initializer     = (*MultiBalancer)(nil)
-	_ Terminator      = (*MultiBalancer)(nil)
-	_ ResultDescriber = (*MultiBalancer)(nil)
-	_ fmt.Stringer    = (*MultiBalancer)(nil)
+	_ Balancer     = (*MultiBalancer)(nil)
+	_ Initializer  = (*MultiBalancer)(nil)
+	_ Terminator   = (*MultiBalancer)(nil)
+	_ Reporter     = (*MultiBalancer)(nil)
+	_ fmt.Stringer = (*MultiBalancer)(nil)
 )
 
 // NewMultiBalance returns a balancer for g = len(groups) token types on Hypercube(d) or
@@ -153,30 +153,42 @@ func (b *MultiBalancer) Step(s *State) error { return b.core.step(s) }
 // Done reports whether the schedule is finished (Terminator).
 func (b *MultiBalancer) Done(*State) bool { return b.core.phase == phaseDone }
 
-// DescribeResult summarises a run (ResultDescriber): the model time (Plaxton's
-// accounting), the discrepancy of the per-processor totals, the largest discrepancy of
-// one group, the moves and messages. O(p·g).
-func (b *MultiBalancer) DescribeResult(s *State) string {
-	worst := int64(0)
-	for j := 0; j < b.core.w; j++ {
-		worst = max(worst, b.Group(j).Discrepancy())
+// MultiBalanceReport is what a MultiBalance run reports (Result.Report).
+type MultiBalanceReport struct {
+	// Times is the model time split by activity (Plaxton's accounting).
+	Times CubeTimes `json:"times"`
+	// Groups[j] is token group j's final loads, one per processor.
+	Groups []Loads `json:"groups"`
+	// MaxGroupDiscrepancy is the largest discrepancy of one group (section 3's
+	// multi-discrepancy bound is on it).
+	MaxGroupDiscrepancy int64 `json:"max_group_discrepancy"`
+}
+
+// String summarises the report: the model time and the largest group discrepancy.
+func (r MultiBalanceReport) String() string {
+	return fmt.Sprintf("%v, largest group discrepancy %d", r.Times, r.MaxGroupDiscrepancy)
+}
+
+// Report returns the run's MultiBalanceReport (Reporter): the times and copies of the
+// groups' loads, in O(p·g).
+func (b *MultiBalancer) Report(*State) any {
+	r := MultiBalanceReport{Times: b.core.times, Groups: make([]Loads, b.core.w)}
+	for j := range r.Groups {
+		r.Groups[j] = b.group(j)
+		r.MaxGroupDiscrepancy = max(r.MaxGroupDiscrepancy, r.Groups[j].Discrepancy())
 	}
-	return fmt.Sprintf("time %d, discrepancy %d (largest group discrepancy %d), moved %d, messages %d",
-		s.Time, s.Loads.Discrepancy(), worst, s.Moved, s.Messages)
+	return r
 }
 
 // String names the algorithm, the network and g.
 func (b *MultiBalancer) String() string { return b.core.String() }
 
-// Times returns the model time of the current (or last) run split by activity.
-func (b *MultiBalancer) Times() CubeTimes { return b.core.times }
-
 // NumGroups returns g.
 func (b *MultiBalancer) NumGroups() int { return b.core.w }
 
-// Group returns a copy of group j's loads: the current run's (or the last run's), or
+// group returns a copy of group j's loads: the current run's (or the last run's), or
 // the initial ones before any run; nil if j is not in 0..g−1. It costs O(p).
-func (b *MultiBalancer) Group(j int) Loads {
+func (b *MultiBalancer) group(j int) Loads {
 	g := b.core.w
 	if j < 0 || j >= g {
 		return nil
@@ -188,15 +200,6 @@ func (b *MultiBalancer) Group(j int) Loads {
 	out := make(Loads, b.core.p)
 	for v := range out {
 		out[v] = rows[v*g+j]
-	}
-	return out
-}
-
-// Groups returns copies of all groups' loads (see Group), in O(p·g).
-func (b *MultiBalancer) Groups() []Loads {
-	out := make([]Loads, b.core.w)
-	for j := range out {
-		out[j] = b.Group(j)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 )
 
 // Perfect token distribution on anonymous asynchronous trees: Margara, Pistocchi and
@@ -21,8 +20,9 @@ import (
 // goroutine per node).
 
 // PerfectTreeOptions configures both runtimes of the perfect-tree protocol. The zero
-// value (or nil) runs the corrected program with unit delays and ports numbered in
-// ascending neighbour order.
+// value (or nil) runs the corrected program in the simulated runtime with unit delays
+// and ports numbered in ascending neighbour order. The run's seed (RunOptions.Seed)
+// fixes every random choice: port shuffling, random delays, jitter.
 type PerfectTreeOptions struct {
 	// Delays is the simulated runtime's delay policy (nil: NewUnitDelays). The concurrent
 	// runtime ignores it: its delays are the Go scheduler's.
@@ -35,23 +35,23 @@ type PerfectTreeOptions struct {
 	// taken for a phase-2 token, and the run may end with a token stranded in a queue
 	// (Perfect false) or fail.
 	Literal bool
-	// Seed fixes the random choices of RunPerfectTree and RunPerfectTreeConcurrent
-	// (port shuffling, random delays, jitter). Run uses RunOptions.Seed instead.
-	Seed uint64
-	// Jitter makes the concurrent runtime yield the processor at random before sends,
-	// to vary the interleavings. The simulated runtime ignores it.
+	// Goroutines runs the protocol with real asynchrony instead of the simulated
+	// runtime: one goroutine per node, each executing the same node program, with
+	// mailboxes as links. The whole protocol then runs in the first Step (Run's
+	// samples are the first and the last; Run's context cancels it), Time is the
+	// logical (Lamport) time of the last event, and the schedule is the Go
+	// scheduler's, so a seed fixes the ports and the jitter but not the interleaving.
+	// Delays is ignored: the delays are the scheduler's.
+	Goroutines bool
+	// Jitter makes the goroutine runtime yield the processor at random before sends, to
+	// vary the interleavings. The simulated runtime ignores it.
 	Jitter bool
 }
 
-// PerfectTreeResult reports a run of either runtime.
-type PerfectTreeResult struct {
-	// Status is StatusDone when every node is Finished, StatusCanceled after ctx was
-	// cancelled, StatusFailed after a deadlock or a protocol failure (see the error),
-	// and StatusMaxSteps when Run's step budget ran out first.
-	Status Status `json:"status"`
-	// Loads are the final tokens of every node, counting tokens queued at a node that
-	// its program has not received (the literal program can leave some).
-	Loads Loads `json:"loads"`
+// PerfectTreeReport is what a perfect-tree run reports (Result.Report), in either
+// runtime. The final loads and the status are Result's: its Loads count tokens queued at
+// a node that its program has not received (the literal program can leave some).
+type PerfectTreeReport struct {
 	// Perfect reports whether every node holds ⌊T/N⌋ or ⌈T/N⌉ tokens.
 	Perfect bool `json:"perfect"`
 	// Finished is the number of nodes in the final state.
@@ -91,22 +91,20 @@ type PerfectTreeResult struct {
 	OptimalMoves int64   `json:"optimal_moves"`
 	ExcessMoves  int64   `json:"excess_moves"`
 	Ratio        float64 `json:"-"`
-	// Wall is the wall-clock duration of the run.
-	Wall time.Duration `json:"wall_ns"`
 }
 
 // TotalMoves returns the token moves of all phases.
-func (r PerfectTreeResult) TotalMoves() int64 { return r.Moves[0] + r.Moves[1] + r.Moves[2] }
+func (r PerfectTreeReport) TotalMoves() int64 { return r.Moves[0] + r.Moves[1] + r.Moves[2] }
 
 // TotalMessages returns the messages of all phases.
-func (r PerfectTreeResult) TotalMessages() int64 {
+func (r PerfectTreeReport) TotalMessages() int64 {
 	return r.Messages[0] + r.Messages[1] + r.Messages[2]
 }
 
 // String returns a one-line summary.
-func (r PerfectTreeResult) String() string {
-	return fmt.Sprintf("perfect tree: %s, perfect %v, %d/%d finished, root %d, time %d, moves %d (optimum %d, ratio %.3f), messages %d",
-		r.Status, r.Perfect, r.Finished, r.N, r.Root, r.Time, r.TotalMoves(), r.OptimalMoves, r.Ratio, r.TotalMessages())
+func (r PerfectTreeReport) String() string {
+	return fmt.Sprintf("perfect %v, %d/%d finished, root %d, time %d, moves %d (optimum %d, ratio %.3f), messages %d",
+		r.Perfect, r.Finished, r.N, r.Root, r.Time, r.TotalMoves(), r.OptimalMoves, r.Ratio, r.TotalMessages())
 }
 
 // CheckTheorems verifies the outcomes the paper proves for a completed run on tree g:
@@ -114,7 +112,7 @@ func (r PerfectTreeResult) String() string {
 // at the root), Theorem 2 (every node but the root ends phase 2 with Avg tokens, the
 // root with Avg + T mod N) and Theorem 3 (the final distribution is perfect, every node
 // Finished). It costs O(N) and returns the first violation found.
-func (r PerfectTreeResult) CheckTheorems(g *Graph) error {
+func (r PerfectTreeReport) CheckTheorems(g *Graph) error {
 	if g == nil || g.Order() != r.N || len(r.Parent) != r.N || len(r.Phase2Tokens) != r.N {
 		return badParam("result for %d nodes does not match the graph", r.N)
 	}
@@ -143,7 +141,7 @@ func (r PerfectTreeResult) CheckTheorems(g *Graph) error {
 		}
 	}
 	if r.Finished != r.N || !r.Perfect {
-		return fmt.Errorf("tokendist: Theorem 3: %d of %d nodes finished, perfect %v, loads %v", r.Finished, r.N, r.Perfect, r.Loads)
+		return fmt.Errorf("tokendist: Theorem 3: %d of %d nodes finished, perfect %v", r.Finished, r.N, r.Perfect)
 	}
 	return nil
 }
@@ -175,20 +173,28 @@ func IsPerfectDistribution(l Loads) bool {
 //
 // Loads are the tokens at each node, counting tokens queued at a node and tokens in
 // flight at their sender. Done reports that every node is Finished. Step fails with
-// ErrDeadlock or ErrProtocol (only the literal program can). Metrics, the elected root
-// and the phase boundaries are in Result after the run.
+// ErrDeadlock or ErrProtocol (only the literal program can). Result.Report is a
+// PerfectTreeReport: the elected root, the phase boundaries, moves and messages per
+// phase, and the optimum. With PerfectTreeOptions.Goroutines the same node program runs
+// with one goroutine per node instead (see there).
 type PerfectTree struct {
 	opts  PerfectTreeOptions
 	sim   ptSim
 	ready initGuard
+	// The goroutine runtime's state: the loads Init validated, whether the run happened,
+	// and its report.
+	g     *Graph
+	start Loads
+	ran   bool
+	conc  PerfectTreeReport
 }
 
 var (
-	_ Balancer        = (*PerfectTree)(nil)
-	_ Initializer     = (*PerfectTree)(nil)
-	_ Terminator      = (*PerfectTree)(nil)
-	_ ResultDescriber = (*PerfectTree)(nil)
-	_ fmt.Stringer    = (*PerfectTree)(nil)
+	_ Balancer     = (*PerfectTree)(nil)
+	_ Initializer  = (*PerfectTree)(nil)
+	_ Terminator   = (*PerfectTree)(nil)
+	_ Reporter     = (*PerfectTree)(nil)
+	_ fmt.Stringer = (*PerfectTree)(nil)
 )
 
 // NewPerfectTree returns the simulated runtime for tree net. It fails with ErrNotTree on
@@ -249,7 +255,9 @@ func (pt *PerfectTree) Init(s *State) error {
 	if total > math.MaxInt64-int64(g.Order()) {
 		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
 	}
-	if err := pt.sim.init(g, s, &pt.opts); err != nil {
+	if pt.opts.Goroutines {
+		pt.g, pt.start, pt.ran, pt.conc = g, append(pt.start[:0], s.Loads...), false, PerfectTreeReport{}
+	} else if err := pt.sim.init(g, s, &pt.opts); err != nil {
 		return err
 	}
 	pt.ready.set(s)
@@ -264,52 +272,53 @@ func (pt *PerfectTree) Step(s *State) error {
 	if err := pt.ready.check(s, pt); err != nil {
 		return err
 	}
+	if pt.opts.Goroutines {
+		return pt.runGoroutines(s)
+	}
 	return pt.sim.step(s)
+}
+
+// runGoroutines runs the whole protocol with one goroutine per node (the first Step of
+// a run with PerfectTreeOptions.Goroutines) and copies its outcome into s.
+func (pt *PerfectTree) runGoroutines(s *State) error {
+	if pt.ran {
+		return nil
+	}
+	ctx := s.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep, loads, err := runPTConcurrent(ctx, pt.g, pt.start, &pt.opts, s.Seed)
+	pt.ran, pt.conc = true, rep
+	copy(s.Loads, loads)
+	s.Time = rep.Time
+	s.Moved += rep.TotalMoves()
+	s.Messages += rep.TotalMessages()
+	return err
 }
 
 // Done reports whether every node is Finished (the paper's distinguished final state,
 // section 1), in O(1).
-func (pt *PerfectTree) Done(*State) bool { return pt.sim.finished == pt.sim.n }
-
-// DescribeResult summarises a run (ResultDescriber): the finished nodes, whether the
-// distribution is perfect (every node ⌊T/N⌋ or ⌈T/N⌉), the model time, the token moves
-// and messages. O(n).
-func (pt *PerfectTree) DescribeResult(s *State) string {
-	return fmt.Sprintf("finished %d of %d nodes, perfect %v, time %d, moved %d, messages %d",
-		pt.sim.finished, pt.sim.n, IsPerfectDistribution(s.Loads), s.Time, s.Moved, s.Messages)
+func (pt *PerfectTree) Done(*State) bool {
+	if pt.opts.Goroutines {
+		return pt.ran
+	}
+	return pt.sim.finished == pt.sim.n
 }
 
-// Result returns the metrics of the last run (or of the run so far). It computes the
-// optimum number of moves, O(N · min(N, T mod N)).
-func (pt *PerfectTree) Result() PerfectTreeResult {
+// Report returns the run's PerfectTreeReport (Reporter). It computes the optimum number
+// of moves, O(N · min(N, T mod N)).
+func (pt *PerfectTree) Report(*State) any {
+	if pt.opts.Goroutines {
+		return pt.conc
+	}
 	return pt.sim.result()
 }
 
-// RunPerfectTree runs the simulated runtime on tree g from loads until every node is
-// Finished (no step budget), and returns its metrics. It validates g (ErrNotTree) and
-// loads (ErrBadLoads), and stops on ctx's cancellation. It costs O(n) memory and O(1)
-// time per event (O(log n) with delays other than 1), plus the optimum in the result,
-// O(n·min(n, T mod n)).
-func RunPerfectTree(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
-	pt, err := NewPerfectTree(g, opts)
-	if err != nil {
-		return PerfectTreeResult{Status: StatusFailed}, err
-	}
-	start := time.Now()
-	res, err := Run(ctx, g, loads, pt, &RunOptions{MaxSteps: math.MaxInt64, NoStability: true, Seed: pt.opts.Seed})
-	if pt.sim.n == 0 { // Init did not run
-		return PerfectTreeResult{Status: StatusFailed}, err
-	}
-	r := pt.Result()
-	r.Status = res.Status
-	r.Wall = time.Since(start)
-	return r, err
-}
-
-// ptFinish fills the parts of a result that depend only on the final loads and initial
-// loads: perfection, the optimum and the ratio.
-func ptFinish(r *PerfectTreeResult, g *Graph, initial Loads) {
-	r.Perfect = IsPerfectDistribution(r.Loads)
+// ptFinish fills the parts of a report that depend only on the final and initial loads:
+// perfection, the optimum and the ratio.
+func ptFinish(r *PerfectTreeReport, g *Graph, initial, final Loads) {
+	r.Perfect = IsPerfectDistribution(final)
 	opt, err := OptimalPerfectMoves(g, initial)
 	if err != nil {
 		opt = -1

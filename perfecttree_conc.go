@@ -8,76 +8,48 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
-// RunPerfectTreeConcurrent runs the perfect-tree protocol of Margara, Pistocchi and
-// Vassura (section 3) with real asynchrony: one goroutine per node executes the same
-// node program as the simulated runtime (PerfectTree). Each node's incoming links end in
-// its mailbox: a mutex-guarded FIFO queue per channel, to which senders append (a run
-// of equal messages is one count, so a send never blocks) and whose first message of a
-// batch wakes the node, which then moves the whole batch into its own queues. A link's
-// reservation is an atomic word shared by its two ends.
+// runPTConcurrent runs the perfect-tree protocol of Margara, Pistocchi and Vassura
+// (section 3) with real asynchrony, for PerfectTreeOptions.Goroutines: one goroutine
+// per node executes the same node program as the simulated runtime. Each node's
+// incoming links end in its mailbox: a mutex-guarded FIFO queue per channel, to which
+// senders append (a run of equal messages is one count, so a send never blocks) and
+// whose first message of a batch wakes the node, which then moves the whole batch into
+// its own queues. A link's reservation is an atomic word shared by its two ends.
 //
 // The run ends when every node is Finished, or with ErrDeadlock when every unfinished
 // node waits and no message is in flight (an exact count of running nodes plus
 // uncollected batches detects it), with an ErrProtocol failure, or with ctx's error
-// when ctx is cancelled (StatusCanceled, wrapped with the "tokendist: " prefix, the
-// logical time and the number of finished nodes, so errors.Is works with
-// context.Canceled and context.DeadlineExceeded). Every goroutine has exited when it returns. Time in the result
-// is the logical (Lamport) time: each send takes one unit after the latest message its
-// sender received. opts.Delays is ignored; opts.Jitter adds random yields.
+// when ctx is cancelled (wrapped with the "tokendist: " prefix, the logical time and
+// the number of finished nodes, so errors.Is works with context.Canceled and
+// context.DeadlineExceeded). Every goroutine has exited when it returns. Time in the
+// report is the logical (Lamport) time: each send takes one unit after the latest
+// message its sender received. It returns the final loads, counting tokens queued at a
+// node. g and loads were validated by Init.
 //
 // Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's (one
 // wake-up per batch).
-func RunPerfectTreeConcurrent(ctx context.Context, g *Graph, loads Loads, opts *PerfectTreeOptions) (PerfectTreeResult, error) {
-	var o PerfectTreeOptions
-	if opts != nil {
-		o = *opts
-	}
-	if ctx == nil {
-		return PerfectTreeResult{Status: StatusFailed}, errNilContext
-	}
-	if g == nil {
-		return PerfectTreeResult{Status: StatusFailed}, ErrNilNetwork
-	}
-	if err := requireTree(g); err != nil {
-		return PerfectTreeResult{Status: StatusFailed}, err
-	}
-	if len(loads) != g.Order() {
-		return PerfectTreeResult{Status: StatusFailed}, ptBadLength(len(loads), g.Order())
-	}
-	total, err := loads.Validate()
-	if err != nil {
-		return PerfectTreeResult{Status: StatusFailed}, err
-	}
-	if total > 1<<62 {
-		return PerfectTreeResult{Status: StatusFailed}, fmt.Errorf("%w: total %d too close to the int64 limit", ErrBadLoads, total)
-	}
-	start := time.Now()
-	c := newPTConc(ctx, g, loads, &o)
+func runPTConcurrent(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions, seed uint64) (PerfectTreeReport, Loads, error) {
+	c := newPTConc(ctx, g, loads, o, seed)
 	c.wg.Add(c.n)
 	for v := 0; v < c.n; v++ {
 		go c.runNode(v)
 	}
 	c.wg.Wait()
-	r := c.result(loads)
-	r.Wall = time.Since(start)
+	r, final := c.result(loads)
 	cause := context.Cause(c.ctx)
 	switch {
 	case r.Finished == r.N:
-		r.Status = StatusDone
-		return r, nil
+		return r, final, nil
 	case errors.Is(cause, ErrDeadlock) || errors.Is(cause, ErrProtocol):
-		r.Status = StatusFailed
-		return r, cause
+		return r, final, cause
 	default:
-		r.Status = StatusCanceled
 		err := ctx.Err()
 		if err == nil {
 			err = cause
 		}
-		return r, wrapf(err, "concurrent perfect-tree run stopped at logical time %d with %d of %d nodes finished", r.Time, r.Finished, r.N)
+		return r, final, wrapf(err, "goroutine perfect-tree run stopped at logical time %d with %d of %d nodes finished", r.Time, r.Finished, r.N)
 	}
 }
 
@@ -138,11 +110,11 @@ type ptConc struct {
 
 var errPTAllFinished = errors.New("tokendist: perfect tree: every node finished")
 
-func newPTConc(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions) *ptConc {
+func newPTConc(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions, seed uint64) *ptConc {
 	n := g.Order()
-	c := &ptConc{n: n, g: g, jitter: o.Jitter, seed: o.Seed}
+	c := &ptConc{n: n, g: g, jitter: o.Jitter, seed: seed}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.ports.build(g, o.ShufflePorts, o.Seed)
+	c.ports.build(g, o.ShufflePorts, seed)
 	m2 := len(g.adj)
 	subT, subN := make([]int64, m2), make([]int64, m2)
 	queues, rings := make([]ptQueue, m2), make([]int32, m2)
@@ -343,9 +315,9 @@ func (c *ptConc) await(v int, what int, port int32) bool {
 	}
 }
 
-// result gathers the metrics once every goroutine has exited.
-func (c *ptConc) result(initial Loads) PerfectTreeResult {
-	var r PerfectTreeResult
+// result gathers the metrics and the final loads once every goroutine has exited.
+func (c *ptConc) result(initial Loads) (PerfectTreeReport, Loads) {
+	var r PerfectTreeReport
 	loads := make(Loads, c.n)
 	for v := range c.nodes {
 		nd := &c.nodes[v]
@@ -365,7 +337,6 @@ func (c *ptConc) result(initial Loads) PerfectTreeResult {
 	}
 	c.stats.finished = int(c.done.Load())
 	c.stats.fill(&r)
-	r.Loads = loads
-	ptFinish(&r, c.g, initial)
-	return r
+	ptFinish(&r, c.g, initial, loads)
+	return r, loads
 }

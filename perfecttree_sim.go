@@ -107,7 +107,7 @@ func (st *ptStats) phaseEnded(nd *ptNode, v int, k int32, t int64, p *ptPorts) {
 	}
 }
 
-func (st *ptStats) fill(r *PerfectTreeResult) {
+func (st *ptStats) fill(r *PerfectTreeReport) {
 	r.N, r.T = st.n, st.total
 	if st.n > 0 {
 		r.Avg, r.Extra = st.total/int64(st.n), st.total%int64(st.n)
@@ -425,22 +425,13 @@ func (sm *ptSim) popEvent() int32 {
 	return v
 }
 
-func (sm *ptSim) result() PerfectTreeResult {
-	var r PerfectTreeResult
+func (sm *ptSim) result() PerfectTreeReport {
+	var r PerfectTreeReport
 	if sm.n == 0 {
 		return r
 	}
 	sm.stats.fill(&r)
-	r.Loads = sm.st.Loads.Clone()
 	r.Time = sm.now
-	switch {
-	case sm.err != nil:
-		r.Status = StatusFailed
-	case sm.finished == sm.n:
-		r.Status = StatusDone
-	default:
-		r.Status = StatusMaxSteps
-	}
-	ptFinish(&r, sm.g, sm.init0)
+	ptFinish(&r, sm.g, sm.init0, sm.st.Loads)
 	return r
 }

@@ -110,18 +110,25 @@ type RingStats struct {
 	Spills int64 `json:"spills"`
 }
 
+// String summarises the statistics: tasks, completion time, speedup and efficiency.
+func (st RingStats) String() string {
+	return fmt.Sprintf("executed %d tasks in time %d, speedup %.2f, efficiency %.2f, moved %d",
+		st.Tasks, st.Time, st.Speedup, st.Efficiency, st.Moved)
+}
+
 // RingScheduler executes a dynamically growing binary tree-dag or grid-dag on the ring R_p
 // under a balancing-plus-scheduling policy, by default Gao and Rosenberg's KS-BF (section
 // 1.3): at every step each PE with a nonempty queue executes the first task in
 // breadth-first order; a spawning task's left child stays and its right child goes to the
 // clockwise neighbour, available there from the next step. One step is one time unit.
 //
-// It runs through Run (use Simulate, or Run with Ring(p) and loads [1 0 ... 0]: the root
+// It runs through Run (use RunRing, or Run with Ring(p) and loads [1 0 ... 0]: the root
 // task on PE 0); the loads are the numbers of queued (active) tasks per PE. Tasks spawn
 // and execute, so the total is not conserved: Run checks it against the balancer's own
 // count of tasks activated minus tasks executed. The run stops (StatusDone) when every
-// task has executed. Afterwards Schedule, Work and Stats give the exact schedule (PE and
-// step of every task), work per PE, completion and idle time, speedup and efficiency.
+// task has executed. Result.Report is its RingStats (work per PE, completion and idle
+// time, speedup, efficiency, lower bounds), and Schedule gives the exact schedule (PE and
+// step of every task).
 //
 // A grid node with two parents (a binary task) becomes active when both have executed;
 // it lives on the PE its first arriving arc chose (under KS-BF both arcs go to PE k mod p,
@@ -162,7 +169,7 @@ var (
 	_ Terminator      = (*RingScheduler)(nil)
 	_ InvariantKeeper = (*RingScheduler)(nil)
 	_ Accountant      = (*RingScheduler)(nil)
-	_ ResultDescriber = (*RingScheduler)(nil)
+	_ Reporter        = (*RingScheduler)(nil)
 	_ fmt.Stringer    = (*RingScheduler)(nil)
 )
 
@@ -380,14 +387,9 @@ func (b *RingScheduler) Done(*State) bool {
 	return b.executed == b.spawned && len(b.waiting) == 0
 }
 
-// DescribeResult summarises a run (ResultDescriber): the tasks executed and still
-// queued, the completion time, speedup and efficiency (RingStats); a step is one unit of time and
-// the queues' discrepancy means nothing here. O(p).
-func (b *RingScheduler) DescribeResult(s *State) string {
-	st := b.Stats()
-	return fmt.Sprintf("executed %d tasks in time %d, %d queued, speedup %.2f, efficiency %.2f, moved %d",
-		st.Tasks, st.Time, s.Loads.Total(), st.Speedup, st.Efficiency, st.Moved)
-}
+// Report returns the run's RingStats (Reporter): completion time, work per PE, idle
+// time, speedup, efficiency and the lower bounds, in O(p).
+func (b *RingScheduler) Report(*State) any { return b.stats() }
 
 // Step executes one time unit: every PE with work executes its first task in
 // breadth-first order, then the spawned children are delivered (available next step). It
@@ -595,9 +597,6 @@ func (b *RingScheduler) stuck() error {
 		ErrBadDag, x, GridNode{x.K, x.L - 1}, GridNode{x.K - 1, x.L})
 }
 
-// Work returns the number of tasks each PE executed in the last run. It costs O(p).
-func (b *RingScheduler) Work() []int64 { return slices.Clone(b.work) }
-
 // Schedule returns every executed task of the last run with its PE and step, in
 // execution order (by step, then PE). It is empty with RingOptions.NoSchedule. It costs
 // O(tasks + steps) and allocates 24 bytes per task (the run itself stores 8).
@@ -639,9 +638,9 @@ func (b *RingScheduler) Schedule() []RingTask {
 	return out
 }
 
-// Stats summarises the last run: completion time, work, idle time, speedup, efficiency.
+// stats summarises the last run: completion time, work, idle time, speedup, efficiency.
 // It costs O(p).
-func (b *RingScheduler) Stats() RingStats {
+func (b *RingScheduler) stats() RingStats {
 	st := RingStats{
 		Policy: b.opts.Policy, P: b.p, Tasks: b.executed, Depth: b.depth,
 		Work: slices.Clone(b.work), Start: slices.Clone(b.start), Finish: slices.Clone(b.finish),

@@ -174,7 +174,7 @@ func compareInstance(ctx context.Context, e RingExperiment, rows []RingCompariso
 		if _, err := RunRing(ctx, b, &RunOptions{Seed: seed}); err != nil {
 			return nil, err
 		}
-		stats[r] = b.Stats()
+		stats[r] = b.stats()
 		if stats[r].Tasks < e.MinTasks {
 			return nil, nil
 		}

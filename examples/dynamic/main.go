@@ -136,7 +136,7 @@ func dimexCapacity(b tokendist.Balancer, v int) float64 {
 	switch d := b.(type) {
 	case *tokendist.DimensionExchange:
 		return float64(d.Graph().Degree(v)) / float64(d.Colors())
-	case *tokendist.SpanningTreeBalancer:
+	case *tokendist.SpanningTree:
 		return dimexCapacity(d.Inner(), v)
 	}
 	return 0
