@@ -627,15 +627,11 @@ func registerMetrics(r *Registry) {
 		})
 	metric("group_discrepancy", "the largest final discrepancy of one token group (MultiBalance only)", paperPlaxton+", section 3",
 		func(m MetricInput) (float64, error) {
-			mb, ok := m.Balancer.(*tokendist.MultiBalancer)
+			rep, ok := m.Result.Report.(tokendist.MultiBalanceReport)
 			if !ok {
 				return 0, fmt.Errorf("%w: group_discrepancy needs multi-balance, not %s", ErrNotApplicable, tokendist.BalancerName(m.Balancer))
 			}
-			var worst int64
-			for _, g := range mb.Groups() {
-				worst = max(worst, g.Discrepancy())
-			}
-			return float64(worst), nil
+			return float64(rep.MaxGroupDiscrepancy), nil
 		})
 	metric("lambda_max", "λ_max of the network's diffusion matrix (tokendist.LambdaMax)", paperBerenbink+", Lemma 2.2",
 		func(m MetricInput) (float64, error) {
@@ -669,11 +665,11 @@ func registerMetrics(r *Registry) {
 		})
 	ring := func(name, doc string, f func(s tokendist.RingStats) float64) {
 		metric(name, doc, paperGao, func(m MetricInput) (float64, error) {
-			rs, ok := m.Balancer.(*tokendist.RingScheduler)
+			st, ok := m.Result.Report.(tokendist.RingStats)
 			if !ok {
 				return 0, fmt.Errorf("%w: %s needs the ring algorithm, not %s", ErrNotApplicable, name, tokendist.BalancerName(m.Balancer))
 			}
-			return f(rs.Stats()), nil
+			return f(st), nil
 		})
 	}
 	ring("ring_tasks", "tasks executed (tokendist.RingStats.Tasks)", func(s tokendist.RingStats) float64 { return float64(s.Tasks) })

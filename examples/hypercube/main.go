@@ -226,7 +226,7 @@ func balanceSweep(c config) ([]row, error) {
 // minimal), the explicit upper bound on the time, and Lemma 2.1's lower bound on the
 // Hamming-ball input of the hypercube.
 func measure(a algorithm, b *tokendist.CubeBalancer, net *tokendist.Graph, res tokendist.Result, input string, d int, loads tokendist.Loads) (row, error) {
-	t := b.Times()
+	t, _ := res.Report.(tokendist.CubeTimes)
 	n, m, p := loads.Total(), loads.Max(), 1<<d
 	r := row{Input: input, Network: "hypercube", Algorithm: a.name, D: d, M: m, N: n,
 		Error: res.Discrepancy(), Time: res.Time, Select: t.Select, Balance: t.Balance,
@@ -448,11 +448,8 @@ func multiSweep(c config) error {
 			if err != nil {
 				return err
 			}
-			var worst int64
-			for _, grp := range b.Groups() {
-				worst = max(worst, grp.Discrepancy())
-			}
-			t := b.Times()
+			rep, _ := res.Report.(tokendist.MultiBalanceReport)
+			worst, t := rep.MaxGroupDiscrepancy, rep.Times
 			rowLB := lb
 			if v.se {
 				rowLB = 0 // section 3.2's argument is for the hypercube

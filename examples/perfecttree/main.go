@@ -223,7 +223,7 @@ func sweep(c config) error {
 		for _, ls := range loadSets(g.Order(), c.seed) {
 			for pi, p := range append(policies(), nil) {
 				progress("sweep: %s, %s, %v", tr.name, ls.name, p)
-				var r tokendist.PerfectTreeResult
+				var r ptRun
 				var err error
 				key := fmt.Sprint(p)
 				if p == nil {
@@ -231,9 +231,9 @@ func sweep(c config) error {
 					if g.Order() > 100 {
 						continue
 					}
-					r, err = tokendist.RunPerfectTreeConcurrent(ctx, g, ls.loads, &tokendist.PerfectTreeOptions{Seed: c.seed, Jitter: true})
+					r, err = runPT(ctx, g, ls.loads, &tokendist.PerfectTreeOptions{Goroutines: true, Jitter: true}, c.seed)
 				} else {
-					r, err = tokendist.RunPerfectTree(ctx, g, ls.loads, &tokendist.PerfectTreeOptions{Delays: p, Seed: c.seed, ShufflePorts: runs%2 == 1})
+					r, err = runPT(ctx, g, ls.loads, &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: runs%2 == 1}, c.seed)
 				}
 				runs++
 				if err != nil {
@@ -314,7 +314,7 @@ func compare(c config) error {
 				return err
 			}
 			progress("compare: %s, %s", tr.name, ls.name)
-			r, err := tokendist.RunPerfectTree(ctx, g, ls.loads, &tokendist.PerfectTreeOptions{Seed: c.seed})
+			r, err := runPT(ctx, g, ls.loads, nil, c.seed)
 			if err != nil {
 				return err
 			}
@@ -460,11 +460,11 @@ func scaling(c config) error {
 			}
 			for _, rt := range []string{"simulated", "concurrent"} {
 				progress("scaling: n = %d, %s, %s", n, kind, rt)
-				var r tokendist.PerfectTreeResult
+				var r ptRun
 				if rt == "simulated" {
-					r, err = tokendist.RunPerfectTree(ctx, g, loads, nil)
+					r, err = runPT(ctx, g, loads, nil, 0)
 				} else {
-					r, err = tokendist.RunPerfectTreeConcurrent(ctx, g, loads, nil)
+					r, err = runPT(ctx, g, loads, &tokendist.PerfectTreeOptions{Goroutines: true}, 0)
 				}
 				if err != nil {
 					return err
@@ -505,7 +505,7 @@ func erratum(c config) error {
 	loads := tokendist.Loads{2, 0, 3, 1}
 	var rows [][]string
 	for _, literal := range []bool{true, false} {
-		r, err := tokendist.RunPerfectTree(context.Background(), g, loads, &tokendist.PerfectTreeOptions{Literal: literal})
+		r, err := runPT(context.Background(), g, loads, &tokendist.PerfectTreeOptions{Literal: literal}, 0)
 		if err != nil {
 			return err
 		}
@@ -517,4 +517,25 @@ func erratum(c config) error {
 	}
 	table([]string{"program", "final loads", "perfect", "finished", "theorems"}, rows)
 	return nil
+}
+
+// ptRun is one perfect-tree run: the protocol's report, the final loads and the
+// wall-clock time.
+type ptRun struct {
+	tokendist.PerfectTreeReport
+	Loads tokendist.Loads
+	Wall  time.Duration
+}
+
+// runPT runs the perfect-tree protocol on g from loads with Run until every node is
+// Finished (no step budget).
+func runPT(ctx context.Context, g *tokendist.Graph, loads tokendist.Loads, opts *tokendist.PerfectTreeOptions, seed uint64) (ptRun, error) {
+	b, err := tokendist.NewPerfectTree(g, opts)
+	if err != nil {
+		return ptRun{}, err
+	}
+	start := time.Now()
+	res, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, NoStability: true, Seed: seed})
+	rep, _ := res.Report.(tokendist.PerfectTreeReport)
+	return ptRun{PerfectTreeReport: rep, Loads: res.Loads, Wall: time.Since(start)}, err
 }

@@ -258,10 +258,11 @@ func runOne(f family, p int, pol tokendist.RingPolicy, seed uint64) (tokendist.R
 			return tokendist.RingStats{}, err
 		}
 	}
-	if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: seed}); err != nil {
+	res, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: seed})
+	if err != nil {
 		return tokendist.RingStats{}, err
 	}
-	return b.Stats(), nil
+	return res.Report.(tokendist.RingStats), nil
 }
 
 func save(c *config, name string, data []byte, err error) error {
@@ -406,14 +407,15 @@ func quadrature(c *config) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tokendist.RunRing(context.Background(), r, &tokendist.RunOptions{Seed: c.seed}); err != nil {
+		res, err := tokendist.RunRing(context.Background(), r, &tokendist.RunOptions{Seed: c.seed})
+		if err != nil {
 			return err
 		}
 		val, err := q.Integral()
 		if err != nil {
 			return err
 		}
-		st := r.Stats()
+		st := res.Report.(tokendist.RingStats)
 		recs = append(recs, st)
 		rows = append(rows, []string{pol.String(), fmt.Sprintf("%.9f", val), fmt.Sprintf("%.2e", val-exact),
 			fmt.Sprint(st.Tasks), fmt.Sprint(st.Depth), fmt.Sprint(st.Time), fmt.Sprintf("%.2f", st.Speedup), fmt.Sprintf("%.2f", st.Efficiency)})

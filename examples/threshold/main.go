@@ -332,7 +332,7 @@ func terminationErratum(c config) (bool, error) {
 		if r.Status != tokendist.StatusDone || r.Discrepancy() > 1 {
 			global++
 		}
-		for _, k := range b.Decisions() {
+		for _, k := range r.Report.(tokendist.Discrepancy1Report).Decisions {
 			nodeRuns++
 			if k > 0 && after[k] > 1 {
 				perNode++

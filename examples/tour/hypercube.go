@@ -102,10 +102,7 @@ func hypercubeSection(t *tour) error {
 	if err != nil {
 		return err
 	}
-	var worstGroup int64
-	for _, grp := range mb.Groups() {
-		worstGroup = max(worstGroup, grp.Discrepancy())
-	}
+	worstGroup := res.Report.(tokendist.MultiBalanceReport).MaxGroupDiscrepancy
 	lb, err := tokendist.MultiBalanceLowerBound(groups, p/2)
 	if err != nil {
 		return err
@@ -130,7 +127,7 @@ func cubeBound(b *tokendist.CubeBalancer, net *tokendist.Graph, d int, onBall bo
 	if err != nil {
 		return "", false, err
 	}
-	times := b.Times()
+	times, _ := res.Report.(tokendist.CubeTimes)
 	switch {
 	case strings.HasPrefix(b.String(), "NewLeightonBalance"):
 		want, err := tokendist.LeightonTime(net, m)

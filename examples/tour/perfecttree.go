@@ -46,27 +46,22 @@ func perfectTreeSection(t *tour) error {
 	ctx := context.Background()
 	for _, rn := range runs {
 		t.progress("perfect tree: %s", rn.name)
-		var r tokendist.PerfectTreeResult
-		var steps int64
+		b, err := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: rn.policy, Goroutines: rn.policy == nil})
+		if err != nil {
+			return err
+		}
+		res, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, SampleEvery: 50, Seed: t.seed})
+		if err != nil {
+			return err
+		}
+		r, steps := res.Report.(tokendist.PerfectTreeReport), res.Steps
 		if rn.policy != nil {
-			b, err := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: rn.policy})
-			if err != nil {
-				return err
-			}
-			res, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, SampleEvery: 50, Seed: t.seed})
-			if err != nil {
-				return err
-			}
-			r, steps = b.Result(), res.Steps
 			x, y := res.Trace.Discrepancies()
 			for i, s := range res.Trace {
 				x[i] = float64(s.Time)
 			}
 			lines = append(lines, plot.Line{Name: fmt.Sprint(rn.policy), X: x, Y: y})
 		} else {
-			if r, err = tokendist.RunPerfectTreeConcurrent(ctx, g, loads, &tokendist.PerfectTreeOptions{Seed: t.seed}); err != nil {
-				return err
-			}
 			steps = r.Time
 		}
 		ok := r.CheckTheorems(g) == nil
@@ -77,7 +72,7 @@ func perfectTreeSection(t *tour) error {
 			bound += fmt.Sprintf("; time ≤ 3D(T+d) = %d", limit)
 			ok = ok && r.Time <= limit
 		}
-		rows = append(rows, []string{rn.name, fmt.Sprint(r.Loads.Discrepancy()), fmt.Sprint(steps), fmt.Sprint(r.Time),
+		rows = append(rows, []string{rn.name, fmt.Sprint(res.Loads.Discrepancy()), fmt.Sprint(steps), fmt.Sprint(r.Time),
 			fmt.Sprint(r.TotalMoves()), fmt.Sprintf("%.2f", r.Ratio), fmt.Sprint(r.Root), bound, t.held("perfect tree "+rn.name, ok)})
 	}
 	fmt.Printf("  RandomTree(%d), loads 0..20 (T = %d, D = %d, Δ = %d); time of the concurrent run is logical (Lamport)\n",

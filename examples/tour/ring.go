@@ -33,7 +33,7 @@ func ringSection(t *tour) error {
 	}
 	var rows [][]string
 	add := func(what string, b *tokendist.RingScheduler, bound, held string) {
-		st := b.Stats()
+		st := res.Report.(tokendist.RingStats)
 		rows = append(rows, []string{what, fmt.Sprint(st.Time), fmt.Sprint(res.Steps), fmt.Sprint(res.Time),
 			fmt.Sprint(res.Moved), fmt.Sprintf("%.2f", st.Speedup), bound, held})
 	}
@@ -44,7 +44,7 @@ func ringSection(t *tour) error {
 		return err
 	}
 	tb, _ := tokendist.RingTreeBounds(n, p)
-	st := b.Stats()
+	st := res.Report.(tokendist.RingStats)
 	add(fmt.Sprintf("KS-BF, T_%d", n), b, fmt.Sprintf("T ≤ %.0f (Thm 1.1a); T = %.0f (Thm 2.2)", tb.TimeBound, tb.Time),
 		t.held("ring: Theorems 1.1(a), 2.2", float64(st.Time) <= tb.TimeBound && float64(st.Time) == tb.Time))
 
@@ -53,7 +53,7 @@ func ringSection(t *tour) error {
 		return err
 	}
 	gb, _ := tokendist.RingGridBounds(g, p)
-	st = b.Stats()
+	st = res.Report.(tokendist.RingStats)
 	add(fmt.Sprintf("KS-BF, G_%d", g), b, fmt.Sprintf("T ≤ %.0f (Thm 1.1b); T = %.0f (Thm 3.2)", gb.TimeBound, gb.Time),
 		t.held("ring: Theorems 1.1(b), 3.2", float64(st.Time) <= gb.TimeBound && float64(st.Time) == gb.Time))
 
@@ -62,7 +62,7 @@ func ringSection(t *tour) error {
 		if b, err = sim(tokendist.NewRingTree(p, rt, &tokendist.RingOptions{Policy: pol, NoSchedule: true})); err != nil {
 			return err
 		}
-		st = b.Stats()
+		st = res.Report.(tokendist.RingStats)
 		add(fmt.Sprintf("%v, random tree (q=0.75, depth %d)", pol, depth), b,
 			fmt.Sprintf("none (open); T/LB = %.2f", float64(st.Time)/float64(st.LowerBound)), "-")
 	}
@@ -73,7 +73,7 @@ func ringSection(t *tour) error {
 		return err
 	}
 	busy := 0
-	for _, x := range b.Stats().Work {
+	for _, x := range res.Report.(tokendist.RingStats).Work {
 		if x > 0 {
 			busy++
 		}
@@ -119,11 +119,12 @@ func ringPlot(t *tour, tree tokendist.TreeDag, grid tokendist.GridDag) error {
 				if err != nil {
 					return err
 				}
-				if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: t.seed}); err != nil {
+				rr, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: t.seed})
+				if err != nil {
 					return err
 				}
 				line.X = append(line.X, float64(p))
-				line.Y = append(line.Y, b.Stats().Speedup)
+				line.Y = append(line.Y, rr.Report.(tokendist.RingStats).Speedup)
 			}
 			lines = append(lines, line)
 		}

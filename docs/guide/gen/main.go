@@ -105,10 +105,11 @@ func gaoRosenberg() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tokendist.RunRing(context.Background(), b, nil); err != nil {
+		res, err := tokendist.RunRing(context.Background(), b, nil)
+		if err != nil {
 			return nil, err
 		}
-		if b.Stats().Tasks >= 64 {
+		if res.Report.(tokendist.RingStats).Tasks >= 64 {
 			seeds = append(seeds, s)
 		}
 	}
