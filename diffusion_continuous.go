@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -116,8 +115,14 @@ type DeviationSample struct {
 // section 2.3). Plugging in as a Recorder keeps the discrete scheme on Run's one loop
 // (any Balancer, Run's stop rules, trace and invariant checks), and the continuous
 // process only advances when Run samples, so RunOptions.SampleEvery sets the
-// resolution. Use RunDeviation for the common case. Comparing RandomMatching with it shows
-// how far a matching scheme is from diffusion, not from its own continuous process.
+// resolution (SampleEvery 1 samples every round):
+//
+//	dev, err := NewDeviation(net, loads)
+//	res, err := Run(ctx, net, loads, b, &RunOptions{SampleEvery: 1, Recorder: dev})
+//	samples := dev.Samples()
+//
+// Comparing RandomMatching with it shows how far a matching scheme is from diffusion,
+// not from its own continuous process.
 //
 // Each sample costs O(n) plus O(n + m) per continuous round it advances. A Deviation
 // serves one run at a time; a new run (a sample at step 0) restarts it.
@@ -187,34 +192,6 @@ func (r *Deviation) Samples() []DeviationSample { return r.samples }
 
 // Continuous returns the continuous process the recorder runs.
 func (r *Deviation) Continuous() *ContinuousDiffusion { return r.cont }
-
-// RunDeviation runs the discrete scheme b on net from loads with Run and, alongside, the
-// continuous process from the same loads, and returns Run's result and the deviation
-// max_k |X_k(t) − ξ_k(t)| at every sample (Berenbrink et al., section 2.3). opts is
-// passed to Run, except that SampleEvery 0 becomes 1 (a sample every round) and
-// opts.Recorder, if set, is chained after the deviation recorder. Its cost is Run's
-// plus O(n + m) per round.
-func RunDeviation(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOptions) (Result, []DeviationSample, error) {
-	var o RunOptions
-	if opts != nil {
-		o = *opts
-	}
-	if b == nil || len(loads) != orderOf(net) {
-		res, err := Run(ctx, net, loads, b, &o) // Run reports the bad input
-		return res, nil, err
-	}
-	dev, err := NewDeviation(net, loads)
-	if err != nil {
-		return Result{Status: StatusFailed, Balancer: BalancerName(b)}, nil, err
-	}
-	dev.Next = o.Recorder
-	o.Recorder = dev
-	if o.SampleEvery == 0 {
-		o.SampleEvery = 1
-	}
-	res, err := Run(ctx, net, loads, b, &o)
-	return res, dev.Samples(), err
-}
 
 // orderOf returns net's order, or -1 for a nil network.
 func orderOf(net Network) int {

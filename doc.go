@@ -76,15 +76,15 @@
 // Every algorithm is a Balancer: Step performs one parallel step of its paper's model on
 // State.Loads. Optional interfaces add set-up (Initializer), a termination rule
 // (Terminator), a stability period (Periodic), a default step budget (StepBudgeter), a
-// summary of the result (ResultDescriber) and a declaration of which invariants hold
-// (InvariantKeeper, Accountant); fmt.Stringer names the balancer. Step before Init
+// declaration of which invariants hold (InvariantKeeper, Accountant) and figures of its
+// own in Result.Report (Reporter); fmt.Stringer names the balancer. Step before Init
 // returns an error wrapping ErrNotInitialized, and one balancer value serves one Run at
 // a time (ErrConcurrentUse). Run is the one loop: it validates inputs, works on a copy
 // of the loads, stops on the balancer's own rule, a target discrepancy, stability (for
 // balancers without a rule of their own), a step budget (the balancer's default, such
 // as τ(G, K) rounds for the diffusion schemes, or DefaultMaxSteps) or context
-// cancellation, records a Trace (CSV/JSON export, SVG plots via PlotTraces and
-// PlotLines), and verifies conservation and non-negativity, returning an
+// cancellation, records a Trace (CSV/JSON export; SVG plots in package
+// github.com/tokendist/tokendist/plot), and verifies conservation and non-negativity, returning an
 // *InvariantError that names the balancer and step when one is broken. Steps do not
 // allocate.
 //
@@ -122,15 +122,17 @@
 //
 // NewRandomizedDiffusion (section 2.1) and the comparators of Table 1 (NewRSWDiffusion,
 // NewFGSDeterministic, NewFGSRandomized, NewRandomMatching) are balancers; the FGS schemes
-// may go negative, which Run counts. ContinuousDiffusion, RunDeviation and Deviation measure the
-// discrete–continuous deviation the paper bounds; TransitionMatrix, LambdaMax (dense or
+// may go negative, which Run counts. ContinuousDiffusion and the Deviation recorder
+// measure the discrete–continuous deviation the paper bounds; TransitionMatrix, LambdaMax (dense or
 // Lanczos), BalancingTime and LocalDivergence are the spectral tools.
 //
 // # Perfect distribution on trees (Margara, Pistocchi, Vassura)
 //
-// NewPerfectTree runs the anonymous asynchronous protocol as a discrete-event simulation
-// (a Balancer, with delay policies) and RunPerfectTreeConcurrent with one goroutine per
-// node and channels as links; OptimalPerfectMoves gives the exact optimum for comparison.
+// NewPerfectTree runs the anonymous asynchronous protocol through Run, as a
+// discrete-event simulation with delay models (Delays) or, with
+// PerfectTreeOptions.Goroutines, with one goroutine per node and mailboxes as links;
+// Result.Report is a PerfectTreeReport, and OptimalPerfectMoves gives the exact optimum
+// for comparison.
 //
 // # Dynamic runs
 //

@@ -15,9 +15,9 @@ import (
 // phase 2 [3.2] gives every node but the root Avg = ⌊T/N⌋ tokens; phase 3 [3.3] spreads
 // the root's extra tokens down the tree, one Finished message per link, until every
 // node holds Avg or Avg+1 tokens and is Finished. The node program (perfecttree_node.go)
-// is written once and driven by two runtimes: the simulated PerfectTree (a reproducible
-// discrete-event scheduler that plugs into Run) and RunPerfectTreeConcurrent (one
-// goroutine per node).
+// is written once and driven by two runtimes behind one Balancer, PerfectTree: a
+// reproducible discrete-event scheduler (one Step per time unit), and with
+// PerfectTreeOptions.Goroutines one goroutine per node (the whole protocol in one Step).
 
 // PerfectTreeOptions configures both runtimes of the perfect-tree protocol. The zero
 // value (or nil) runs the corrected program in the simulated runtime with unit delays
