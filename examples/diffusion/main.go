@@ -561,10 +561,14 @@ func traces(c config) error {
 			if err != nil {
 				return err
 			}
-			_, samples, err := tokendist.RunDeviation(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: tau, SampleEvery: every, Seed: c.seed})
+			rec, err := tokendist.NewDeviation(g, start)
 			if err != nil {
 				return err
 			}
+			if _, err := tokendist.Run(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: tau, SampleEvery: every, Seed: c.seed, Recorder: rec}); err != nil {
+				return err
+			}
+			samples := rec.Samples()
 			var x, yd, yv []float64
 			worst := 0.0
 			for _, s := range samples {
