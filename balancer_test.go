@@ -3,6 +3,7 @@ package tokendist_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -182,4 +183,191 @@ func TestFuncsAdapter(t *testing.T) {
 
 	_, err = tokendist.Run(context.Background(), g, make(tokendist.Loads, 6), &tokendist.Funcs{}, nil)
 	require.ErrorIs(t, err, tokendist.ErrBadParameter)
+}
+
+// TestTerminatorBeatsStability: DISCREPANCY-1 has its own termination rule, so by
+// default it stops by that rule (StatusDone), although the loads are stable (equal one
+// cycle apart) cycles earlier; StopWhenStable restores the earlier stability stop, and
+// NoStability changes nothing for it.
+func TestTerminatorBeatsStability(t *testing.T) {
+	for _, n := range []int{3, 10, 200} {
+		g, err := tokendist.Path(n)
+		require.NoError(t, err)
+		loads := make(tokendist.Loads, n)
+		loads[0] = int64(5 * n)
+		b, err := tokendist.NewDiscrepancy1(g, nil, 0)
+		require.NoError(t, err)
+		cycle := b.Period(nil)
+		def, err := tokendist.Run(context.Background(), g, loads, b, nil)
+		require.NoError(t, err)
+		require.Equal(t, tokendist.StatusDone, def.Status, "n=%d", n)
+		require.True(t, b.Done(nil))
+		require.Zero(t, def.Steps%cycle, "Done fires at the end of a cycle")
+		require.Equal(t, def.Steps/cycle, b.Cycles())
+		require.LessOrEqual(t, def.Discrepancy(), int64(1))
+
+		noStab, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{NoStability: true})
+		require.NoError(t, err)
+		require.Equal(t, def.Status, noStab.Status)
+		require.Equal(t, def.Steps, noStab.Steps)
+
+		stable, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{StopWhenStable: true})
+		require.NoError(t, err)
+		require.Equal(t, tokendist.StatusStable, stable.Status, "n=%d", n)
+		require.Less(t, stable.Steps, def.Steps, "n=%d: the stability check would pre-empt Done", n)
+
+		both, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{StopWhenStable: true, NoStability: true})
+		require.NoError(t, err)
+		require.Equal(t, def.Steps, both.Steps, "NoStability takes precedence")
+
+		// The same through NewSpanningTree (HasRule forwards).
+		st, err := tokendist.NewSpanningTree(g, 0, func(tree *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDiscrepancy1(tree, nil, 0)
+		})
+		require.NoError(t, err)
+		viaTree, err := tokendist.Run(context.Background(), g, loads, st, nil)
+		require.NoError(t, err)
+		require.Equal(t, tokendist.StatusDone, viaTree.Status)
+		require.Equal(t, def.Steps, viaTree.Steps)
+	}
+}
+
+// TestOptionalTerminator: a Terminator whose HasRule is false (THRESHOLD-1, Funcs
+// without DoneFunc) keeps the stability stop by default.
+func TestOptionalTerminator(t *testing.T) {
+	g, err := tokendist.Path(6)
+	require.NoError(t, err)
+	loads := tokendist.Loads{30, 0, 0, 0, 0, 1}
+	th, err := tokendist.NewThreshold1(g, nil)
+	require.NoError(t, err)
+	require.False(t, th.HasRule(nil))
+	r, err := tokendist.Run(context.Background(), g, loads, th, nil)
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusStable, r.Status)
+
+	step := func(s *tokendist.State) error { // average the pair (t mod (n−1), +1)
+		v := int(s.Steps % int64(len(s.Loads)-1))
+		a, b := s.Loads[v], s.Loads[v+1]
+		s.Loads[v], s.Loads[v+1] = (a+b)/2, a+b-(a+b)/2
+		s.Time++
+		return nil
+	}
+	period := func(s *tokendist.State) int64 { return int64(len(s.Loads) - 1) }
+	f := &tokendist.Funcs{StepFunc: step, PeriodFunc: period}
+	r, err = tokendist.Run(context.Background(), g, loads, f, nil)
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusStable, r.Status)
+	stableAt := r.Steps
+
+	doneAt := stableAt + 3*int64(len(loads)-1)
+	f.DoneFunc = func(s *tokendist.State) bool { return s.Steps >= doneAt }
+	r, err = tokendist.Run(context.Background(), g, loads, f, nil)
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusDone, r.Status)
+	require.Equal(t, doneAt, r.Steps)
+	r, err = tokendist.Run(context.Background(), g, loads, f, &tokendist.RunOptions{StopWhenStable: true})
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusStable, r.Status)
+	require.Equal(t, stableAt, r.Steps)
+}
+
+// TestResultString: every built-in balancer's Result.String prints the figures
+// meaningful for it (ResultDescriber), computed from the run, and nothing else.
+func TestResultString(t *testing.T) {
+	ctx := context.Background()
+	must := func(g *tokendist.Graph, err error) *tokendist.Graph {
+		t.Helper()
+		require.NoError(t, err)
+		return g
+	}
+	cube := must(tokendist.Hypercube(4))
+	cubeLoads := make(tokendist.Loads, 16)
+	cubeLoads[5] = 301
+	path := must(tokendist.Path(7))
+	pathLoads := tokendist.Loads{40, 0, 3, 0, 0, 9, 1}
+	tree := must(tokendist.RandomTree(30, 2))
+	treeLoads := make(tokendist.Loads, 30)
+	treeLoads[4] = 95
+
+	multiTotals := make(tokendist.Loads, 16)
+	multiTotals[3], multiTotals[9] = 50, 77
+	type check func(t *testing.T, r tokendist.Result, b tokendist.Balancer)
+	balance := func(t *testing.T, r tokendist.Result, _ tokendist.Balancer) {
+		require.Equal(t, fmt.Sprintf("discrepancy %d, moved %d, messages %d", r.Discrepancy(), r.Moved, r.Messages), r.Summary)
+		require.NotContains(t, r.String(), "time", "a step is a unit of time")
+	}
+	timed := func(t *testing.T, r tokendist.Result, _ tokendist.Balancer) {
+		require.Equal(t, fmt.Sprintf("time %d, discrepancy %d, moved %d, messages %d", r.Time, r.Discrepancy(), r.Moved, r.Messages), r.Summary)
+	}
+	cases := []struct {
+		name  string
+		net   tokendist.Network
+		loads tokendist.Loads
+		build func() (tokendist.Balancer, error)
+		run   func(b tokendist.Balancer) (tokendist.Result, error)
+		check check
+	}{
+		{"RandomizedDiffusion", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewRandomizedDiffusion(cube) }, nil, balance},
+		{"RSW", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewRSWDiffusion(cube) }, nil, balance},
+		{"FGSRandomized", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewFGSRandomized(cube) }, nil, balance},
+		{"RandomMatching", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewRandomMatching(cube) }, nil, balance},
+		{"THRESHOLD-2", path, pathLoads, func() (tokendist.Balancer, error) { return tokendist.NewThreshold2(path, nil) }, nil, balance},
+		{"DISCREPANCY-1", path, pathLoads, func() (tokendist.Balancer, error) { return tokendist.NewDiscrepancy1(path, nil, 0) }, nil,
+			func(t *testing.T, r tokendist.Result, b tokendist.Balancer) {
+				cycles := b.(*tokendist.DimensionExchange).Cycles()
+				require.Positive(t, cycles)
+				require.Equal(t, fmt.Sprintf("discrepancy %d, moved %d, messages %d, cycles %d", r.Discrepancy(), r.Moved, r.Messages, cycles), r.Summary)
+			}},
+		{"HypercubeBalance", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewHypercubeBalance(cube, nil) }, nil, timed},
+		{"DimensionOrderBalance", cube, cubeLoads, func() (tokendist.Balancer, error) { return tokendist.NewDimensionOrderBalance(cube, nil) }, nil, timed},
+		{"MultiBalance", cube, multiTotals, func() (tokendist.Balancer, error) {
+			g0, g1 := make(tokendist.Loads, 16), make(tokendist.Loads, 16)
+			g0[3], g1[9] = 50, 77
+			return tokendist.NewMultiBalance(cube, []tokendist.Loads{g0, g1}, nil)
+		}, nil, func(t *testing.T, r tokendist.Result, b tokendist.Balancer) {
+			worst := int64(0)
+			for _, g := range b.(*tokendist.MultiBalancer).Groups() {
+				worst = max(worst, g.Discrepancy())
+			}
+			require.Equal(t, fmt.Sprintf("time %d, discrepancy %d (largest group discrepancy %d), moved %d, messages %d",
+				r.Time, r.Discrepancy(), worst, r.Moved, r.Messages), r.Summary)
+		}},
+		{"PerfectTree", tree, treeLoads, func() (tokendist.Balancer, error) { return tokendist.NewPerfectTree(tree, nil) }, nil,
+			func(t *testing.T, r tokendist.Result, _ tokendist.Balancer) {
+				require.Equal(t, tokendist.StatusDone, r.Status)
+				require.Equal(t, fmt.Sprintf("finished 30 of 30 nodes, perfect true, time %d, moved %d, messages %d", r.Time, r.Moved, r.Messages), r.Summary)
+			}},
+		{"Ring", nil, nil, func() (tokendist.Balancer, error) {
+			dag, err := tokendist.CompleteTree(7)
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.NewRingTree(4, dag, nil)
+		}, func(b tokendist.Balancer) (tokendist.Result, error) {
+			return tokendist.RunRing(ctx, b.(*tokendist.RingScheduler), nil)
+		}, func(t *testing.T, r tokendist.Result, b tokendist.Balancer) {
+			st := b.(*tokendist.RingScheduler).Stats()
+			require.Equal(t, int64(127), st.Tasks)
+			require.Equal(t, fmt.Sprintf("executed 127 tasks in time %d, 0 queued, speedup %.2f, efficiency %.2f, moved %d",
+				st.Time, st.Speedup, st.Efficiency, st.Moved), r.Summary)
+			require.NotContains(t, r.String(), "discrepancy")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := tc.build()
+			require.NoError(t, err)
+			var r tokendist.Result
+			if tc.run != nil {
+				r, err = tc.run(b)
+			} else {
+				r, err = tokendist.Run(ctx, tc.net, tc.loads, b, &tokendist.RunOptions{MaxSteps: 500})
+			}
+			require.NoError(t, err)
+			require.NotEmpty(t, r.Summary)
+			tc.check(t, r, b)
+			require.Equal(t, fmt.Sprintf("%s: %s after %d steps, %s", r.Balancer, r.Status, r.Steps, r.Summary), r.String())
+			require.NotContains(t, r.String(), "(time", "the default figures are not printed")
+		})
+	}
 }

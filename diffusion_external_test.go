@@ -282,3 +282,90 @@ func TestDiffusionBadInput(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestDiffusionDefaultBudget: with nil options, every diffusion scheme of Table 1 stops
+// after τ(G, K) rounds (BalancingTime, from the closed-form λ_max of the hypercube) with
+// StatusMaxSteps, and an explicit MaxSteps or UseTarget overrides the budget.
+func TestDiffusionDefaultBudget(t *testing.T) {
+	const dim = 6
+	g, err := tokendist.Hypercube(dim)
+	require.NoError(t, err)
+	sp, err := tokendist.HypercubeSpectrum(dim)
+	require.NoError(t, err)
+	loads := make(tokendist.Loads, g.Order())
+	loads[0] = 1000
+	tau, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), 1000)
+	require.NoError(t, err)
+	type budgeter interface {
+		tokendist.Balancer
+		tokendist.StepBudgeter
+	}
+	ctors := map[string]func(tokendist.Network) (budgeter, error){
+		"RandomizedDiffusion": func(n tokendist.Network) (budgeter, error) { return tokendist.NewRandomizedDiffusion(n) },
+		"RSW":                 func(n tokendist.Network) (budgeter, error) { return tokendist.NewRSWDiffusion(n) },
+		"FGSDeterministic":    func(n tokendist.Network) (budgeter, error) { return tokendist.NewFGSDeterministic(n) },
+		"FGSRandomized":       func(n tokendist.Network) (budgeter, error) { return tokendist.NewFGSRandomized(n) },
+		"RandomMatching":      func(n tokendist.Network) (budgeter, error) { return tokendist.NewRandomMatching(n) },
+	}
+	for name, ctor := range ctors {
+		t.Run(name, func(t *testing.T) {
+			b, err := ctor(g)
+			require.NoError(t, err)
+			r, err := tokendist.Run(context.Background(), g, loads, b, nil)
+			require.NoError(t, err)
+			require.Equal(t, tokendist.StatusMaxSteps, r.Status)
+			// Lanczos's λ_max plus its error bound may round τ up by one, never down.
+			require.GreaterOrEqual(t, r.Steps, tau)
+			require.LessOrEqual(t, r.Steps, tau+1)
+			require.Less(t, r.Steps, int64(tokendist.DefaultMaxSteps))
+
+			// The budget is τ for the run's own K: a smaller K gives fewer rounds.
+			small := make(tokendist.Loads, g.Order())
+			small[0] = 10
+			r2, err := tokendist.Run(context.Background(), g, small, b, &tokendist.RunOptions{})
+			require.NoError(t, err)
+			tau2, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), 10)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, r2.Steps, tau2)
+			require.LessOrEqual(t, r2.Steps, tau2+1)
+			require.Less(t, r2.Steps, r.Steps)
+
+			// An explicit MaxSteps wins.
+			r3, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 7})
+			require.NoError(t, err)
+			require.Equal(t, tokendist.StatusMaxSteps, r3.Status)
+			require.Equal(t, int64(7), r3.Steps)
+		})
+	}
+	// UseTarget replaces the budget by DefaultMaxSteps: a reachable target stops the run.
+	b, err := tokendist.NewRandomMatching(g)
+	require.NoError(t, err)
+	r, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{UseTarget: true, TargetDiscrepancy: 40})
+	require.NoError(t, err)
+	require.Equal(t, tokendist.StatusTarget, r.Status)
+	require.LessOrEqual(t, r.Discrepancy(), int64(40))
+}
+
+// TestDiffusionDefaultBudgetTooLong: on a long ring τ(G, K) is far beyond
+// DefaultMaxSteps, and Run fails before the first step with an error naming τ instead of
+// running silently for DefaultMaxSteps steps.
+func TestDiffusionDefaultBudgetTooLong(t *testing.T) {
+	g, err := tokendist.Ring(2000)
+	require.NoError(t, err)
+	loads := make(tokendist.Loads, g.Order())
+	loads[0] = 5000
+	b, err := tokendist.NewRandomizedDiffusion(g)
+	require.NoError(t, err)
+	r, err := tokendist.Run(context.Background(), g, loads, b, nil)
+	require.Error(t, err)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "%v", err)
+	require.Contains(t, err.Error(), "tokendist: RandomizedDiffusion has no default step budget")
+	require.Contains(t, err.Error(), "τ(G, K) = ")
+	require.Contains(t, err.Error(), "MaxSteps")
+	require.Equal(t, tokendist.StatusFailed, r.Status)
+	require.Zero(t, r.Steps)
+	// With an explicit budget it runs.
+	r, err = tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 100})
+	require.NoError(t, err)
+	require.Equal(t, int64(100), r.Steps)
+}

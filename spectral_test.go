@@ -1,6 +1,7 @@
 package tokendist_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -307,6 +308,32 @@ func TestLanczosBoundsSweep(t *testing.T) {
 			require.LessOrEqual(t, math.Abs(sp.LambdaN-c.cf.LambdaN), sp.BoundN+c.cf.BoundN, "%s %+v: λ_n", c.name, o)
 			if o.GapTol > 0 && sp.Lambda2 >= -sp.LambdaN {
 				require.LessOrEqual(t, sp.Bound2, 1e-6*(1-c.cf.LambdaMax), "%s %+v: GapTol not met", c.name, o)
+			}
+		}
+	}
+}
+
+func TestHardeningLanczosNotConverged(t *testing.T) {
+	g, _ := tokendist.Path(3000)
+	sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 1})
+	if !errors.Is(err, tokendist.ErrNotConverged) {
+		t.Fatalf("Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
+	}
+	if sp.Bound2 <= 0 {
+		t.Errorf("non-converged estimate has error bound %v", sp.Bound2)
+	}
+	// Path(n)'s λ_2 = (1 + 2cos(π/n))/3. Whenever LambdaMax reports success, its bound
+	// must hold; for every MaxIter that runs out, it must report ErrNotConverged.
+	for _, n := range []int{50, 300, 3000} {
+		g, _ := tokendist.Path(n)
+		want := (1 + 2*math.Cos(math.Pi/float64(n))) / 3
+		for _, it := range []int{1, 2, 3, 5, 8, 13, 40, 100, 1000} {
+			sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: it, Tol: 1e-8})
+			if err == nil && math.Abs(sp.Lambda2-want) > sp.Bound2+1e-9 {
+				t.Errorf("Path(%d), MaxIter %d: λ_2 = %v ± %v without error, true %v", n, it, sp.Lambda2, sp.Bound2, want)
+			}
+			if err != nil && !errors.Is(err, tokendist.ErrNotConverged) {
+				t.Errorf("Path(%d), MaxIter %d: %v", n, it, err)
 			}
 		}
 	}

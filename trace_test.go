@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -558,5 +559,22 @@ func TestFoundationBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { fndCheckErr(t, tc.err(), tc.is, tc.words...) })
+	}
+}
+
+func TestReadTraceCSVRoundTrip(t *testing.T) {
+	g, _ := tokendist.Path(12)
+	loads, _ := tokendist.PointMass(12, 1<<40, 0)
+	b, _ := tokendist.NewRandomizedDiffusion(g)
+	res, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 50, SampleEvery: 3, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzzRoundTrip(t, res.Trace)
+	for _, bad := range []string{"", "step\n", "step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3\n",
+		"step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3,4,5,x,7,8,9\n"} {
+		if _, err := tokendist.ReadTraceCSV(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+			t.Errorf("ReadTraceCSV(%q): %v", bad, err)
+		}
 	}
 }
