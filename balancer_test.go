@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -370,4 +373,203 @@ func TestResultString(t *testing.T) {
 			require.NotContains(t, r.String(), "(time", "the default figures are not printed")
 		})
 	}
+}
+
+// fndEdgeAverage balances every edge in EdgeList order, one edge per step: the larger
+// end sends ⌊diff/2⌋ tokens to the smaller. It keeps both invariants and is Periodic.
+type fndEdgeAverage struct{ edges [][2]int }
+
+func (b *fndEdgeAverage) Init(s *tokendist.State) error {
+	g, err := tokendist.AsGraph(s.Net)
+	if err != nil {
+		return err
+	}
+	b.edges = g.EdgeList()
+	return nil
+}
+
+func (b *fndEdgeAverage) Step(s *tokendist.State) error {
+	s.Time++
+	if len(b.edges) == 0 {
+		return nil
+	}
+	e := b.edges[s.Steps%int64(len(b.edges))]
+	u, v := e[0], e[1]
+	if s.Loads[u] < s.Loads[v] {
+		u, v = v, u
+	}
+	x := (s.Loads[u] - s.Loads[v]) / 2
+	s.Loads[u] -= x
+	s.Loads[v] += x
+	s.Moved += x
+	s.Messages++
+	return nil
+}
+
+func (b *fndEdgeAverage) Period(s *tokendist.State) int64 { return int64(max(1, len(b.edges))) }
+
+// FuzzRun runs balancers on random small graphs with random loads and options. Bad
+// loads must be rejected with ErrBadLoads, a counter that would wrap with ErrOverflow
+// (only possible for huge totals); otherwise the run must succeed, conserve
+// tokens, keep loads non-negative, respect the step budget and target, produce a
+// consistent trace, leave the caller's loads alone, and be deterministic.
+func FuzzRun(f *testing.F) {
+	f.Add([]byte{5, 0, 1, 1, 2, 2, 3, 3, 4}, []byte{10, 0, 0, 0, 7}, int64(0), uint16(50), uint8(1), int64(-1), uint64(1), uint8(0))
+	f.Add([]byte{11, 0, 5, 5, 9, 1, 2}, []byte{255, 255, 3}, int64(1<<40), uint16(500), uint8(0), int64(3), uint64(2), uint8(1))
+	f.Add([]byte{0}, []byte{9}, int64(0), uint16(3), uint8(2), int64(0), uint64(3), uint8(0))
+	f.Add([]byte{3, 0, 1, 1, 2}, []byte{1, 2, 3}, int64(math.MaxInt64), uint16(10), uint8(1), int64(-1), uint64(4), uint8(1))
+	f.Add([]byte{3, 0, 1, 1, 2}, []byte{1, 2, 3}, int64(-5), uint16(10), uint8(1), int64(-1), uint64(4), uint8(0))
+	f.Fuzz(func(t *testing.T, graph, loadBytes []byte, extra int64, maxSteps uint16, every uint8, target int64, seed uint64, which uint8) {
+		g := fndFuzzGraph(graph)
+		loads := make(tokendist.Loads, g.Order())
+		for i := range loads {
+			if i < len(loadBytes) {
+				loads[i] = int64(loadBytes[i])
+			}
+		}
+		loads[0] += extra / 2
+		loads[len(loads)-1] += extra - extra/2
+		orig := loads.Clone()
+		total, verr := loads.Validate()
+		// A non-Periodic balancer for odd which, so the stability rule is also off.
+		var mk func() tokendist.Balancer
+		if which%2 == 0 {
+			mk = func() tokendist.Balancer { return &fndEdgeAverage{} }
+		} else {
+			mk = func() tokendist.Balancer { return &fndRandomWalker{} }
+		}
+		opts := &tokendist.RunOptions{MaxSteps: 1 + int64(maxSteps%2000), SampleEvery: int64(every), Seed: seed,
+			UseTarget: target >= 0, TargetDiscrepancy: target}
+		r, err := tokendist.Run(context.Background(), g, loads, mk(), opts)
+		if !slices.Equal(orig, loads) {
+			t.Fatalf("Run changed the caller's loads")
+		}
+		if verr != nil {
+			if !errors.Is(err, tokendist.ErrBadLoads) || r.Status != tokendist.StatusFailed {
+				t.Fatalf("bad loads %v: err %v, status %v", loads, err, r.Status)
+			}
+			return
+		}
+		budget := opts.MaxSteps
+		if errors.Is(err, tokendist.ErrOverflow) {
+			// Run refuses a step that would wrap a counter. Moved grows by at most the
+			// total per step, so only a huge total may overflow within the budget.
+			if total <= math.MaxInt64/budget || r.Moved < 0 || r.Time < 0 || r.Messages < 0 {
+				t.Fatalf("overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		switch {
+		case r.Steps > budget:
+			t.Fatalf("%d steps, budget %d", r.Steps, budget)
+		case r.Status == tokendist.StatusMaxSteps && r.Steps != budget:
+			t.Fatalf("MaxSteps after %d steps, budget %d", r.Steps, budget)
+		case r.Status == tokendist.StatusTarget && r.Discrepancy() > target:
+			t.Fatalf("Target with discrepancy %d > %d", r.Discrepancy(), target)
+		case r.Status != tokendist.StatusTarget && r.Status != tokendist.StatusStable && opts.UseTarget && r.Discrepancy() <= target:
+			t.Fatalf("status %v though the target %d is met (%d)", r.Status, target, r.Discrepancy())
+		case r.Status == tokendist.StatusFailed || r.Status == tokendist.StatusNotStarted || r.Status == tokendist.StatusCanceled:
+			t.Fatalf("status %v", r.Status)
+		}
+		got, err := r.Loads.Validate()
+		if err != nil || got != total {
+			t.Fatalf("final loads %v: total %d (want %d), %v", r.Loads, got, total, err)
+		}
+		if len(r.Trace) == 0 || r.Trace[0].Step != 0 || r.Trace[len(r.Trace)-1].Step != r.Steps {
+			t.Fatalf("trace steps %v, %d steps", fndSteps(r.Trace), r.Steps)
+		}
+		for k, smp := range r.Trace {
+			if k > 0 && k < len(r.Trace)-1 && (every == 0 || smp.Step != int64(k)*int64(every)) {
+				t.Fatalf("sample %d at step %d, SampleEvery %d", k, smp.Step, every)
+			}
+			if smp.Discrepancy != smp.Max-smp.Min || smp.Min < 0 || smp.Negative != 0 {
+				t.Fatalf("bad sample %+v", smp)
+			}
+		}
+		last := r.Trace[len(r.Trace)-1]
+		if last.Potential != r.Loads.Potential() || last.Max != r.Loads.Max() || last.Moved != r.Moved || last.Time != r.Time {
+			t.Fatalf("last sample %+v does not match the result %v", last, r)
+		}
+		again, err := tokendist.Run(context.Background(), g, loads, mk(), opts)
+		if err != nil || !reflect.DeepEqual(r, again) {
+			t.Fatalf("not deterministic: %v / %v (%v)", r, again, err)
+		}
+	})
+}
+
+// FuzzRunMisbehaving runs a balancer whose every step is chosen by the fuzzer from
+// hostile actions (resize the loads, steal or forge tokens, wrap the counters, panic,
+// return an unprefixed error). Run must return a prefixed error or a valid result, and
+// a panic must reach the caller with the balancer's own value.
+func FuzzRunMisbehaving(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8}, uint8(4), true)
+	f.Add([]byte{7, 7, 7}, uint8(1), false)
+	f.Add([]byte{0, 0, 0, 9}, uint8(9), true)
+	f.Fuzz(func(t *testing.T, script []byte, n uint8, periodic bool) {
+		order := 1 + int(n%12)
+		g, _ := tokendist.Path(order)
+		loads := make(tokendist.Loads, order)
+		loads[0] = math.MaxInt64 / 2
+		step := 0
+		b := &tokendist.Funcs{StepFunc: func(s *tokendist.State) error {
+			if step >= len(script) {
+				return nil
+			}
+			op := script[step]
+			step++
+			switch op % 10 {
+			case 0:
+				s.Loads = append(s.Loads, 1)
+			case 1:
+				s.Loads = s.Loads[:len(s.Loads)-1]
+			case 2:
+				s.Loads[0]--
+			case 3:
+				s.Moved += math.MaxInt64 / 3
+			case 4:
+				s.Time += math.MaxInt64 / 3
+			case 5:
+				panic("fuzz panic")
+			case 6:
+				return errors.New("user error")
+			case 7:
+				if len(s.Loads) > 1 { // a legal move
+					s.Loads[0], s.Loads[len(s.Loads)-1] = s.Loads[len(s.Loads)-1], s.Loads[0]
+					s.Moved++
+				}
+			case 8:
+				s.Loads[len(s.Loads)-1] = -1
+			case 9:
+				s.Messages = -1
+			}
+			return nil
+		}}
+		if periodic {
+			b.PeriodFunc = func(*tokendist.State) int64 { return 1 }
+		}
+		var res tokendist.Result
+		var err error
+		panicked := func() (p any) {
+			defer func() { p = recover() }()
+			res, err = tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: int64(len(script)) + 1, SampleEvery: 1})
+			return nil
+		}()
+		if panicked != nil {
+			if panicked != "fuzz panic" {
+				t.Fatalf("panic %v", panicked)
+			}
+			return
+		}
+		fuzzPrefixed(t, err)
+		if err == nil {
+			if len(res.Loads) != order || res.Loads.Total() != loads.Total() || res.Moved < 0 || res.Time < 0 || res.Messages < 0 {
+				t.Fatalf("invalid result without error: %v", res)
+			}
+		} else if res.Status != tokendist.StatusFailed {
+			t.Fatalf("error %v with status %v", err, res.Status)
+		}
+	})
 }

@@ -83,38 +83,6 @@ func TestDeviationBoundedByPsi1(t *testing.T) {
 	}
 }
 
-// TestCompareMatchesRun checks that Compare runs exactly what Run runs, chains the
-// caller's recorder, and samples as asked.
-func TestCompareMatchesRun(t *testing.T) {
-	g := must(tokendist.Torus(6, 7))
-	start := must(tokendist.RandomRange(g.Order(), 0, 60, 2))
-	calls := 0
-	rec := tokendist.RecorderFunc(func(*tokendist.State, tokendist.Sample) error { calls++; return nil })
-	opts := &tokendist.RunOptions{MaxSteps: 40, Seed: 9, SampleEvery: 5, Recorder: rec}
-	res, devs, err := tokendist.RunDeviation(context.Background(), g, start, must(tokendist.NewRandomizedDiffusion(g)), opts)
-	require.NoError(t, err)
-	want := must(tokendist.Run(context.Background(), g, start, must(tokendist.NewRandomizedDiffusion(g)), &tokendist.RunOptions{MaxSteps: 40, Seed: 9, SampleEvery: 5}))
-	require.Equal(t, want, res)
-	require.Len(t, devs, 9)
-	require.Equal(t, 9, calls)
-	for i, dv := range devs {
-		require.Equal(t, int64(5*i), dv.Step)
-		require.Equal(t, res.Trace[i].Discrepancy, dv.Discrepancy)
-	}
-	// The continuous discrepancy decreases, and a recorder reused for a second run
-	// restarts.
-	dev := must(tokendist.NewDeviation(g, start))
-	for run := 0; run < 2; run++ {
-		_, err := tokendist.Run(context.Background(), g, start, must(tokendist.NewRSWDiffusion(g)), &tokendist.RunOptions{MaxSteps: 30, SampleEvery: 1, Recorder: dev})
-		require.NoError(t, err)
-		require.Len(t, dev.Samples(), 31)
-		require.Equal(t, int64(30), dev.Continuous().Steps())
-	}
-	for i := 1; i < len(dev.Samples()); i++ {
-		require.LessOrEqual(t, dev.Samples()[i].Continuous, dev.Samples()[i-1].Continuous+1e-9)
-	}
-}
-
 // gradientStart is the adversarial start of the Table 1 experiments: d times the
 // distance from a peripheral node. Neighbours differ by at most d, so it is stable
 // under RSW (which realises RSW's lower bound d·diam(G)); its discrepancy is d·diam.

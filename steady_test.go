@@ -3,6 +3,7 @@ package tokendist
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -263,5 +264,81 @@ func TestDynamicDeterminismLarge(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCutConditionHotSpot tests the dimension-exchange analogue of Muthukrishnan and
+// Rajaraman's cut condition (SPAA 1998, as summarised by Anshelevich, Kempe and
+// Kleinberg, SIAM J. Comput. 2008): a local algorithm that moves one token per link per
+// step is stable against injections whose rate into any node set S is at most (1 − ε)
+// times what can leave S. For THRESHOLD-2 on a ring with a hot spot at node 0 the
+// tightest set is {0}: its 2 links, each active once per χ = 2 steps, carry at most 1
+// token per step, and the node serves μ = 0.5, so the capacity is 1.5. At 0.8·1.5 the
+// run is stable; at 1.2·1.5 the load grows without bound (SteadyStats's test).
+func TestCutConditionHotSpot(t *testing.T) {
+	g, _ := Ring(16)
+	for _, tc := range []struct {
+		rate     float64
+		unstable bool
+	}{{1.2, false}, {1.8, true}} {
+		b, _ := NewThreshold2(g, nil)
+		h, _ := NewHotSpot(tc.rate, 0)
+		sv, _ := NewService(0.5)
+		w, _ := NewCombinedWorkload(h, sv)
+		res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 12000, Seed: 2, Workload: w, Steady: &SteadyOptions{WarmUp: 4000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Steady.Unstable != tc.unstable {
+			t.Errorf("rate %v: %v", tc.rate, res.Steady)
+		}
+	}
+}
+
+// TestSteadyStats: measurements start after the warm-up; an arrivals-only run is
+// unstable, a closed run and an arrivals-plus-faster-service run are not.
+func TestSteadyStats(t *testing.T) {
+	g, _ := Ring(16)
+	b, _ := NewThreshold2(g, nil)
+	a, _ := NewPoissonArrivals(0.1, true)
+	res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 2000, Seed: 1, Workload: a, Steady: &SteadyOptions{WarmUp: 1000, Every: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Steady
+	if st == nil || st.From != 1002 || st.Samples != 500 || !st.Unstable || math.Abs(st.Growth-1.6) > 0.3 {
+		t.Fatalf("arrivals only: %+v", st)
+	}
+	sv, _ := NewService(0.2)
+	w, _ := NewCombinedWorkload(a, sv)
+	res, err = Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 4000, Seed: 1, Workload: w, Steady: &SteadyOptions{WarmUp: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Steady; st.Unstable || st.MeanDiscrepancy <= 0 || float64(st.P95Discrepancy) < st.MeanDiscrepancy-1 || st.MovedPerArrival <= 0 {
+		t.Fatalf("ρ = 0.5: %+v", st)
+	}
+	start, _ := UniformRandom(16, 500, 2)
+	res, err = Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 500, NoStability: true, Steady: &SteadyOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Steady; st.Unstable || st.ArrivalRate != 0 || st.Samples != 500 {
+		t.Fatalf("closed: %+v", st)
+	}
+}
+
+// TestDynamicDefaultBudget: a dynamic run with MaxSteps 0 runs DefaultMaxSteps steps,
+// not a diffusion scheme's static budget τ(G, K) (which is for a fixed total).
+func TestDynamicDefaultBudget(t *testing.T) {
+	g, _ := Ring(4)
+	b, _ := NewRSWDiffusion(g)
+	tr, _ := NewTraceArrivals(strings.NewReader("1,0,8\n"))
+	res, err := Run(context.Background(), g, make(Loads, 4), b, &RunOptions{Workload: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Steps != DefaultMaxSteps || res.Status != StatusMaxSteps {
+		t.Fatalf("%v", res)
 	}
 }
