@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -306,135 +305,6 @@ func TestPerfectTreeFamilies(t *testing.T) {
 	t.Logf("%d runs; max time/(D·(T+d)) = %.3f (unit delays); max excess/(D·(T mod N)) = %.3f", runs, worstTime, worstExcess)
 }
 
-func TestPerfectTreeConcurrentSweep(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	count := 6
-	if ptLong {
-		count = 40
-	}
-	runs := 0
-	for _, tr := range ptFamilies(count) {
-		g := tr.g
-		for name, l := range ptLoadSets(g.Order(), 3) {
-			if name == "T=2N+1@0" || name == "zero" {
-				continue
-			}
-			for _, jitter := range []bool{false, true} {
-				o := &tokendist.PerfectTreeOptions{Jitter: jitter, ShufflePorts: jitter, Seed: uint64(runs)}
-				r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, o)
-				if err == nil {
-					err = ptVerify(g, l, r)
-				}
-				require.NoErrorf(t, err, "%s/%s jitter %v: %v", tr.name, name, jitter, r)
-				require.Equal(t, tokendist.StatusDone, r.Status)
-				runs++
-			}
-		}
-	}
-	t.Logf("%d concurrent runs, all perfect", runs)
-}
-
-// TestPerfectTreeConcurrentManySchedules repeats one small instance where the phases of
-// different nodes overlap (the erratum's) under many real schedules.
-func TestPerfectTreeConcurrentManySchedules(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	g := ptMust(tokendist.Path(4))
-	l := tokendist.Loads{2, 0, 3, 1}
-	roots := map[int]int{}
-	for i := 0; i < 200; i++ {
-		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, &tokendist.PerfectTreeOptions{Jitter: true, Seed: uint64(i)})
-		require.NoError(t, err)
-		require.NoError(t, ptVerify(g, l, r))
-		roots[r.Root]++
-	}
-	t.Logf("elected roots over 200 schedules: %v", roots)
-}
-
-func TestPerfectTreeConcurrentCancel(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	g := ptMust(tokendist.RandomTree(2000, 5))
-	l := ptMust(tokendist.RandomRange(2000, 0, 1000, 3))
-	// Cancel at different moments, phase 1 included.
-	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
-		ctx, cancel := context.WithTimeout(context.Background(), after)
-		r, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
-		cancel()
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.Equal(t, tokendist.StatusCanceled, r.Status)
-		require.Equal(t, l.Total(), r.Loads.Total(), "tokens are conserved even when cancelled after %v", after)
-		require.Less(t, r.Finished, r.N)
-	}
-
-	// An already cancelled context.
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	cancel2()
-	r, err := tokendist.RunPerfectTreeConcurrent(ctx2, g, l, nil)
-	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Equal(t, l.Total(), r.Loads.Total())
-}
-
-func TestPerfectTreeSimulatedCancel(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(500, 5))
-	l := ptMust(tokendist.PointMass(500, 100_000, 3))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	r, err := tokendist.RunPerfectTree(ctx, g, l, nil)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Equal(t, l.Total(), r.Loads.Total())
-}
-
-// TestPerfectTreeDeterministic: the simulated runtime gives identical results for a
-// seed at GOMAXPROCS 1 and 2 and for a reused balancer, under every policy.
-func TestPerfectTreeDeterministic(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(150, 9))
-	l := ptMust(tokendist.RandomRange(150, 0, 25, 9))
-	for _, p := range ptPolicies() {
-		o := &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: true, Seed: 42}
-		var results []tokendist.PerfectTreeResult
-		for _, procs := range []int{1, 2, 1} {
-			old := runtime.GOMAXPROCS(procs)
-			r, err := tokendist.RunPerfectTree(context.Background(), g, l, o)
-			runtime.GOMAXPROCS(old)
-			require.NoError(t, err)
-			r.Wall = 0
-			results = append(results, r)
-		}
-		require.Equal(t, results[0], results[1], "policy %v", p)
-		require.Equal(t, results[0], results[2], "policy %v", p)
-
-		// One balancer value, run twice through Run.
-		b := ptMust(tokendist.NewPerfectTree(g, o))
-		var r1, r2 tokendist.PerfectTreeResult
-		for i, dst := range []*tokendist.PerfectTreeResult{&r1, &r2} {
-			res, err := tokendist.Run(context.Background(), g, l, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, Seed: 42})
-			require.NoError(t, err, "run %d", i)
-			require.Equal(t, tokendist.StatusDone, res.Status)
-			*dst = b.Result()
-		}
-		require.Equal(t, r1, r2)
-		require.Equal(t, results[0].Loads, r1.Loads)
-	}
-}
-
-func TestPerfectTreeStepNoAlloc(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(300, 2))
-	l := ptMust(tokendist.PointMass(300, 50_000, 7))
-	for _, p := range ptPolicies() {
-		b := ptMust(tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: p}))
-		s := &tokendist.State{Net: g, Loads: l.Clone(), Seed: 1}
-		require.NoError(t, b.Init(s))
-		allocs := testing.AllocsPerRun(2000, func() {
-			if err := b.Step(s); err != nil {
-				t.Fatal(err)
-			}
-		})
-		require.Zero(t, allocs, "policy %v", p)
-		require.False(t, b.Done(s), "the run must still be going for the measurement to mean something")
-	}
-}
-
 func TestPerfectTreeBadInput(t *testing.T) {
 	tree := ptMust(tokendist.Path(4))
 	ring := ptMust(tokendist.Ring(5))
@@ -556,32 +426,6 @@ func ptPopcount(x int) int {
 	return c
 }
 
-func TestOptimalPerfectMovesBruteForce(t *testing.T) {
-	checked := 0
-	for n := 1; n <= 9; n++ {
-		for s := uint64(0); s < 6; s++ {
-			g := ptMust(tokendist.RandomTree(n, s))
-			for _, T := range []int64{0, 1, int64(n) - 1, int64(n), int64(2*n) + 3, int64(5 * n / 2)} {
-				for ls := uint64(0); ls < 3; ls++ {
-					l := ptMust(tokendist.UniformRandom(n, T, ls))
-					got := ptMust(tokendist.OptimalPerfectMoves(g, l))
-					require.Equal(t, ptBruteOptimum(g, l), got, "n=%d seed %d loads %v", n, s, l)
-					checked++
-				}
-			}
-		}
-	}
-	// Every labelled tree on 5 nodes from one skewed load vector per total.
-	for _, g := range ptLabelledTrees(5) {
-		for T := int64(0); T <= 12; T++ {
-			l := tokendist.Loads{T / 2, 0, T - T/2, 0, 0}
-			require.Equal(t, ptBruteOptimum(g, l), ptMust(tokendist.OptimalPerfectMoves(g, l)))
-			checked++
-		}
-	}
-	t.Logf("%d optima checked by brute force", checked)
-}
-
 func TestIsPerfectDistribution(t *testing.T) {
 	for _, tc := range []struct {
 		l    tokendist.Loads
@@ -622,61 +466,6 @@ func (r *ptRecorder) Delay(now int64, from, to int, seq int64) int64 {
 	r.arrivals = append(r.arrivals, now+d)
 	r.links[[2]int{from, to}] = append(r.links[[2]int{from, to}], d)
 	return d
-}
-
-func TestPerfectTreeDelayPolicies(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(60, 4))
-	l := ptMust(tokendist.RandomRange(60, 0, 12, 4))
-	for _, p := range ptPolicies() {
-		rec := &ptRecorder{p: p}
-		r := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: rec, Seed: 3}, fmt.Sprint(p))
-		require.Equal(t, r.TotalMessages(), int64(len(rec.arrivals)))
-		switch name := fmt.Sprint(p); name {
-		case "unit":
-			for _, ds := range rec.links {
-				for _, d := range ds {
-					require.Equal(t, int64(1), d)
-				}
-			}
-		case "serial (most recent last)":
-			// Every message arrives strictly after every message sent before it.
-			for i := 1; i < len(rec.arrivals); i++ {
-				require.Greater(t, rec.arrivals[i], rec.arrivals[i-1])
-			}
-		case "random(1..5)":
-			seen := map[int64]bool{}
-			for _, ds := range rec.links {
-				for _, d := range ds {
-					require.True(t, d >= 1 && d <= 5)
-					seen[d] = true
-				}
-			}
-			require.Len(t, seen, 5)
-		case "reverse(window 7)":
-			// Within a window of 7 messages, each takes one unit less than the last.
-			for i, d := range rec.delays {
-				require.Equal(t, int64(7-i%7), d)
-			}
-		case "slow links (6)":
-			slow := 0
-			for _, ds := range rec.links {
-				for _, d := range ds[1:] {
-					require.Equal(t, ds[0], d, "a link's delay is fixed")
-				}
-				if ds[0] == 6 {
-					slow++
-				}
-			}
-			require.Greater(t, slow, 0)
-			require.Less(t, slow, len(rec.links))
-		default:
-			t.Fatalf("untested policy %q", name)
-		}
-	}
-	// Seeds matter for the random policies and port shuffling, and nothing else.
-	a := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 1}, "seed 1")
-	b := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 2}, "seed 2")
-	require.NotEqual(t, a.Time, b.Time)
 }
 
 // TestErratumPhaseOverlap pins the erratum in the paper's pseudo-code: there is no
