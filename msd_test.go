@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -16,48 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 )
-
-// Section 4.3 prints SG_1 of the complete binary trees of heights 2 and 3.
-func TestStableGapsPaperExamples(t *testing.T) {
-	for _, tc := range []struct {
-		h    int
-		want []int
-	}{
-		{2, []int{1, 3, 4, 6}},
-		{3, []int{1, 3, 7, 8, 12, 14}},
-	} {
-		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: tc.h, Arity: 2})
-		require.NoError(t, err)
-		sg, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		require.Equal(t, tc.want, sg, "SG_1(T_{%d,2})", tc.h)
-		_, closed, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: tc.h, Arity: 2})
-		require.NoError(t, err)
-		require.Equal(t, tc.want, closed)
-	}
-}
-
-// Section 4.5: MSD(S_k) = ⌊n/2⌋ for stars and MSD(P_n) = 1 for paths.
-func TestMSDStarsAndPaths(t *testing.T) {
-	for n := 1; n <= 300; n++ {
-		s, err := tokendist.Star(n)
-		require.NoError(t, err)
-		m, err := tokendist.MSD(s)
-		require.NoError(t, err)
-		require.Equal(t, n/2, m, "star with %d nodes", n)
-		p, err := tokendist.Path(n)
-		require.NoError(t, err)
-		m, err = tokendist.MSD(p)
-		require.NoError(t, err)
-		require.Equal(t, min(n-1, 1), m, "path with %d nodes", n)
-	}
-	// A big star stays cheap: its search is n/2 thin levels.
-	s, err := tokendist.Star(200_001)
-	require.NoError(t, err)
-	m, err := tokendist.MSD(s)
-	require.NoError(t, err)
-	require.Equal(t, 100_000, m)
-}
 
 // msdQueueBFS is a plain breadth-first search over Z_n, a second reference for sizes the
 // O(n²) procedure cannot reach.
@@ -82,50 +38,6 @@ func msdQueueBFS(n int, gens []int) []int32 {
 }
 
 func msdMaxOf(d []int32) int { return int(slices.Max(d)) }
-
-// SG_i as returned by StableGapsAt is exactly the set equation (4) builds.
-func TestStableGapsAtMatchesEquation4(t *testing.T) {
-	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 2})), msdMust(tokendist.RandomTree(60, 5))) {
-		n := g.Order()
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		cur := map[int]bool{}
-		for _, p := range sg1 {
-			cur[p] = true
-		}
-		for i := 1; i <= msd+1; i++ {
-			got, err := tokendist.StableGapsAt(g, i)
-			require.NoError(t, err)
-			var want []int
-			for p := 0; p < n; p++ {
-				if cur[p] {
-					want = append(want, p)
-				}
-			}
-			require.Equal(t, want, got, "%s SG_%d", msdTreeName(g), i)
-			next := map[int]bool{}
-			for p := range cur {
-				next[p] = true
-				for _, q := range sg1 {
-					next[(p+q)%n] = true
-				}
-			}
-			cur = next
-		}
-		if n > 1 {
-			full, err := tokendist.StableGapsAt(g, msd)
-			require.NoError(t, err)
-			require.Subset(t, full, msdSeq(1, n-1), "SG_MSD covers 1..n-1")
-			if msd > 1 {
-				less, err := tokendist.StableGapsAt(g, msd-1)
-				require.NoError(t, err)
-				require.NotSubset(t, less, msdSeq(1, n-1), "SG_{MSD-1} does not")
-			}
-		}
-	}
-}
 
 func msdSeq(lo, hi int) []int {
 	var s []int
@@ -338,69 +250,6 @@ func msdConnected(g *tokendist.Graph, nodes []int) bool {
 	return reached == len(nodes)
 }
 
-// Lemma 13 and Theorem 16 (with the D = 1 correction) hold for every tree of up to 12
-// nodes and random trees; Lemma 17 for complete k-ary trees. Each term is also checked
-// to be the paper's formula.
-func TestMSDBounds(t *testing.T) {
-	check := func(g *tokendist.Graph) {
-		t.Helper()
-		n, D := g.Order(), g.MaxDegree()
-		m, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		b, err := tokendist.Threshold1Bound(n, D)
-		require.NoError(t, err)
-		lg := bits.Len(uint(n - 1))
-		require.Equal(t, n/2, b.Linear)
-		require.Equal(t, (D+1)*lg/2, b.Balanced)
-		if D >= 2 {
-			require.Equal(t, 1+(D-2)*lg, b.Degree)
-		}
-		require.Equal(t, min(b.Linear, b.Degree, b.Balanced), b.Bound)
-		require.LessOrEqual(t, m, b.Bound, "Theorem 16 on %s (MSD %d, bounds %+v)", msdTreeName(g), m, b)
-	}
-	for _, g := range msdAllTrees(t, 12) {
-		check(g)
-	}
-	for seed := uint64(0); seed < 60; seed++ {
-		check(msdMust(tokendist.RandomTree(int(2+seed*31), seed)))
-	}
-	for k := 1; k <= 10; k++ {
-		for h := 0; ; h++ {
-			n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
-			if err != nil || n > 1<<16 || h > 40 {
-				break
-			}
-			m, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: h, Arity: k}, nil)
-			require.NoError(t, err)
-			bound, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: h, Arity: k})
-			require.NoError(t, err)
-			require.LessOrEqual(t, m, bound, "Lemma 17 on T_{%d,%d}", h, k)
-			if n <= 4096 {
-				check(msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k})))
-			}
-		}
-	}
-}
-
-// Erratum: Theorem 16's middle term 1 + (D-2)⌈log2 n⌉ is 0 for the 2-node tree (D = 1),
-// but MSD = 1 there: loads (0, 1) are stable under THRESHOLD-1 (the token swaps back and
-// forth and returns after a msdPhase). The library uses 1 + max(D-2, 0)⌈log2 n⌉.
-func TestErratumTheorem16TwoNodes(t *testing.T) {
-	g := msdMust(tokendist.Path(2))
-	m, err := tokendist.MSD(g)
-	require.NoError(t, err)
-	require.Equal(t, 1, m)
-	D, lg := 1, 1
-	require.Equal(t, 0, 1+(D-2)*lg, "the paper's term")
-	require.Less(t, 1+(D-2)*lg, m, "the paper's term is violated")
-	ec := msdAlgorithmColorings(t, g)[0]
-	stable := msdPhaseStable(t, ec, 0, tokendist.Loads{0, 1})
-	require.True(t, stable, "(0, 1) is stable: discrepancy 1 > 0")
-	b, err := tokendist.Threshold1Bound(2, 1)
-	require.NoError(t, err)
-	require.Equal(t, 1, b.Bound)
-}
-
 func TestMSDBadInput(t *testing.T) {
 	ring := msdMust(tokendist.Ring(5))
 	twoParts := msdMust(tokendist.NewGraph(4, [][2]int{{0, 1}, {2, 3}}))
@@ -473,24 +322,6 @@ func TestMSDBadInput(t *testing.T) {
 	}
 }
 
-// Theorem 11 (and Lemma 10): on every tree with at most 8 nodes, for every colouring of
-// the library's algorithms (König, Misra–Gries) and every colour, a distribution is
-// stable (one c-phase of the real THRESHOLD-1 stepper, through Run, leaves it
-// unchanged) exactly when |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
-// over every load vector in {0, 1, 2}^n (min 0); up to 6 nodes also for every
-// Δ-colouring and a random colouring with spare colours, over {0..MSD+1}^n, so the
-// largest stable discrepancy is MSD there (Theorem 12), and it is attained.
-func TestTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
-
-// With TOKENDIST_LONG=1: the {0..MSD+1}^n box for every tree with at most 8 nodes, and
-// every Δ-colouring class up to 8 nodes (about five minutes).
-func TestTheorem11ExhaustiveLong(t *testing.T) {
-	if os.Getenv("TOKENDIST_LONG") != "1" {
-		t.Skip("set TOKENDIST_LONG=1")
-	}
-	msdExhaustive(t, 8, 8, 8)
-}
-
 // msdExhaustive checks Theorem 11 against the stepper on every tree with at most maxN
 // nodes: over {0..MSD+1}^n (min 0) when n ≤ boxN, else {0, 1, 2}^n; with every colouring
 // class of msdColorings when n ≤ allN, else the library's algorithms'.
@@ -533,102 +364,6 @@ func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
 			}
 		}
 	}
-}
-
-// Theorem 12 for every Δ-colouring (up to a cyclic colour shift) of every tree with at
-// most 8 nodes: WorstStableLoads from every node s is stable under one c-phase, has
-// discrepancy MSD, and satisfies Theorem 11's condition; raising any one node by one
-// token above it breaks Theorem 11's condition exactly when the stepper says unstable.
-func TestTheorem12AllColorings(t *testing.T) {
-	for _, g := range msdAllTrees(t, 8) {
-		n := g.Order()
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		stab, err := tokendist.Stabilities(g)
-		require.NoError(t, err)
-		for _, ec := range msdColorings(t, g) {
-			tour, err := tokendist.NewObserverTour(ec)
-			require.NoError(t, err)
-			for c := 0; c < tour.Colors(); c++ {
-				gp, err := tour.Gaps(c)
-				require.NoError(t, err)
-				for s := 0; s < n; s++ {
-					l, err := tokendist.WorstStableLoads(ec, c, s)
-					require.NoError(t, err)
-					require.Equal(t, int64(msd), l.Discrepancy())
-					require.Equal(t, int64(0), l[s])
-					require.True(t, msdPhaseStable(t, ec, c, l), "%s colour %d s=%d: %v not stable", msdTreeName(g), c, s, l)
-					require.True(t, msdTheorem11(gp, stab, l))
-					for v := 0; v < n; v++ {
-						l2 := l.Clone()
-						l2[v]++
-						if want, got := msdTheorem11(gp, stab, l2), msdPhaseStable(t, ec, c, l2); want != got {
-							t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v", msdTreeName(g), c, l2, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// WorstStableLoads on random trees up to 2000 nodes, with the library's colourings, is
-// stable under one phase of THRESHOLD-1 and has discrepancy MSD; on perturbed and random
-// loads the stepper agrees with Lemma 10 (Gaps.Stable).
-func TestWorstStableLoadsRandomTrees(t *testing.T) {
-	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
-		g := msdMust(tokendist.RandomTree(n, uint64(i)))
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		for _, ec := range msdAlgorithmColorings(t, g) {
-			ok, err := msdRandomLoadsAgree(t, ec, sg1, uint64(n))
-			require.NoError(t, err)
-			require.True(t, ok)
-			tour, err := tokendist.NewObserverTour(ec)
-			require.NoError(t, err)
-			for c := 0; c < tour.Colors(); c++ {
-				s := (c * 7919) % n
-				l, err := tokendist.WorstStableLoads(ec, c, s)
-				require.NoError(t, err)
-				require.Equal(t, int64(msd), l.Discrepancy(), "n=%d c=%d", n, c)
-				require.True(t, msdPhaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
-				gp, err := tour.Gaps(c)
-				require.NoError(t, err)
-				ok, err := gp.Stable(l)
-				require.NoError(t, err)
-				require.True(t, ok)
-			}
-		}
-	}
-}
-
-// Erratum (CONSTRUCT SUBGRAPH, Case 3): the paper sets α ← α ∪ {v} ∪ β_1 ∪ ... ∪ β_i and
-// then β ← β_i, but i is chosen so that |α| + 1 + |β_1| + ... + |β_i| > p: the literal
-// rule overshoots p at once (and α, β overlap). On Star(5) from leaf 1 with p = 3, the
-// centroid is the centre 0, adjacent to α, so β_1 = ∅ and β_2, β_3, β_4 are the other
-// leaves: i = 3 and the literal α has 1 + 1 + 0 + 1 + 1 = 4 > 3 nodes. With β_1 ... β_{i-1}
-// (as Lemma 14's invariants need) α = {0, 1, 2} and β = β_3.
-func TestErratumConstructSubgraphCase3(t *testing.T) {
-	g := msdMust(tokendist.Star(5))
-	p, alpha := 3, 1
-	branches := []int{0, 1, 1, 1} // |β_1| = 0 (v is adjacent to α), then the leaves 2, 3, 4
-	i, sum := 0, 0
-	for alpha+1+sum <= p {
-		sum += branches[i]
-		i++
-	}
-	require.Equal(t, 3, i, "i = min{j : |α| + 1 + Σ_{k≤j} |β_k| > p}")
-	literal := alpha + 1 + sum
-	require.Greater(t, literal, p, "the paper's Case 3 overshoots p")
-	corrected := alpha + 1 + sum - branches[i-1]
-	require.Equal(t, p, corrected)
-	st, err := tokendist.ConstructSubgraph(g, p)
-	require.NoError(t, err)
-	require.Equal(t, []int{0, 1, 2}, st.Nodes)
-	require.Equal(t, 1, st.Leaf)
-	require.Equal(t, 1, st.Iterations)
 }
 
 // msdRandomLoadsAgree checks, on random loads and random ±1 perturbations of a worst
