@@ -279,28 +279,6 @@ func cubeInputs(t testing.TB, d int, seed uint64) map[string]Loads {
 	return in
 }
 
-// TestLemma23Sweep runs every Balance variant on every d ≤ 12 over many seeds and the
-// adversarial inputs, checking Lemma 2.3 and the step bound on every step, the final
-// error (≤ log p, or exactly minimal), the exact final distribution of Leighton's
-// algorithm and of Theorem 2.4's pipeline, the explicit upper bounds and exact phase
-// costs, and Lemma 2.1's lower bound.
-func TestLemma23Sweep(t *testing.T) {
-	for d := 0; d <= 12; d++ {
-		hc := mustCube(t, d, false)
-		var se *Graph
-		if d >= 2 {
-			se = mustCube(t, d, true)
-		}
-		for seed := uint64(1); seed <= uint64(cubeSeeds(d)); seed++ {
-			for name, loads := range cubeInputs(t, d, seed) {
-				t.Run(fmt.Sprintf("d=%d/seed=%d/%s", d, seed, name), func(t *testing.T) {
-					sweepOne(t, d, hc, se, loads, name)
-				})
-			}
-		}
-	}
-}
-
 func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
 	p := int64(1) << d
 	n := loads.Total()
