@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -182,11 +183,25 @@ func TestDocSnippetsCompile(t *testing.T) {
 	files, _ := filepath.Glob("docs/*/*.md")
 	more, _ := filepath.Glob("docs/*.md")
 	files = append(append([]string{"README.md"}, more...), files...)
-	dir, err := os.MkdirTemp(".", ".snippets-")
+	// The programs are built in a module of their own under t.TempDir() (go test must
+	// not write into the work tree), which requires this module through a replace
+	// directive and starts from its go.sum.
+	root, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := t.TempDir()
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := "module snippets\n\ngo 1.24.0\n\nrequire github.com/tokendist/tokendist v0.0.0\n\nreplace github.com/tokendist/tokendist => " + strconv.Quote(root) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var pkgs []string
 	where := map[string]string{}
 	for _, f := range files {
@@ -210,7 +225,7 @@ func TestDocSnippetsCompile(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, name, "main.go"), []byte(code), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			pkg := "./" + filepath.ToSlash(filepath.Join(dir, name))
+			pkg := "./" + name
 			pkgs = append(pkgs, pkg)
 			where[pkg] = fmt.Sprintf("%s block %d", f, i+1)
 		}
@@ -220,6 +235,8 @@ func TestDocSnippetsCompile(t *testing.T) {
 	}
 	for _, pkg := range pkgs {
 		cmd := exec.Command(goTool, "vet", pkg)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s does not build or vet: %v\n%s", where[pkg], err, out)
 		}
