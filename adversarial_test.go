@@ -129,8 +129,8 @@ func TestAdversarial(t *testing.T) {
 	if os.Getenv(advEnvCase) != "" {
 		t.Skip("child")
 	}
-	if testing.Short() && os.Getenv("TOKENDIST_ADV") == "" {
-		t.Skip("-short: set TOKENDIST_ADV=1 to run the adversarial suite")
+	if testing.Short() && !advFull && !tokendist.LongTests() {
+		t.Skip("-short: set TOKENDIST_LONG=1 (or TOKENDIST_ADV=full) to run the adversarial suite")
 	}
 	cases := advAll()
 	if tokendist.RaceEnabled && !advFull {

@@ -3,7 +3,6 @@ package tokendist_test
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 	"time"
 
@@ -61,9 +60,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 // so it runs only with TOKENDIST_LONG=1, interleaves the two sides and compares the
 // fastest of ten runs of each.
 func TestRunOverhead(t *testing.T) {
-	if os.Getenv("TOKENDIST_LONG") == "" {
-		t.Skip("set TOKENDIST_LONG=1 to measure Run's overhead")
-	}
+	tokendist.LongTest(t)
 	g, loads := fndRing1e6(), fndLoads1e6()
 	bal := fndNeighbourExchange{}
 	s := &tokendist.State{Net: g, Loads: loads.Clone()}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 )
 
 // dxLong enables the larger sweeps (TOKENDIST_LONG=1).
-var dxLong = os.Getenv("TOKENDIST_LONG") != ""
+var dxLong = tokendist.LongTests()
 
 // dxAllTrees calls f on every labelled tree on n nodes, decoding every Prüfer sequence.
 func dxAllTrees(n int, f func(g *tokendist.Graph)) {

@@ -82,7 +82,7 @@ func TestGaoRosenbergErratumTable1(t *testing.T) {
 // tree that grows into T_n in time T_tree(n; p) ≤ p + max_{0≤i≤p−1} W_i(n)."
 func TestGaoRosenbergTheorems11a21And22TreeSweep(t *testing.T) {
 	maxN := 16
-	if ringLong() {
+	if longTests() {
 		maxN = 20
 	}
 	for p := 1; p <= 12; p++ {
@@ -276,7 +276,7 @@ func TestGaoRosenbergErratumBound22(t *testing.T) {
 // + i) ≤ W_0(n)."
 func TestGaoRosenbergTheorems11bAnd32GridSweep(t *testing.T) {
 	maxN := 20
-	if ringLong() {
+	if longTests() {
 		maxN = 40
 	}
 	for p := 1; p <= 12; p++ {

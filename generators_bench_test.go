@@ -1,7 +1,6 @@
 package tokendist_test
 
 import (
-	"os"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -67,9 +66,7 @@ func BenchmarkBuildRandomRegular1e6(b *testing.B) {
 // TestBuildTargets checks the build-time targets (Hypercube(20) and
 // RandomRegular(10^6, 4) in ≤ 1 s each); timing, so only with TOKENDIST_LONG=1.
 func TestBuildTargets(t *testing.T) {
-	if os.Getenv("TOKENDIST_LONG") == "" {
-		t.Skip("set TOKENDIST_LONG=1 to time the large generators")
-	}
+	tokendist.LongTest(t)
 	for name, f := range map[string]func(b *testing.B){
 		"Hypercube(20)": func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

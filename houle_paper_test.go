@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -350,9 +349,7 @@ func TestHouleTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
 // garbles gap_c(v, w) as gap_c(v, m); the reading gap_c(v, w) is the one reconstructed in
 // /work/shared/papers/README.md.)
 func TestHouleTheorem11ExhaustiveLong(t *testing.T) {
-	if os.Getenv("TOKENDIST_LONG") != "1" {
-		t.Skip("set TOKENDIST_LONG=1")
-	}
+	tokendist.LongTest(t)
 	msdExhaustive(t, 8, 8, 8)
 }
 

@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// TOKENDIST_LONG=1 multiplies the seeds of the sweeps below by four.
-func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
 
 // cubeSeeds is the number of seeds of the default sweep for dimension d: every d ≤ 12 is
 // covered, large d with fewer seeds.

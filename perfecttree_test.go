@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 
 // TOKENDIST_LONG=1 enables the larger sweeps of this file (all labelled trees on 5
 // nodes, more random trees, the n = 10⁴ targets).
-var ptLong = os.Getenv("TOKENDIST_LONG") == "1"
+var ptLong = tokendist.LongTests()
 
 func ptMust[T any](x T, err error) T {
 	if err != nil {
@@ -399,9 +398,7 @@ func (r *ptRecorder) Delay(now int64, from, to int, seq int64) int64 {
 // TestPerfectTreeTargets runs the size targets (TOKENDIST_LONG=1): n = 10⁴,
 // T = 10⁵ in the simulated runtime within 5 s, and n = 10⁴ goroutines within 10 s.
 func TestPerfectTreeTargets(t *testing.T) {
-	if !ptLong {
-		t.Skip("TOKENDIST_LONG=1 runs the n = 10⁴ targets")
-	}
+	tokendist.LongTest(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g := ptMust(tokendist.RandomTree(10_000, 1))
 	for name, l := range map[string]tokendist.Loads{

@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// ringLong reports whether the long sweeps are enabled (TOKENDIST_LONG=1).
-func ringLong() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
 
 // simulate runs b to completion and fails the test on error.
 func simulate(t testing.TB, b *RingScheduler, seed uint64) Result {
@@ -129,7 +125,7 @@ func adversarialCount(dag GridDag) map[GridNode]bool {
 }
 
 // TestRingAgainstReference compares RingScheduler with the straightforward reference simulator
-// (ring_ref_test.go) for every policy on random trees and grids, complete dags and
+// (refSimulate, below) for every policy on random trees and grids, complete dags and
 // quadrature, p in 1..6 and 9: the same PE and step for every task.
 func TestRingAgainstReference(t *testing.T) {
 	type dagCase struct {

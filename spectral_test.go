@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -108,7 +107,7 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 		"Hypercube(2) (tiny)":    must(tokendist.Hypercube(2)),
 		"Torus(3,3) (saturates)": must(tokendist.Torus(3, 3)),
 	}
-	if longTests() {
+	if tokendist.LongTests() {
 		nets["Torus(24,40)"] = must(tokendist.Torus(24, 40))
 		nets["Hypercube(10)"] = must(tokendist.Hypercube(10))
 		nets["RandomRegular(1000,4)"] = must(tokendist.RandomRegular(1000, 4, 3))
@@ -244,15 +243,10 @@ func TestCorollary21AndLemma21(t *testing.T) {
 	}
 }
 
-// longTests reports whether TOKENDIST_LONG=1 asks for the larger sweeps.
-func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
-
 // TestLanczosTorus1000 (TOKENDIST_LONG=1) checks LambdaMax on the 1000×1000 torus
 // against the closed form to 1e-9 and reports the time (target: 10 s on two cores).
 func TestLanczosTorus1000(t *testing.T) {
-	if !longTests() {
-		t.Skip("set TOKENDIST_LONG=1")
-	}
+	tokendist.LongTest(t)
 	g := must(tokendist.Torus(1000, 1000))
 	cpu0 := processCPU()
 	start := time.Now()
