@@ -422,9 +422,7 @@ func FuzzRun(f *testing.F) {
 			}
 			return
 		}
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
+		require.NoError(t, err, "Run")
 		switch {
 		case r.Steps > budget:
 			t.Fatalf("%d steps, budget %d", r.Steps, budget)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestChurnScheduleSkipsLink: on a path 0–1–2 with the link (0, 1) down from step 0 to
@@ -31,9 +33,7 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 				}
 				return nil
 			})})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if moved10 != 0 || res.Loads[0] >= 20 {
 			t.Errorf("%v: moved %d before step 10, final %v", BalancerName(b), moved10, res.Loads)
 		}
@@ -69,9 +69,7 @@ func TestRandomChurnStationary(t *testing.T) {
 			}
 			return nil
 		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := 0.05 / (0.05 + 0.2 - 0.05*0.2) * float64(g.Size())
 	if got := sum / float64(k); math.Abs(got-want) > 0.1*want {
 		t.Fatalf("mean links down %v, want about %v", got, want)

@@ -3,6 +3,8 @@ package tokendist
 import (
 	"context"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestRandomMatchingUnderLinkFailures tests Ghosh and Muthukrishnan's claim (JCSS 1996,
@@ -23,9 +25,7 @@ func TestRandomMatchingUnderLinkFailures(t *testing.T) {
 				o.Churn, _ = NewRandomChurn(0.3, 0.3)
 			}
 			res, err := Run(context.Background(), g, start, b, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if res.Status != StatusTarget {
 				t.Fatalf("churn %v seed %d: %v", churn, seed, res)
 			}

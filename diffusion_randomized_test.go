@@ -136,17 +136,13 @@ func TestRandomizedRegular8MatchesReference(t *testing.T) {
 // balance, and the accounting holds (Run checks it at every sample).
 func TestRandomizedDiffusionChurnWide(t *testing.T) {
 	g, err := Star(71)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := NewRandomizedDiffusion(g)
 	start := make(Loads, 71)
 	start[0], start[5] = 71*300, 77
 	c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 5}})
 	res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300, Seed: 4, Churn: c, SampleEvery: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Loads[5] != 77 || res.Loads[1] < 200 {
 		t.Fatalf("loads %v", res.Loads)
 	}
@@ -169,9 +165,7 @@ func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
 		start, _ := UniformRandom(g.Order(), int64(50*g.Order()), 3)
 		c, _ := NewRandomChurn(1, 0)
 		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: 1, Churn: c})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if res.Moved != 0 || res.Messages != 0 {
 			t.Fatalf("%v: moved %d, messages %d", g, res.Moved, res.Messages)
 		}

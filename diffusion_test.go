@@ -182,9 +182,7 @@ func TestDiffusionStepDoesNotAllocate(t *testing.T) {
 		require.NoError(t, b.(tokendist.Initializer).Init(s))
 		require.NoError(t, b.Step(s)) // warm up the worker pool
 		allocs := testing.AllocsPerRun(20, func() {
-			if err := b.Step(s); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, b.Step(s))
 			s.Steps++
 		})
 		require.Zero(t, allocs, sc.name)

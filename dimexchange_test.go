@@ -329,9 +329,7 @@ func TestStepDoesNotAllocate(t *testing.T) {
 			s := &tokendist.State{Net: g, Loads: loads, Workers: 2}
 			require.NoError(t, b.Init(s))
 			allocs := testing.AllocsPerRun(50, func() {
-				if err := b.Step(s); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, b.Step(s))
 				s.Steps++
 			})
 			require.Zero(t, allocs, "%s on %v", name, g)

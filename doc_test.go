@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestDocComments parses the package and fails on any exported name — constant,
@@ -26,9 +28,7 @@ func TestDocComments(t *testing.T) {
 	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
 	}, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pkg := pkgs["tokendist"]
 	if pkg == nil {
 		t.Fatal("package tokendist not found")
@@ -187,28 +187,18 @@ func TestDocSnippetsCompile(t *testing.T) {
 	// not write into the work tree), which requires this module through a replace
 	// directive and starts from its go.sum.
 	root, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	sum, err := os.ReadFile("go.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gomod := "module snippets\n\ngo 1.24.0\n\nrequire github.com/tokendist/tokendist v0.0.0\n\nreplace github.com/tokendist/tokendist => " + strconv.Quote(root) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	var pkgs []string
 	where := map[string]string{}
 	for _, f := range files {
 		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, m := range goBlock.FindAllSubmatch(text, -1) {
 			code := string(m[1])
 			whole := strings.HasPrefix(strings.TrimSpace(code), "package main")
@@ -219,12 +209,8 @@ func TestDocSnippetsCompile(t *testing.T) {
 				continue
 			}
 			name := fmt.Sprintf("s%d", len(pkgs))
-			if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name, "main.go"), []byte(code), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, name), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name, "main.go"), []byte(code), 0o644))
 			pkg := "./" + name
 			pkgs = append(pkgs, pkg)
 			where[pkg] = fmt.Sprintf("%s block %d", f, i+1)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestShufflePairsMatchesShuffle checks that shufflePairs permutes exactly as
@@ -249,9 +251,7 @@ func TestRegularConnected(t *testing.T) {
 				pairs = append(pairs, int32(a/d), int32(b/d))
 			}
 			g, err := fromPairs(n, pairs, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := g.Connected()
 			seen[want]++
 			if got := regularConnected(nb, n, d, make([]int32, n), k%2 == 0); got != want {

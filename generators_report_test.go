@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // perfMeasured runs f k times; callgrind collects inside it only
@@ -35,9 +37,7 @@ func TestPerfDriverReference(t *testing.T) {
 		}
 	}
 	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	seed := uint64(0)
 	perfMeasured(func() { _, err := refRandomRegular(1_000_000, 4, seed); must(err); seed++ }, k)

@@ -631,9 +631,7 @@ func FuzzGenerators(f *testing.F) {
 			}
 			return
 		}
-		if err != nil {
-			t.Fatalf("%s(%d, %d, %d; dims %d): %v", gc.name, a, b, c, dims, err)
-		}
+		require.NoError(t, err, "%s(%d, %d, %d; dims %d)", gc.name, a, b, c, dims)
 		fndCheckSimple(t, g)
 		if float64(g.Order()) != gc.order {
 			t.Fatalf("%s: order %d, want %v", gc.name, g.Order(), gc.order)

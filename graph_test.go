@@ -612,9 +612,7 @@ func FuzzAsGraph(f *testing.F) {
 			}
 			return
 		}
-		if err != nil {
-			t.Fatalf("%v rejected: %v", lists, err)
-		}
+		require.NoError(t, err, "%v rejected", lists)
 		for v := range lists {
 			if !slices.Equal(lists[v], g.Neighbors(v)) && len(lists[v])+len(g.Neighbors(v)) > 0 {
 				t.Fatalf("node %d: %v, want %v", v, g.Neighbors(v), lists[v])

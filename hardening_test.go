@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/plot"
 )
@@ -156,9 +157,7 @@ func TestHardeningWorkerPanics(t *testing.T) {
 		return (lu - lv) / 2
 	})
 	d, err := tokendist.NewDimensionExchange(g, ec, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loads, _ := tokendist.RandomRange(g.Order(), 0, 100, 3)
 	opts := &tokendist.RunOptions{MaxSteps: 6, Workers: 4}
 	func() {
@@ -172,14 +171,10 @@ func TestHardeningWorkerPanics(t *testing.T) {
 	}()
 	boom = false
 	got, err := tokendist.Run(context.Background(), g, loads, d, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fresh, _ := tokendist.NewDimensionExchange(g, ec, p)
 	want, err := tokendist.Run(context.Background(), g, loads, fresh, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for v := range want.Loads {
 		if got.Loads[v] != want.Loads[v] {
 			t.Fatalf("reused balancer after a panic: node %d has %d, fresh %d", v, got.Loads[v], want.Loads[v])
@@ -218,9 +213,7 @@ func TestHardeningNoLeaks(t *testing.T) {
 		func() (tokendist.Balancer, error) { return tokendist.NewRandomMatching(g) },
 	} {
 		b, err := mk()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if _, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: 3}); err != nil {
 			t.Fatal(err)
 		}

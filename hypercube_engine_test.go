@@ -246,13 +246,9 @@ func TestCubeStepDoesNotAllocate(t *testing.T) {
 			require.NoError(t, b.(Initializer).Init(&s))
 			allocs := testing.AllocsPerRun(3, func() {
 				copy(s.Loads, in)
-				if err := b.(Initializer).Init(&s); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, b.(Initializer).Init(&s))
 				for !b.(Terminator).Done(&s) {
-					if err := b.Step(&s); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, b.Step(&s))
 				}
 			})
 			require.Zero(t, allocs, "%v allocates", b)

@@ -340,17 +340,13 @@ func FuzzUint128Text(f *testing.F) {
 		b, ok := new(big.Int).SetString(s, 10)
 		valid := ok && b.Sign() >= 0 && b.BitLen() <= 128 && len(s) <= 256 // documented length limit
 		if !valid {
-			if err == nil {
-				t.Fatalf("%q accepted as %v", s, u)
-			}
+			require.Error(t, err, "%q accepted as %v", s, u)
 			if !strings.HasPrefix(err.Error(), "tokendist: ") || len(err.Error()) > 300 {
 				t.Fatalf("error %q: no prefix or too long", err)
 			}
 			return
 		}
-		if err != nil {
-			t.Fatalf("%q rejected: %v", s, err)
-		}
+		require.NoError(t, err, "%q rejected", s)
 		if u.String() != b.String() {
 			t.Fatalf("%q decoded as %v", s, u)
 		}

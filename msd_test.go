@@ -760,9 +760,7 @@ func msdPhase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads
 	b := &msdDelayed{inner: pr.th, skip: int64(c)}
 	res, err := tokendist.Run(context.Background(), ec.Graph(), l, b,
 		&tokendist.RunOptions{MaxSteps: int64(c) + chi*int64(len(l)), NoStability: true})
-	if err != nil {
-		t.Fatalf("THRESHOLD-1 run: %v", err)
-	}
+	require.NoError(t, err, "THRESHOLD-1 run")
 	return res.Loads
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 )
 
@@ -194,9 +195,7 @@ func TestPerfectTreeConcurrentScale(t *testing.T) {
 		cpu := ptCPU()
 		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, c.loads, nil)
 		used := ptCPU() - cpu
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		require.NoError(t, err, "%s", c.name)
 		if err := r.CheckTheorems(g); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -215,9 +215,7 @@ func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.Per
 	if err == nil {
 		err = ptVerify(g, l, r)
 	}
-	if err != nil {
-		t.Fatalf("%s on %v from %v (%+v): %v\n%v", what, g, l, o, err, r)
-	}
+	require.NoError(t, err, "%s on %v from %v (%+v): %v\n%v", what, g, l, o, err, r)
 	return r
 }
 

@@ -480,9 +480,7 @@ func TestPlaxtonSection32DeltaMMinimumError(t *testing.T) {
 					groups[1][v] = int64(m2 >> v & 1)
 				}
 				dm, err := MultiDiscrepancies(groups)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var total int64
 				for _, x := range dm {
 					total += x

@@ -306,13 +306,9 @@ func TestRingStepNoAlloc(t *testing.T) {
 			pcg.Seed(1, 2) // the same random choices in every run, as Run would make
 			clear(s.Loads)
 			s.Loads[0], s.Steps = 1, 0
-			if err := b.Init(s); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, b.Init(s))
 			for !b.Done(s) {
-				if err := b.Step(s); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, b.Step(s))
 				s.Steps++
 			}
 		}

@@ -75,9 +75,7 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 	b0 := time.Now()
 	g, err := RandomRegular(n, 4, 1)
 	build := time.Since(b0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	graphBytes := heapInUse() - h0
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -85,9 +83,7 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 	sp, err := LambdaMax(g, nil)
 	wall, cpu := time.Since(t0), processCPU()-c0
 	runtime.ReadMemStats(&m1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	alloc := m1.TotalAlloc - m0.TotalAlloc
 	perNode := float64(graphBytes+alloc) / float64(n)
 	t.Logf("RandomRegular(%d, 4) built in %v; LambdaMax: λ_2 = %.12f ± %.1e, λ_n = %.12f ± %.1e, %d iterations; wall %v, process CPU %v (build excluded); graph %.1f B/node, LambdaMax allocates %.1f B/node, total %.1f B/node",

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // dynCase is one balancer of the library with what it does under a workload and churn.
@@ -93,25 +95,17 @@ func dynCases() []dynCase {
 // dynWorkload is arrivals at 0.3 per node plus service at 0.4 per node.
 func dynWorkload(t testing.TB) Workload {
 	a, err := NewPoissonArrivals(0.3, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sv, err := NewService(0.4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w, err := NewCombinedWorkload(a, sv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w
 }
 
 func dynChurn(t testing.TB) Churn {
 	c, err := NewRandomChurn(0.1, 0.3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -123,9 +117,7 @@ func TestDynamicEveryBalancer(t *testing.T) {
 			g := tc.net()
 			for _, mode := range []string{"workload", "churn"} {
 				b, err := tc.build(g)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				opts := &RunOptions{MaxSteps: 200, Seed: 5, SampleEvery: 7}
 				want := tc.workload
 				if mode == "workload" {
@@ -144,9 +136,7 @@ func TestDynamicEveryBalancer(t *testing.T) {
 					}
 					continue
 				}
-				if err != nil {
-					t.Fatalf("%s: %v", mode, err)
-				}
+				require.NoError(t, err, "%s", mode)
 				if got, w := res.Loads.Total(), res.Initial+res.Arrived-res.Completed; got != w {
 					t.Fatalf("%s: total %d, want %d", mode, got, w)
 				}
@@ -179,9 +169,7 @@ func TestDynamicAccountingProperty(t *testing.T) {
 				var first Result
 				for i, workers := range []int{1, 2, runtime.GOMAXPROCS(0)} {
 					b, err := tc.build(g)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					opts := &RunOptions{MaxSteps: 150, Seed: seed, Workers: workers, SampleEvery: 10, Workload: dynWorkload(t)}
 					if tc.churn {
 						opts.Churn = dynChurn(t)
@@ -254,9 +242,7 @@ func TestDynamicDeterminismLarge(t *testing.T) {
 				b, _ := build()
 				res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: seed, Workers: workers, SampleEvery: 5,
 					Workload: dynWorkload(t), Churn: dynChurn(t)})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if i == 0 {
 					first = res
 				} else if !sameResult(first, res) {
@@ -286,9 +272,7 @@ func TestCutConditionHotSpot(t *testing.T) {
 		sv, _ := NewService(0.5)
 		w, _ := NewCombinedWorkload(h, sv)
 		res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 12000, Seed: 2, Workload: w, Steady: &SteadyOptions{WarmUp: 4000}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if res.Steady.Unstable != tc.unstable {
 			t.Errorf("rate %v: %v", tc.rate, res.Steady)
 		}
@@ -302,9 +286,7 @@ func TestSteadyStats(t *testing.T) {
 	b, _ := NewThreshold2(g, nil)
 	a, _ := NewPoissonArrivals(0.1, true)
 	res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 2000, Seed: 1, Workload: a, Steady: &SteadyOptions{WarmUp: 1000, Every: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	st := res.Steady
 	if st == nil || st.From != 1002 || st.Samples != 500 || !st.Unstable || math.Abs(st.Growth-1.6) > 0.3 {
 		t.Fatalf("arrivals only: %+v", st)
@@ -312,17 +294,13 @@ func TestSteadyStats(t *testing.T) {
 	sv, _ := NewService(0.2)
 	w, _ := NewCombinedWorkload(a, sv)
 	res, err = Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 4000, Seed: 1, Workload: w, Steady: &SteadyOptions{WarmUp: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st := res.Steady; st.Unstable || st.MeanDiscrepancy <= 0 || float64(st.P95Discrepancy) < st.MeanDiscrepancy-1 || st.MovedPerArrival <= 0 {
 		t.Fatalf("ρ = 0.5: %+v", st)
 	}
 	start, _ := UniformRandom(16, 500, 2)
 	res, err = Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 500, NoStability: true, Steady: &SteadyOptions{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if st := res.Steady; st.Unstable || st.ArrivalRate != 0 || st.Samples != 500 {
 		t.Fatalf("closed: %+v", st)
 	}
@@ -335,9 +313,7 @@ func TestDynamicDefaultBudget(t *testing.T) {
 	b, _ := NewRSWDiffusion(g)
 	tr, _ := NewTraceArrivals(strings.NewReader("1,0,8\n"))
 	res, err := Run(context.Background(), g, make(Loads, 4), b, &RunOptions{Workload: tr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Steps != DefaultMaxSteps || res.Status != StatusMaxSteps {
 		t.Fatalf("%v", res)
 	}

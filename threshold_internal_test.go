@@ -3,6 +3,8 @@ package tokendist
 import (
 	"context"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestThreshold1CompletionsOnlyFinalBound: Houle et al.'s static bound carries over to
@@ -20,13 +22,9 @@ func TestThreshold1CompletionsOnlyFinalBound(t *testing.T) {
 	}
 	for seed := uint64(0); seed < uint64(seeds); seed++ {
 		g, err := RandomTree(20+int(seed%17), seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		msd, err := MSD(g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, _ := NewThreshold1(g, nil)
 		sv, _ := NewService(0.3)
 		w, _ := NewWindow(sv, 1, 300)
@@ -40,9 +38,7 @@ func TestThreshold1CompletionsOnlyFinalBound(t *testing.T) {
 				lastMax = smp.Max
 				return nil
 			})})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if res.Completed == 0 {
 			t.Fatalf("seed %d: no completions", seed)
 		}
@@ -65,9 +61,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	g, _ := Path(3)
 	b, _ := NewThreshold1(g, nil)
 	res, err := Run(context.Background(), g, Loads{2, 2, 2}, b, &RunOptions{MaxSteps: 1, Workload: completeAt{node: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Discrepancy() != 1 || res.Completed != 1 {
 		t.Fatalf("path after one completion: %v", res.Loads)
 	}
@@ -79,9 +73,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	sv, _ := NewService(0.5)
 	cw, _ := NewCombinedWorkload(h, sv)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !res.Steady.Unstable || res.Discrepancy() <= int64(tree.Order()/2) {
 		t.Fatalf("hot spot at rate 2: %v; %v", res, res.Steady)
 	}
@@ -90,9 +82,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	cw, _ = NewCombinedWorkload(h, sv)
 	t1, _ = NewThreshold1(tree, nil)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res.Steady.Unstable {
 		t.Fatalf("hot spot at rate 1: %v", res.Steady)
 	}

@@ -568,9 +568,7 @@ func TestReadTraceCSVRoundTrip(t *testing.T) {
 	loads, _ := tokendist.PointMass(12, 1<<40, 0)
 	b, _ := tokendist.NewRandomizedDiffusion(g)
 	res, err := tokendist.Run(context.Background(), g, loads, b, &tokendist.RunOptions{MaxSteps: 50, SampleEvery: 3, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fuzzRoundTrip(t, res.Trace)
 	for _, bad := range []string{"", "step\n", "step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3\n",
 		"step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3,4,5,x,7,8,9\n"} {
@@ -610,9 +608,7 @@ func fuzzRoundTrip(t *testing.T, tr tokendist.Trace) {
 		t.Fatalf("WriteCSV: %v", err)
 	}
 	back, err := tokendist.ReadTraceCSV(&buf)
-	if err != nil {
-		t.Fatalf("ReadTraceCSV of WriteCSV output: %v", err)
-	}
+	require.NoError(t, err, "ReadTraceCSV of WriteCSV output")
 	if len(back) != len(tr) || (len(tr) > 0 && !reflect.DeepEqual(back, tr)) {
 		t.Fatalf("round trip: %v, want %v", back, tr)
 	}

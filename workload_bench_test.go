@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestDynamicNoAllocPerStep: with a workload and churn attached, a run of 1000 steps
@@ -57,12 +59,8 @@ func TestDynamicNoAllocPerStep(t *testing.T) {
 	s := &State{Net: g, Loads: start.Clone(), Seed: 1}
 	o := mk()
 	s.Live = make([]bool, 2*g.Size())
-	if err := o.Workload.Init(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Churn.Init(s); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, o.Workload.Init(s))
+	require.NoError(t, o.Churn.Init(s))
 	if n := testing.AllocsPerRun(100, func() {
 		s.Steps++
 		if _, _, err := o.Workload.Apply(s); err != nil {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // idle is a balancer that moves nothing, so a run shows the workload alone.
@@ -17,16 +19,12 @@ func idle() Balancer {
 func runIdle(t *testing.T, n int, start Loads, w Workload, steps int64, seed uint64) Result {
 	t.Helper()
 	g, err := Path(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if start == nil {
 		start = make(Loads, n)
 	}
 	res, err := Run(context.Background(), g, start, idle(), &RunOptions{MaxSteps: steps, Seed: seed, Workload: w})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res
 }
 
@@ -39,9 +37,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 		n       int
 	}{{0.5, false, 4}, {3, false, 4}, {0.01, true, 2000}, {40, false, 3}, {1000, false, 2}} {
 		a, err := NewPoissonArrivals(tc.rate, tc.perNode)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		const steps = 4000
 		var sum, sq float64
 		prev := int64(0)
@@ -55,9 +51,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 				prev = smp.Arrived
 				return nil
 			})})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mu := a.Rate(tc.n)
 		mean := sum / steps
 		variance := sq/steps - mean*mean
@@ -74,9 +68,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 // ⌊rate·T⌋ tokens in T steps, always at a heaviest node.
 func TestHotSpotAndAdversary(t *testing.T) {
 	h, err := NewHotSpot(2, 1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res := runIdle(t, 5, nil, h, 500, 1)
 	if res.Loads[0] != 0 || res.Loads[2] != 0 || res.Loads[4] != 0 || res.Loads[1] == 0 || res.Loads[3] == 0 {
 		t.Fatalf("hot spot at 1, 3: loads %v", res.Loads)
@@ -114,9 +106,7 @@ func TestServiceNeverExceedsLoad(t *testing.T) {
 // rejects bad rows with a line number.
 func TestTraceArrivalsCSV(t *testing.T) {
 	tr, err := NewTraceArrivals(strings.NewReader("step,node,count\n3,1,4\n1,0,2\n3,1,1\n9,2,7\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res := runIdle(t, 3, nil, tr, 5, 0)
 	if res.Loads[0] != 2 || res.Loads[1] != 5 || res.Loads[2] != 0 || res.Arrived != 7 {
 		t.Fatalf("trace after 5 steps: %v", res.Loads)
@@ -141,9 +131,7 @@ func TestTraceArrivalsCSV(t *testing.T) {
 func TestBurstsAndWindow(t *testing.T) {
 	tr, _ := NewTraceArrivals(strings.NewReader("1,0,1\n2,0,1\n3,0,1\n4,0,1\n5,0,1\n6,0,1\n7,0,1\n"))
 	b, err := NewBursts(tr, 2, 3) // on at 1, 2, 6, 7
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res := runIdle(t, 1, nil, b, 10, 0); res.Arrived != 4 {
 		t.Fatalf("bursts: arrived %d, want 4", res.Arrived)
 	}
@@ -211,13 +199,9 @@ func TestDynamicTraceCSV(t *testing.T) {
 	g, _ := Ring(8)
 	b, _ := NewThreshold2(g, nil)
 	res, err := Run(context.Background(), g, make(Loads, 8), b, &RunOptions{MaxSteps: 50, SampleEvery: 10, Seed: 1, Workload: dynWorkload(t), Churn: dynChurn(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var sb strings.Builder
-	if err := res.Trace.WriteCSV(&sb); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, res.Trace.WriteCSV(&sb))
 	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
 	if !strings.HasSuffix(lines[0], ",negative,arrived,completed,down") {
 		t.Fatalf("header %q", lines[0])
