@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"go.uber.org/goleak"
 )
@@ -87,9 +88,7 @@ func TestAdversarialChild(t *testing.T) {
 	}
 	advAll()
 	i, ok := advRegistry.index[name]
-	if !ok {
-		t.Fatalf("no case %q", name)
-	}
+	require.True(t, ok, "no case %q", name)
 	err := advRegistry.cases[i].run()
 	verdict := "ok"
 	var wrong *advWrongError

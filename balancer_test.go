@@ -404,9 +404,7 @@ func FuzzRun(f *testing.F) {
 		opts := &tokendist.RunOptions{MaxSteps: 1 + int64(maxSteps%2000), SampleEvery: int64(every), Seed: seed,
 			UseTarget: target >= 0, TargetDiscrepancy: target}
 		r, err := tokendist.Run(context.Background(), g, loads, mk(), opts)
-		if !slices.Equal(orig, loads) {
-			t.Fatalf("Run changed the caller's loads")
-		}
+		require.True(t, slices.Equal(orig, loads), "Run changed the caller's loads")
 		if verr != nil {
 			if !errors.Is(err, tokendist.ErrBadLoads) || r.Status != tokendist.StatusFailed {
 				t.Fatalf("bad loads %v: err %v, status %v", loads, err, r.Status)

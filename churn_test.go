@@ -59,14 +59,10 @@ func TestRandomChurnStationary(t *testing.T) {
 					if !s.Live[e] {
 						down++
 					}
-					if s.Live[e] != s.Live[g.EdgeIndex(int(g.adj[e]), u)] {
-						t.Fatalf("ends of a link disagree")
-					}
+					require.Equal(t, s.Live[g.EdgeIndex(int(g.adj[e]), u)], s.Live[e], "ends of a link disagree")
 				}
 			}
-			if down != 2*smp.Down {
-				t.Fatalf("step %d: %d ends down, %d links reported", smp.Step, down, smp.Down)
-			}
+			require.Equal(t, 2*smp.Down, down, "step %d: %d ends down, %d links reported", smp.Step, down, smp.Down)
 			return nil
 		})})
 	require.NoError(t, err)

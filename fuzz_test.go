@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 )
 
@@ -38,9 +39,7 @@ func FuzzTextDecoders(f *testing.F) {
 			if want == "" {
 				want = "λ"
 			}
-			if x.String() != want {
-				t.Fatalf("tree node %q decoded as %v", s, x)
-			}
+			require.Equal(t, want, x.String(), "tree node %q decoded as %v", s, x)
 		}
 	})
 }

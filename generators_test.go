@@ -619,29 +619,21 @@ func FuzzGenerators(f *testing.F) {
 			if err == nil || g != nil {
 				t.Fatalf("%s(%d, %d, %d; dims %d): accepted (%v, %v)", gc.name, a, b, c, dims, g, err)
 			}
-			if !strings.HasPrefix(err.Error(), "tokendist: ") {
-				t.Fatalf("%s: error %q lacks the prefix", gc.name, err)
-			}
+			require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "%s: error %q lacks the prefix", gc.name, err)
 			want := tokendist.ErrBadParameter
 			if gc.domain && !tooBig && gc.notConn {
 				want = tokendist.ErrNotConnected
 			}
-			if !errors.Is(err, want) {
-				t.Fatalf("%s: error %q is not %q", gc.name, err, want)
-			}
+			require.True(t, errors.Is(err, want), "%s: error %q is not %q", gc.name, err, want)
 			return
 		}
 		require.NoError(t, err, "%s(%d, %d, %d; dims %d)", gc.name, a, b, c, dims)
 		fndCheckSimple(t, g)
-		if float64(g.Order()) != gc.order {
-			t.Fatalf("%s: order %d, want %v", gc.name, g.Order(), gc.order)
-		}
+		require.Equal(t, gc.order, float64(g.Order()), "%s: order %d, want %v", gc.name, g.Order(), gc.order)
 		if ends := float64(2 * g.Size()); ends > gc.ends || (gc.exactEnds && ends != gc.ends) {
 			t.Fatalf("%s: %d edge ends, want %v (exact %v)", gc.name, 2*g.Size(), gc.ends, gc.exactEnds)
 		}
-		if !g.Connected() {
-			t.Fatalf("%s: not connected", gc.name)
-		}
+		require.True(t, g.Connected(), "%s: not connected", gc.name)
 		if gc.tree && !g.IsTree() {
 			t.Fatalf("%s: not a tree", gc.name)
 		}

@@ -70,15 +70,11 @@ func fndCheckSimple(t testing.TB, g *tokendist.Graph) {
 	if mn < 0 {
 		mn = 0
 	}
-	if sum != 2*g.Size() {
-		t.Fatalf("Σ degree %d != 2·Size %d", sum, 2*g.Size())
-	}
+	require.Equal(t, 2*g.Size(), sum, "Σ degree %d != 2·Size %d", sum, 2*g.Size())
 	if g.MaxDegree() != mx || g.MinDegree() != mn {
 		t.Fatalf("Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
 	}
-	if g.IsRegular() != (mx == mn) {
-		t.Fatalf("IsRegular %v with degrees %d..%d", g.IsRegular(), mn, mx)
-	}
+	require.Equal(t, (mx == mn), g.IsRegular(), "IsRegular %v with degrees %d..%d", g.IsRegular(), mn, mx)
 	if got := g.EdgeList(); !slices.Equal(got, edges) && !(len(got) == 0 && len(edges) == 0) {
 		t.Fatalf("EdgeList %v, want %v", got, edges)
 	}

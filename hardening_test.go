@@ -32,18 +32,14 @@ func TestHardeningHangs(t *testing.T) {
 		}
 	}
 	_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{0, 1}}}, nil)
-	if !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("PlotLines(±1.7e308): %v, want ErrBadParameter", err)
-	}
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "PlotLines(±1.7e308): %v, want ErrBadParameter", err)
 	g, _ := tokendist.Path(10)
 	_, err = tokendist.LocalDivergence(g, 5e-324, nil)
 	if err == nil {
 		t.Errorf("LocalDivergence(tol 5e-324) returned no error")
 	}
 	_, err = tokendist.UniformRandom(3, math.MaxInt64, 1)
-	if !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("UniformRandom(MaxInt64 tokens): %v", err)
-	}
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "UniformRandom(MaxInt64 tokens): %v", err)
 }
 
 func TestHardeningOverflow(t *testing.T) {

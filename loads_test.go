@@ -347,8 +347,6 @@ func FuzzUint128Text(f *testing.F) {
 			return
 		}
 		require.NoError(t, err, "%q rejected", s)
-		if u.String() != b.String() {
-			t.Fatalf("%q decoded as %v", s, u)
-		}
+		require.Equal(t, b.String(), u.String(), "%q decoded as %v", s, u)
 	})
 }

@@ -310,9 +310,7 @@ func TestLanczosBoundsSweep(t *testing.T) {
 func TestHardeningLanczosNotConverged(t *testing.T) {
 	g, _ := tokendist.Path(3000)
 	sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 1})
-	if !errors.Is(err, tokendist.ErrNotConverged) {
-		t.Fatalf("Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
-	}
+	require.True(t, errors.Is(err, tokendist.ErrNotConverged), "Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
 	if sp.Bound2 <= 0 {
 		t.Errorf("non-converged estimate has error bound %v", sp.Bound2)
 	}

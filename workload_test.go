@@ -73,9 +73,7 @@ func TestHotSpotAndAdversary(t *testing.T) {
 	if res.Loads[0] != 0 || res.Loads[2] != 0 || res.Loads[4] != 0 || res.Loads[1] == 0 || res.Loads[3] == 0 {
 		t.Fatalf("hot spot at 1, 3: loads %v", res.Loads)
 	}
-	if res.Arrived != res.Loads.Total() {
-		t.Fatal("hot spot accounting")
-	}
+	require.Equal(t, res.Loads.Total(), res.Arrived, "hot spot accounting")
 	a, _ := NewAdversary(0.7)
 	res = runIdle(t, 4, Loads{0, 3, 5, 5}, a, 100, 0)
 	if res.Arrived != 70 || res.Loads[2] != 75 || res.Loads[3] != 5 {
@@ -96,9 +94,7 @@ func TestServiceNeverExceedsLoad(t *testing.T) {
 		if want := 3 * 100 * mu; math.Abs(busy-want) > 5*math.Sqrt(want)+1 {
 			t.Errorf("μ %v: busy nodes completed %v, want about %v", mu, busy, want)
 		}
-		if res.Completed != 3003-res.Loads.Total() {
-			t.Fatal("service accounting")
-		}
+		require.Equal(t, 3003-res.Loads.Total(), res.Completed, "service accounting")
 	}
 }
 
@@ -203,9 +199,7 @@ func TestDynamicTraceCSV(t *testing.T) {
 	var sb strings.Builder
 	require.NoError(t, res.Trace.WriteCSV(&sb))
 	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
-	if !strings.HasSuffix(lines[0], ",negative,arrived,completed,down") {
-		t.Fatalf("header %q", lines[0])
-	}
+	require.True(t, strings.HasSuffix(lines[0], ",negative,arrived,completed,down"), "header %q", lines[0])
 	last := strings.Split(lines[len(lines)-1], ",")
 	if last[9] != fmt.Sprint(res.Arrived) || last[10] != fmt.Sprint(res.Completed) {
 		t.Fatalf("last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
