@@ -406,18 +406,18 @@ func FuzzRun(f *testing.F) {
 		r, err := tokendist.Run(context.Background(), g, loads, mk(), opts)
 		require.True(t, slices.Equal(orig, loads), "Run changed the caller's loads")
 		if verr != nil {
-			if !errors.Is(err, tokendist.ErrBadLoads) || r.Status != tokendist.StatusFailed {
-				t.Fatalf("bad loads %v: err %v, status %v", loads, err, r.Status)
-			}
+			require.True(t, errors.Is(err, tokendist.ErrBadLoads), "bad loads %v: err %v, status %v", loads, err, r.Status)
+			require.Equal(t, tokendist.StatusFailed, r.Status, "bad loads %v: err %v, status %v", loads, err, r.Status)
 			return
 		}
 		budget := opts.MaxSteps
 		if errors.Is(err, tokendist.ErrOverflow) {
 			// Run refuses a step that would wrap a counter. Moved grows by at most the
 			// total per step, so only a huge total may overflow within the budget.
-			if total <= math.MaxInt64/budget || r.Moved < 0 || r.Time < 0 || r.Messages < 0 {
-				t.Fatalf("overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
-			}
+			require.Greater(t, total, math.MaxInt64/budget, "overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
+			require.GreaterOrEqual(t, r.Moved, int64(0), "overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
+			require.GreaterOrEqual(t, r.Time, int64(0), "overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
+			require.GreaterOrEqual(t, r.Messages, int64(0), "overflow with total %d in at most %d steps (moved %d, time %d): %v", total, budget, r.Moved, r.Time, err)
 			return
 		}
 		require.NoError(t, err, "Run")
@@ -437,9 +437,9 @@ func FuzzRun(f *testing.F) {
 		if err != nil || got != total {
 			t.Fatalf("final loads %v: total %d (want %d), %v", r.Loads, got, total, err)
 		}
-		if len(r.Trace) == 0 || r.Trace[0].Step != 0 || r.Trace[len(r.Trace)-1].Step != r.Steps {
-			t.Fatalf("trace steps %v, %d steps", fndSteps(r.Trace), r.Steps)
-		}
+		require.NotEqual(t, 0, len(r.Trace), "trace steps %v, %d steps", fndSteps(r.Trace), r.Steps)
+		require.Equal(t, int64(0), r.Trace[0].Step, "trace steps %v, %d steps", fndSteps(r.Trace), r.Steps)
+		require.Equal(t, r.Steps, r.Trace[len(r.Trace)-1].Step, "trace steps %v, %d steps", fndSteps(r.Trace), r.Steps)
 		for k, smp := range r.Trace {
 			if k > 0 && k < len(r.Trace)-1 && (every == 0 || smp.Step != int64(k)*int64(every)) {
 				t.Fatalf("sample %d at step %d, SampleEvery %d", k, smp.Step, every)
@@ -524,9 +524,11 @@ func FuzzRunMisbehaving(f *testing.F) {
 		}
 		fuzzPrefixed(t, err)
 		if err == nil {
-			if len(res.Loads) != order || res.Loads.Total() != loads.Total() || res.Moved < 0 || res.Time < 0 || res.Messages < 0 {
-				t.Fatalf("invalid result without error: %v", res)
-			}
+			require.Equal(t, order, len(res.Loads), "invalid result without error: %v", res)
+			require.Equal(t, loads.Total(), res.Loads.Total(), "invalid result without error: %v", res)
+			require.GreaterOrEqual(t, res.Moved, int64(0), "invalid result without error: %v", res)
+			require.GreaterOrEqual(t, res.Time, int64(0), "invalid result without error: %v", res)
+			require.GreaterOrEqual(t, res.Messages, int64(0), "invalid result without error: %v", res)
 		} else if res.Status != tokendist.StatusFailed {
 			t.Fatalf("error %v with status %v", err, res.Status)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"go.uber.org/goleak"
 )
@@ -48,7 +49,6 @@ func TestHardeningAbsurdSizes(t *testing.T) {
 	}
 	// The refusals that are about memory name the size and wrap ErrTooLarge.
 	_, err := tokendist.PointMass(1e12, 1, 0)
-	if !errors.Is(err, tokendist.ErrTooLarge) || !strings.Contains(err.Error(), "1000000000000") {
-		t.Errorf("PointMass(1e12): %v, want ErrTooLarge naming the size", err)
-	}
+	require.True(t, errors.Is(err, tokendist.ErrTooLarge), "PointMass(1e12): %v, want ErrTooLarge naming the size", err)
+	require.True(t, strings.Contains(err.Error(), "1000000000000"), "PointMass(1e12): %v, want ErrTooLarge naming the size", err)
 }

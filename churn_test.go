@@ -27,9 +27,8 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 			Recorder: RecorderFunc(func(s *State, smp Sample) error {
 				if smp.Step == 10 {
 					moved10 = smp.Moved
-					if s.Loads[0] != 30 || smp.Down != 1 {
-						t.Errorf("%v: at step 10 loads %v, down %d", BalancerName(b), s.Loads, smp.Down)
-					}
+					require.Equal(t, int64(30), s.Loads[0], "%v: at step 10 loads %v, down %d", BalancerName(b), s.Loads, smp.Down)
+					require.Equal(t, 1, smp.Down, "%v: at step 10 loads %v, down %d", BalancerName(b), s.Loads, smp.Down)
 				}
 				return nil
 			})})

@@ -143,9 +143,8 @@ func TestRandomizedDiffusionChurnWide(t *testing.T) {
 	c, _ := NewChurnSchedule([]LinkEvent{{Step: 0, U: 0, V: 5}})
 	res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300, Seed: 4, Churn: c, SampleEvery: 1})
 	require.NoError(t, err)
-	if res.Loads[5] != 77 || res.Loads[1] < 200 {
-		t.Fatalf("loads %v", res.Loads)
-	}
+	require.Equal(t, int64(77), res.Loads[5], "loads %v", res.Loads)
+	require.GreaterOrEqual(t, res.Loads[1], int64(200), "loads %v", res.Loads)
 	// Moved counts only tokens over live links: with no churn the same run moves more.
 	b2, _ := NewRandomizedDiffusion(g)
 	res2, _ := Run(context.Background(), g, start, b2, &RunOptions{MaxSteps: 300, Seed: 4})

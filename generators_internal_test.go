@@ -89,9 +89,8 @@ func TestRandomRegularMatchesReference(t *testing.T) {
 		if err != nil {
 			return
 		}
-		if !slices.Equal(g.off, h.off) || !slices.Equal(g.adj, h.adj) {
-			t.Fatalf("RandomRegular(%d, %d, %d) differs from the reference", n, d, seed)
-		}
+		require.True(t, slices.Equal(g.off, h.off), "RandomRegular(%d, %d, %d) differs from the reference", n, d, seed)
+		require.True(t, slices.Equal(g.adj, h.adj), "RandomRegular(%d, %d, %d) differs from the reference", n, d, seed)
 	}
 	for n := 1; n <= 40; n++ {
 		for d := 0; d < n && d <= 12; d++ {
@@ -227,9 +226,8 @@ func TestRandomPairingMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if stuck == 0 || disconnected == 0 {
-		t.Errorf("saw %d stuck and %d disconnected draws; the test needs both", stuck, disconnected)
-	}
+	require.NotEqual(t, 0, stuck, "saw %d stuck and %d disconnected draws; the test needs both", stuck, disconnected)
+	require.NotEqual(t, 0, disconnected, "saw %d stuck and %d disconnected draws; the test needs both", stuck, disconnected)
 	t.Logf("%d stuck and %d disconnected draws compared", stuck, disconnected)
 }
 
@@ -259,9 +257,8 @@ func TestRegularConnected(t *testing.T) {
 			}
 		}
 	}
-	if seen[true] == 0 || seen[false] == 0 {
-		t.Fatalf("cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
-	}
+	require.NotEqual(t, 0, seen[true], "cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
+	require.NotEqual(t, 0, seen[false], "cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
 	twoK4 := []int32{1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2, 5, 6, 7, 4, 6, 7, 4, 5, 7, 4, 5, 6}
 	if regularConnected(twoK4, 8, 3, make([]int32, 8), false) {
 		t.Error("two disjoint K_4 reported connected")

@@ -71,9 +71,8 @@ func fndCheckSimple(t testing.TB, g *tokendist.Graph) {
 		mn = 0
 	}
 	require.Equal(t, 2*g.Size(), sum, "Σ degree %d != 2·Size %d", sum, 2*g.Size())
-	if g.MaxDegree() != mx || g.MinDegree() != mn {
-		t.Fatalf("Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
-	}
+	require.Equal(t, mx, g.MaxDegree(), "Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
+	require.Equal(t, mn, g.MinDegree(), "Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
 	require.Equal(t, (mx == mn), g.IsRegular(), "IsRegular %v with degrees %d..%d", g.IsRegular(), mn, mx)
 	if got := g.EdgeList(); !slices.Equal(got, edges) && !(len(got) == 0 && len(edges) == 0) {
 		t.Fatalf("EdgeList %v, want %v", got, edges)

@@ -83,9 +83,10 @@ func TestHardeningOverflow(t *testing.T) {
 	g, _ := tokendist.Path(2)
 	b := &tokendist.Funcs{StepFunc: func(s *tokendist.State) error { s.Moved += math.MaxInt64 / 2; s.Time++; return nil }}
 	res, err := tokendist.Run(context.Background(), g, tokendist.Loads{1, 0}, b, &tokendist.RunOptions{MaxSteps: 10})
-	if !errors.Is(err, tokendist.ErrOverflow) || res.Moved < 0 || res.Status != tokendist.StatusFailed || res.Steps != 2 {
-		t.Errorf("wrapping Moved: %v, %v", res, err)
-	}
+	require.True(t, errors.Is(err, tokendist.ErrOverflow), "wrapping Moved: %v, %v", res, err)
+	require.GreaterOrEqual(t, res.Moved, int64(0), "wrapping Moved: %v, %v", res, err)
+	require.Equal(t, tokendist.StatusFailed, res.Status, "wrapping Moved: %v, %v", res, err)
+	require.Equal(t, int64(2), res.Steps, "wrapping Moved: %v, %v", res, err)
 }
 
 func TestHardeningResize(t *testing.T) {
@@ -240,9 +241,8 @@ func TestHardeningErrorText(t *testing.T) {
 	userErr := errors.New("user build failed")
 	g, _ := tokendist.Path(5)
 	_, err = tokendist.NewSpanningTree(g, 0, func(*tokendist.Graph) (tokendist.Balancer, error) { return nil, userErr })
-	if !errors.Is(err, userErr) || !strings.HasPrefix(err.Error(), "tokendist: ") {
-		t.Errorf("NewSpanningTree build error: %v", err)
-	}
+	require.True(t, errors.Is(err, userErr), "NewSpanningTree build error: %v", err)
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "NewSpanningTree build error: %v", err)
 	tr := tokendist.Trace{{Step: 1}}
 	if err := tr.WriteCSV(advFailWriter{}); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
 		t.Errorf("WriteCSV to a failing writer: %v", err)

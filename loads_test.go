@@ -341,9 +341,8 @@ func FuzzUint128Text(f *testing.F) {
 		valid := ok && b.Sign() >= 0 && b.BitLen() <= 128 && len(s) <= 256 // documented length limit
 		if !valid {
 			require.Error(t, err, "%q accepted as %v", s, u)
-			if !strings.HasPrefix(err.Error(), "tokendist: ") || len(err.Error()) > 300 {
-				t.Fatalf("error %q: no prefix or too long", err)
-			}
+			require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "error %q: no prefix or too long", err)
+			require.LessOrEqual(t, len(err.Error()), 300, "error %q: no prefix or too long", err)
 			return
 		}
 		require.NoError(t, err, "%q rejected", s)

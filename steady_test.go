@@ -314,7 +314,6 @@ func TestDynamicDefaultBudget(t *testing.T) {
 	tr, _ := NewTraceArrivals(strings.NewReader("1,0,8\n"))
 	res, err := Run(context.Background(), g, make(Loads, 4), b, &RunOptions{Workload: tr})
 	require.NoError(t, err)
-	if res.Steps != DefaultMaxSteps || res.Status != StatusMaxSteps {
-		t.Fatalf("%v", res)
-	}
+	require.Equal(t, int64(DefaultMaxSteps), res.Steps, "%v", res)
+	require.Equal(t, StatusMaxSteps, res.Status, "%v", res)
 }

@@ -62,9 +62,8 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	b, _ := NewThreshold1(g, nil)
 	res, err := Run(context.Background(), g, Loads{2, 2, 2}, b, &RunOptions{MaxSteps: 1, Workload: completeAt{node: 1}})
 	require.NoError(t, err)
-	if res.Discrepancy() != 1 || res.Completed != 1 {
-		t.Fatalf("path after one completion: %v", res.Loads)
-	}
+	require.Equal(t, int64(1), res.Discrepancy(), "path after one completion: %v", res.Loads)
+	require.Equal(t, int64(1), res.Completed, "path after one completion: %v", res.Loads)
 
 	tree, _ := KaryTree(KaryShape{Height: 3, Arity: 2})
 	center, _ := tree.Center()
@@ -74,9 +73,8 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	cw, _ := NewCombinedWorkload(h, sv)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
 	require.NoError(t, err)
-	if !res.Steady.Unstable || res.Discrepancy() <= int64(tree.Order()/2) {
-		t.Fatalf("hot spot at rate 2: %v; %v", res, res.Steady)
-	}
+	require.True(t, res.Steady.Unstable, "hot spot at rate 2: %v; %v", res, res.Steady)
+	require.Greater(t, res.Discrepancy(), int64(tree.Order()/2), "hot spot at rate 2: %v; %v", res, res.Steady)
 	// Below the cut capacity (rate 1 < 0.5 + 2/3) it keeps up.
 	h, _ = NewHotSpot(1, center)
 	cw, _ = NewCombinedWorkload(h, sv)

@@ -70,15 +70,17 @@ func TestHotSpotAndAdversary(t *testing.T) {
 	h, err := NewHotSpot(2, 1, 3)
 	require.NoError(t, err)
 	res := runIdle(t, 5, nil, h, 500, 1)
-	if res.Loads[0] != 0 || res.Loads[2] != 0 || res.Loads[4] != 0 || res.Loads[1] == 0 || res.Loads[3] == 0 {
-		t.Fatalf("hot spot at 1, 3: loads %v", res.Loads)
-	}
+	require.Equal(t, int64(0), res.Loads[0], "hot spot at 1, 3: loads %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[2], "hot spot at 1, 3: loads %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[4], "hot spot at 1, 3: loads %v", res.Loads)
+	require.NotEqual(t, int64(0), res.Loads[1], "hot spot at 1, 3: loads %v", res.Loads)
+	require.NotEqual(t, int64(0), res.Loads[3], "hot spot at 1, 3: loads %v", res.Loads)
 	require.Equal(t, res.Loads.Total(), res.Arrived, "hot spot accounting")
 	a, _ := NewAdversary(0.7)
 	res = runIdle(t, 4, Loads{0, 3, 5, 5}, a, 100, 0)
-	if res.Arrived != 70 || res.Loads[2] != 75 || res.Loads[3] != 5 {
-		t.Fatalf("adversary: arrived %d, loads %v", res.Arrived, res.Loads)
-	}
+	require.Equal(t, int64(70), res.Arrived, "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
+	require.Equal(t, int64(75), res.Loads[2], "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
+	require.Equal(t, int64(5), res.Loads[3], "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
 }
 
 // TestServiceNeverExceedsLoad: service removes at most a node's load, about μ per busy
@@ -104,13 +106,13 @@ func TestTraceArrivalsCSV(t *testing.T) {
 	tr, err := NewTraceArrivals(strings.NewReader("step,node,count\n3,1,4\n1,0,2\n3,1,1\n9,2,7\n"))
 	require.NoError(t, err)
 	res := runIdle(t, 3, nil, tr, 5, 0)
-	if res.Loads[0] != 2 || res.Loads[1] != 5 || res.Loads[2] != 0 || res.Arrived != 7 {
-		t.Fatalf("trace after 5 steps: %v", res.Loads)
-	}
+	require.Equal(t, int64(2), res.Loads[0], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(5), res.Loads[1], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[2], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(7), res.Arrived, "trace after 5 steps: %v", res.Loads)
 	res = runIdle(t, 3, nil, tr, 20, 0) // reusable: Init rewinds
-	if res.Loads[2] != 7 || res.Arrived != 14 {
-		t.Fatalf("trace after 20 steps: %v", res.Loads)
-	}
+	require.Equal(t, int64(7), res.Loads[2], "trace after 20 steps: %v", res.Loads)
+	require.Equal(t, int64(14), res.Arrived, "trace after 20 steps: %v", res.Loads)
 	for _, bad := range []string{"1,0\n", "0,1,1\n", "1,-1,1\n", "1,x,1\n", "1,0,-3\n"} {
 		if _, err := NewTraceArrivals(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
 			t.Errorf("trace %q: err %v", bad, err)
@@ -176,9 +178,8 @@ func TestWorkloadAccountingCaught(t *testing.T) {
 	liar := liarWorkload{}
 	_, err := Run(context.Background(), g, Loads{1, 1, 1}, idle(), &RunOptions{MaxSteps: 3, Workload: liar})
 	var ie *InvariantError
-	if !errors.As(err, &ie) || ie.Invariant != Conserves {
-		t.Fatalf("want a conservation error, got %v", err)
-	}
+	require.True(t, errors.As(err, &ie), "want a conservation error, got %v", err)
+	require.Equal(t, Conserves, ie.Invariant, "want a conservation error, got %v", err)
 }
 
 type liarWorkload struct{}
@@ -201,7 +202,6 @@ func TestDynamicTraceCSV(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
 	require.True(t, strings.HasSuffix(lines[0], ",negative,arrived,completed,down"), "header %q", lines[0])
 	last := strings.Split(lines[len(lines)-1], ",")
-	if last[9] != fmt.Sprint(res.Arrived) || last[10] != fmt.Sprint(res.Completed) {
-		t.Fatalf("last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
-	}
+	require.Equal(t, fmt.Sprint(res.Arrived), last[9], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
+	require.Equal(t, fmt.Sprint(res.Completed), last[10], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 }
