@@ -239,7 +239,7 @@ func advTable() []advCase {
 			"Continuous":     func() error { _, err := tokendist.NewContinuousDiffusion(net, nil); return err },
 			"Deviation":      func() error { _, err := tokendist.NewDeviation(net, nil); return err },
 			"RunDeviation": func() error {
-				_, _, err := tokendist.RunDeviation(ctx, net, make(tokendist.Loads, 4), &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}, nil)
+				_, _, err := runDeviation(ctx, net, make(tokendist.Loads, 4), &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}, nil)
 				return err
 			},
 		}
@@ -626,7 +626,7 @@ func advTable() []advCase {
 	var nilRD *tokendist.RandomizedDiffusion
 	for name, b := range map[string]tokendist.Balancer{"Funcs": nilFuncs, "DimensionExchange": nilDE, "CubeBalancer": nilCube, "RingScheduler": nilRS, "PerfectTree": nilPT, "RandomizedDiffusion": nilRD, "nil": nil} {
 		add("run/typed-nil/"+name, func() error { _, err := tokendist.Run(ctx, g8, l8, b, nil); return err })
-		add("run/typed-nil-dev/"+name, func() error { _, _, err := tokendist.RunDeviation(ctx, g8, l8, b, nil); return err })
+		add("run/typed-nil-dev/"+name, func() error { _, _, err := runDeviation(ctx, g8, l8, b, nil); return err })
 	}
 	okB := &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}
 	//lint:ignore SA1012 nil context on purpose
@@ -634,17 +634,17 @@ func advTable() []advCase {
 	add("run/nil-ctx-dev", func() error {
 		b, _ := tokendist.NewRandomizedDiffusion(g8)
 		//lint:ignore SA1012 nil context on purpose
-		_, _, err := tokendist.RunDeviation(nil, g8, l8, b, nil) //nolint:staticcheck
+		_, _, err := runDeviation(nil, g8, l8, b, nil) //nolint:staticcheck
 		return err
 	})
 	add("run/nil-ctx-perfect", func() error {
 		//lint:ignore SA1012 nil context on purpose
-		_, err := tokendist.RunPerfectTree(nil, g8, l8, nil) //nolint:staticcheck
+		_, err := runPT(nil, g8, l8, nil, 0) //nolint:staticcheck
 		return err
 	})
 	add("run/nil-ctx-perfect-conc", func() error {
 		//lint:ignore SA1012 nil context on purpose
-		_, err := tokendist.RunPerfectTreeConcurrent(nil, g8, l8, nil) //nolint:staticcheck
+		_, err := runPTGoroutines(nil, g8, l8, nil, 0) //nolint:staticcheck
 		return err
 	})
 	add("run/recorder-unprefixed", func() error {
@@ -891,15 +891,15 @@ func advTable() []advCase {
 		if err != nil {
 			return err
 		}
-		_, err = tokendist.RunPerfectTree(ctx, g8, l8, &tokendist.PerfectTreeOptions{Delays: advBadDelays{}})
+		_, err = runPT(ctx, g8, l8, &tokendist.PerfectTreeOptions{Delays: advBadDelays{}}, 0)
 		return err
 	})
 	add("perfect/Run(big total)", func() error {
-		_, err := tokendist.RunPerfectTree(ctx, g8, tokendist.Loads{math.MaxInt64, 0, 0, 0, 0, 0, 0, 0}, nil)
+		_, err := runPT(ctx, g8, tokendist.Loads{math.MaxInt64, 0, 0, 0, 0, 0, 0, 0}, nil, 0)
 		return err
 	})
 	add("perfect/RunConcurrent(big total)", func() error {
-		_, err := tokendist.RunPerfectTreeConcurrent(ctx, g8, tokendist.Loads{math.MaxInt64, 0, 0, 0, 0, 0, 0, 0}, nil)
+		_, err := runPTGoroutines(ctx, g8, tokendist.Loads{math.MaxInt64, 0, 0, 0, 0, 0, 0, 0}, nil, 0)
 		return err
 	})
 

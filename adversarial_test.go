@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"go.uber.org/goleak"
 )
@@ -87,9 +88,7 @@ func TestAdversarialChild(t *testing.T) {
 	}
 	advAll()
 	i, ok := advRegistry.index[name]
-	if !ok {
-		t.Fatalf("no case %q", name)
-	}
+	require.True(t, ok, "no case %q", name)
 	err := advRegistry.cases[i].run()
 	verdict := "ok"
 	var wrong *advWrongError
@@ -129,8 +128,8 @@ func TestAdversarial(t *testing.T) {
 	if os.Getenv(advEnvCase) != "" {
 		t.Skip("child")
 	}
-	if testing.Short() && os.Getenv("TOKENDIST_ADV") == "" {
-		t.Skip("-short: set TOKENDIST_ADV=1 to run the adversarial suite")
+	if testing.Short() && !advFull && !tokendist.LongTests() {
+		t.Skip("-short: set TOKENDIST_LONG=1 (or TOKENDIST_ADV=full) to run the adversarial suite")
 	}
 	cases := advAll()
 	if tokendist.RaceEnabled && !advFull {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist/internal/apigen"
 )
 
@@ -12,9 +13,7 @@ import (
 // recorded in api/ with `go run ./internal/apigen/cmd -w` (and in CHANGELOG.md).
 func TestAPISurface(t *testing.T) {
 	removed, added, err := apigen.Diff(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(removed) > 0 {
 		t.Errorf("%d exported names removed or changed (v1 changes are additive):\n%s", len(removed), strings.Join(removed, "\n"))
 	}

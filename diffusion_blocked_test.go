@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist/internal/par"
 )
 
@@ -28,9 +29,7 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 	}
 	for _, c := range cases {
 		g, err := c.g()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		loads, _ := RandomRange(g.Order(), 0, c.hi, 11)
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
@@ -38,9 +37,7 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 				var bs [2]*RandomizedDiffusion
 				for i := range bs {
 					b, err := NewRandomizedDiffusion(g)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					if i == 0 {
 						b.blocked = newBlockedGather(g)
 					} else {
@@ -48,16 +45,12 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 					}
 					bs[i] = b
 					st[i] = &State{Net: g, Loads: loads.Clone(), Workers: workers, Seed: 42}
-					if err := b.Init(st[i]); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, b.Init(st[i]))
 				}
 				blockedRounds := 0
 				for r := 0; r < 12; r++ {
 					for i := range bs {
-						if err := bs[i].Step(st[i]); err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, bs[i].Step(st[i]))
 						st[i].Steps++
 					}
 					if bs[0].useBlocked() {

@@ -23,9 +23,9 @@ func ExampleRandomizedDiffusion() {
 	// final discrepancy: 8 total: 10000
 }
 
-// RunDeviation runs a discrete scheme next to the continuous process and reports the
-// deviation max_k |X_k(t) − ξ_k(t)| that Theorem 1.1 bounds.
-func ExampleRunDeviation() {
+// A Deviation recorder runs the continuous process next to a discrete scheme and
+// reports the deviation max_k |X_k(t) − ξ_k(t)| that Theorem 1.1 bounds.
+func ExampleDeviation() {
 	g, _ := tokendist.Torus(8, 8)
 	start, _ := tokendist.PointMass(g.Order(), 6400, 0)
 	for _, mk := range []func(tokendist.Network) (tokendist.Balancer, error){
@@ -33,7 +33,9 @@ func ExampleRunDeviation() {
 		func(n tokendist.Network) (tokendist.Balancer, error) { return tokendist.NewRSWDiffusion(n) },
 	} {
 		b, _ := mk(g)
-		res, devs, _ := tokendist.RunDeviation(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: 300, Seed: 2})
+		dev, _ := tokendist.NewDeviation(g, start)
+		res, _ := tokendist.Run(context.Background(), g, start, b, &tokendist.RunOptions{MaxSteps: 300, Seed: 2, SampleEvery: 1, Recorder: dev})
+		devs := dev.Samples()
 		worst := 0.0
 		for _, d := range devs {
 			worst = max(worst, d.Deviation)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist/internal/par"
 )
 
@@ -51,9 +52,7 @@ func roundCases(t *testing.T) map[string]*Graph {
 func TestFusedScheduleIsTopological(t *testing.T) {
 	for name, g := range roundCases(t) {
 		ec, err := DefaultColoring(g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var orders [][]int32
 		for _, w := range []int{1, 3, 64, fusedWindow, 1 << 30} {
 			orders = append(orders, fusedSchedule(g.Order(), ec.match, w))
@@ -110,36 +109,24 @@ func TestRoundMatchesSteps(t *testing.T) {
 		for _, c := range ctors {
 			for seed := uint64(1); seed <= 4; seed++ {
 				loads, err := RandomRange(g.Order(), 0, int64(10*seed*seed), seed)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if seed == 4 {
 					loads, _ = PointMass(g.Order(), int64(3*g.Order()), 0)
 				}
 				for _, workers := range []int{1, 2} {
 					a, err := c.f(g, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					b, _ := c.f(g, a.Coloring())
 					sa := &State{Net: g, Loads: loads.Clone(), Workers: workers}
 					sb := &State{Net: g, Loads: loads.Clone(), Workers: workers}
-					if err := a.Init(sa); err != nil {
-						t.Fatal(err)
-					}
-					if err := b.Init(sb); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, a.Init(sa))
+					require.NoError(t, b.Init(sb))
 					for r := 0; r < 25; r++ {
 						n, err := a.round(sa)
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err)
 						sa.Steps += n // Run counts the steps of a round
 						for k := 0; k < a.Colors(); k++ {
-							if err := b.Step(sb); err != nil {
-								t.Fatal(err)
-							}
+							require.NoError(t, b.Step(sb))
 							sb.Steps++
 						}
 						if sa.Steps != sb.Steps || sa.Time != sb.Time || sa.Moved != sb.Moved || sa.Messages != sb.Messages {
@@ -163,18 +150,14 @@ func TestRoundMatchesSteps(t *testing.T) {
 // MaxSteps that ends inside a round and the stability stop.
 func TestRunRoundsMatchSteps(t *testing.T) {
 	g, err := RandomTree(2000, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loads, _ := RandomRange(g.Order(), 0, 50, 9)
 	probe, _ := NewThreshold1(g, nil)
 	chi := int64(probe.Colors())
 	for every, want := range map[int64]bool{0: true, 1: false, 2 * chi: true, chi + 1: false} {
 		d, _ := NewThreshold1(g, nil)
 		r, err := newRunner(g, loads, d, &RunOptions{SampleEvery: every})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := r.rounder != nil; got != want {
 			t.Fatalf("SampleEvery %d (χ = %d): whole rounds %v, want %v", every, chi, got, want)
 		}
@@ -183,13 +166,9 @@ func TestRunRoundsMatchSteps(t *testing.T) {
 		var res [2]Result
 		for i, every := range []int64{0, 1} {
 			d, err := NewThreshold1(g, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			r, err := Run(context.Background(), g, loads, d, &RunOptions{MaxSteps: maxSteps, SampleEvery: every, Workers: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			res[i] = r
 		}
 		a, b := res[0], res[1]
@@ -227,19 +206,14 @@ func TestRoundDoesNotAllocate(t *testing.T) {
 	par.Acquire()
 	defer par.Release()
 	g, err := KaryTree(KaryShape{Height: 15, Arity: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loads, _ := RandomRange(g.Order(), 0, 100, 1)
 	for _, workers := range []int{1, 2} {
 		d, _ := NewThreshold1(g, nil)
 		s := &State{Net: g, Loads: loads.Clone(), Workers: workers}
-		if err := d.Init(s); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := d.round(s); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Init(s))
+		_, err := d.round(s)
+		require.NoError(t, err)
 		if a := testing.AllocsPerRun(20, func() {
 			if _, err := d.round(s); err != nil {
 				t.Fatal(err)

@@ -21,7 +21,7 @@ func ExampleNewDiscrepancy1() {
 		panic(err)
 	}
 	r, _ := tokendist.Run(context.Background(), g, loads, d1, &tokendist.RunOptions{NoStability: true})
-	fmt.Println("DISCREPANCY-1:", r.Status, "discrepancy", r.Discrepancy(), "after", d1.Cycles(), "cycles of", 2*d1.Colors()*9, "steps")
+	fmt.Println("DISCREPANCY-1:", r.Status, "discrepancy", r.Discrepancy(), "after", r.Report.(tokendist.Discrepancy1Report).Cycles, "cycles of", 2*d1.Colors()*9, "steps")
 	// Output:
 	// THRESHOLD-1:   Stable discrepancy 4
 	// DISCREPANCY-1: Done discrepancy 1 after 3 cycles of 144 steps

@@ -83,19 +83,19 @@ func TestErrorsPrefixed(t *testing.T) {
 		{"RunDeviation canceled", func() error {
 			b, err := tokendist.NewRandomizedDiffusion(hc)
 			require.NoError(t, err)
-			_, _, err = tokendist.RunDeviation(canceled, hc, hcLoads, b, nil)
+			_, _, err = runDeviation(canceled, hc, hcLoads, b, nil)
 			return err
 		}, context.Canceled},
 		{"RunPerfectTree canceled", func() error {
-			_, err := tokendist.RunPerfectTree(canceled, tree, treeLoads, nil)
+			_, err := runPT(canceled, tree, treeLoads, nil, 0)
 			return err
 		}, context.Canceled},
 		{"RunPerfectTreeConcurrent canceled", func() error {
-			_, err := tokendist.RunPerfectTreeConcurrent(canceled, tree, treeLoads, nil)
+			_, err := runPTGoroutines(canceled, tree, treeLoads, nil, 0)
 			return err
 		}, context.Canceled},
 		{"RunPerfectTreeConcurrent deadline", func() error {
-			_, err := tokendist.RunPerfectTreeConcurrent(expired, tree, treeLoads, nil)
+			_, err := runPTGoroutines(expired, tree, treeLoads, nil, 0)
 			return err
 		}, context.DeadlineExceeded},
 		{"RunRing canceled", func() error {
@@ -159,8 +159,9 @@ func TestErrorsPrefixed(t *testing.T) {
 	}
 }
 
-// TestRunCancelMessages: Run and RunPerfectTreeConcurrent word a cancellation alike,
-// "tokendist: <what> stopped at <where>: <ctx's error>".
+// TestRunCancelMessages: a cancellation reads "tokendist: <what> stopped at <where>:
+// <ctx's error>", before the first step for both perfect-tree runtimes, and inside the
+// goroutine runtime's one step, where it names the logical time.
 func TestRunCancelMessages(t *testing.T) {
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
@@ -168,12 +169,33 @@ func TestRunCancelMessages(t *testing.T) {
 	require.NoError(t, err)
 	loads := make(tokendist.Loads, 20)
 	loads[3] = 77
-	r, err := tokendist.RunPerfectTreeConcurrent(expired, tree, loads, nil)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Regexp(t, `^tokendist: concurrent perfect-tree run stopped at logical time \d+ with \d+ of 20 nodes finished: context deadline exceeded$`, err.Error())
-	r, err = tokendist.RunPerfectTree(expired, tree, loads, nil)
+	r, err := runPTGoroutines(expired, tree, loads, nil, 0)
 	require.Equal(t, tokendist.StatusCanceled, r.Status)
 	require.Regexp(t, `^tokendist: PerfectTree\S* stopped at step 0: context deadline exceeded$`, err.Error())
+	r, err = runPT(expired, tree, loads, nil, 0)
+	require.Equal(t, tokendist.StatusCanceled, r.Status)
+	require.Regexp(t, `^tokendist: PerfectTree\S* stopped at step 0: context deadline exceeded$`, err.Error())
+
+	// Cancelled while the goroutines run (a deadline that expires during the one step
+	// on a large tree): the in-step wording names the logical time. On a machine fast
+	// enough to finish first, or slow enough to expire before the step, the other two
+	// outcomes are checked instead.
+	big, err := tokendist.RandomTree(3000, 2)
+	require.NoError(t, err)
+	bigLoads, err := tokendist.RandomRange(3000, 0, 1000, 2)
+	require.NoError(t, err)
+	ctx, cancel2 := context.WithTimeout(context.Background(), 2*time.Millisecond)
+	defer cancel2()
+	r, err = runPTGoroutines(ctx, big, bigLoads, nil, 0)
+	switch {
+	case err == nil:
+		require.Equal(t, tokendist.StatusDone, r.Status) // the machine was fast enough
+	case r.N == 0:
+		require.Regexp(t, `^tokendist: PerfectTree\S* stopped at step 0: context deadline exceeded$`, err.Error())
+	default:
+		require.Equal(t, tokendist.StatusCanceled, r.Status)
+		require.Regexp(t, `^tokendist: PerfectTree\S* stopped at step 0: goroutine perfect-tree run stopped at logical time \d+ with \d+ of 3000 nodes finished: context deadline exceeded$`, err.Error())
+	}
 }
 
 // TestInvariantErrorInterval: an InvariantError names the steps in which the break

@@ -1,7 +1,9 @@
 package tokendist_test
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -482,4 +484,167 @@ func TestGenLargestAccepted(t *testing.T) {
 	require.Equal(t, 1<<31-1, n)
 	_, err = tokendist.KaryTreeOrder(tokendist.KaryShape{Height: 1<<31 - 2, Arity: 1})
 	require.NoError(t, err)
+}
+
+// fndLimitNodes and fndLimitEnds are the documented representation limits: node IDs and
+// edge-end indices fit in an int32.
+const (
+	fndLimitNodes = 1 << 31
+	fndLimitEnds  = 1<<31 - 1
+	// fndFuzzBudget bounds the graphs the fuzzer actually builds.
+	fndFuzzBudget = 1 << 15
+)
+
+// fndGenCase is one generator call with the closed forms it must satisfy.
+type fndGenCase struct {
+	name      string
+	build     func() (*tokendist.Graph, error)
+	domain    bool    // parameters in the documented domain
+	order     float64 // closed-form order (may be huge or +Inf)
+	ends      float64 // closed-form upper bound on edge ends (2·size)
+	exactEnds bool    // ends is exact (not just a bound)
+	regular   int     // the degree of a regular family, or -1
+	tree      bool
+	notConn   bool // domain but no connected graph exists (RandomRegular d = 0, 1)
+}
+
+// fndKaryOrder returns (k^(h+1)-1)/(k-1), saturating above 2^62.
+func fndKaryOrder(k, h int64) float64 {
+	switch {
+	case k < 1 || h < 0:
+		return 0
+	case k == 1:
+		return float64(h) + 1
+	}
+	order, level := 1.0, 1.0
+	for i := int64(0); i < h && order < 1<<62; i++ {
+		level *= float64(k)
+		order += level
+	}
+	return order
+}
+
+func fndGenFor(kind uint8, a, b, c int64, dims uint8, seed uint64) fndGenCase {
+	fa, fb := float64(a), float64(b)
+	switch kind % 11 {
+	case 0:
+		return fndGenCase{name: "Path", build: func() (*tokendist.Graph, error) { return tokendist.Path(int(a)) },
+			domain: a >= 1, order: fa, ends: 2 * (fa - 1), exactEnds: true, regular: -1, tree: true}
+	case 1:
+		deg := 2 // Ring(1) is a single node and Ring(2) a single edge
+		if a < 3 {
+			deg = int(max(a, 1)) - 1
+		}
+		return fndGenCase{name: "Ring", build: func() (*tokendist.Graph, error) { return tokendist.Ring(int(a)) },
+			domain: a >= 1, order: fa, ends: 2 * fa, exactEnds: a >= 3, regular: deg}
+	case 2:
+		return fndGenCase{name: "Star", build: func() (*tokendist.Graph, error) { return tokendist.Star(int(a)) },
+			domain: a >= 1, order: fa, ends: 2 * (fa - 1), exactEnds: true, regular: -1, tree: true}
+	case 3:
+		return fndGenCase{name: "Complete", build: func() (*tokendist.Graph, error) { return tokendist.Complete(int(a)) },
+			domain: a >= 1, order: fa, ends: fa * (fa - 1), exactEnds: true, regular: int(a - 1)}
+	case 4:
+		order := fndKaryOrder(a, b)
+		return fndGenCase{name: "KaryTree", build: func() (*tokendist.Graph, error) {
+			return tokendist.KaryTree(tokendist.KaryShape{Height: int(b), Arity: int(a)})
+		},
+			domain: a >= 1 && b >= 0, order: order, ends: 2 * (order - 1), exactEnds: true, regular: -1, tree: true}
+	case 5:
+		return fndGenCase{name: "RandomTree", build: func() (*tokendist.Graph, error) { return tokendist.RandomTree(int(a), seed) },
+			domain: a >= 1, order: fa, ends: 2 * (fa - 1), exactEnds: true, regular: -1, tree: true}
+	case 6:
+		order := math.Ldexp(1, int(min(max(a, 0), 2000)))
+		return fndGenCase{name: "Hypercube", build: func() (*tokendist.Graph, error) { return tokendist.Hypercube(int(a)) },
+			domain: a >= 0, order: order, ends: fa * order, exactEnds: true, regular: int(a)}
+	case 7:
+		order := math.Ldexp(1, int(min(max(a, 0), 2000)))
+		return fndGenCase{name: "ShuffleExchange", build: func() (*tokendist.Graph, error) { return tokendist.ShuffleExchange(int(a)) },
+			domain: a >= 1, order: order, ends: 3 * order, regular: -1}
+	case 8, 9:
+		sides := []int64{a, b, c}[:dims%4]
+		wrap := kind%11 == 8
+		order, ends := 1.0, 0.0
+		ok := len(sides) > 0
+		for _, s := range sides {
+			ok = ok && s >= 1
+			order *= float64(s)
+		}
+		for _, s := range sides {
+			switch {
+			case s == 2:
+				ends += order
+			case s > 2 && wrap:
+				ends += 2 * order
+			case s > 2:
+				ends += 2 * order / float64(s) * float64(s-1)
+			}
+		}
+		is := make([]int, len(sides))
+		for i, s := range sides {
+			is[i] = int(s)
+		}
+		gc := fndGenCase{name: "Mesh", build: func() (*tokendist.Graph, error) { return tokendist.Mesh(is...) },
+			domain: ok, order: order, ends: ends, exactEnds: true, regular: -1}
+		if wrap {
+			gc.name, gc.build = "Torus", func() (*tokendist.Graph, error) { return tokendist.Torus(is...) }
+		}
+		return gc
+	default:
+		n, d := a, b
+		return fndGenCase{name: "RandomRegular", build: func() (*tokendist.Graph, error) { return tokendist.RandomRegular(int(n), int(d), seed) },
+			domain: n >= 1 && d >= 0 && d < n && n*d%2 == 0, order: fa, ends: fa * fb, exactEnds: true, regular: int(d),
+			notConn: (d == 0 && n > 1) || (d == 1 && n > 2)}
+	}
+}
+
+// FuzzGenerators calls a generator with arbitrary parameters. Outside the documented
+// domain, or beyond the int32 limits, it must return a "tokendist: " error (and no
+// graph); inside, a simple connected graph with the closed-form order and size.
+func FuzzGenerators(f *testing.F) {
+	f.Add(uint8(0), int64(10), int64(0), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(1), int64(2), int64(0), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(3), int64(46342), int64(0), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(4), int64(3), int64(4), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(4), int64(1), int64(1<<40), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(5), int64(17), int64(0), int64(0), uint8(0), uint64(9))
+	f.Add(uint8(6), int64(27), int64(0), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(7), int64(6), int64(0), int64(0), uint8(0), uint64(1))
+	f.Add(uint8(8), int64(3), int64(2), int64(5), uint8(3), uint64(1))
+	f.Add(uint8(9), int64(4), int64(1), int64(0), uint8(2), uint64(1))
+	f.Add(uint8(10), int64(10), int64(3), int64(0), uint8(0), uint64(4))
+	f.Add(uint8(10), int64(5), int64(4), int64(0), uint8(0), uint64(5))
+	f.Add(uint8(10), int64(1), int64(2), int64(0), uint8(0), uint64(5))
+	f.Fuzz(func(t *testing.T, kind uint8, a, b, c int64, dims uint8, seed uint64) {
+		gc := fndGenFor(kind, a, b, c, dims, seed)
+		tooBig := gc.order >= fndLimitNodes || gc.ends > fndLimitEnds
+		if gc.domain && !tooBig && (gc.order > fndFuzzBudget || gc.ends > fndFuzzBudget) {
+			return // valid but too large to build in a fuzz iteration
+		}
+		g, err := gc.build()
+		if !gc.domain || tooBig || gc.notConn {
+			if err == nil || g != nil {
+				t.Fatalf("%s(%d, %d, %d; dims %d): accepted (%v, %v)", gc.name, a, b, c, dims, g, err)
+			}
+			require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "%s: error %q lacks the prefix", gc.name, err)
+			want := tokendist.ErrBadParameter
+			if gc.domain && !tooBig && gc.notConn {
+				want = tokendist.ErrNotConnected
+			}
+			require.True(t, errors.Is(err, want), "%s: error %q is not %q", gc.name, err, want)
+			return
+		}
+		require.NoError(t, err, "%s(%d, %d, %d; dims %d)", gc.name, a, b, c, dims)
+		fndCheckSimple(t, g)
+		require.Equal(t, gc.order, float64(g.Order()), "%s: order %d, want %v", gc.name, g.Order(), gc.order)
+		if ends := float64(2 * g.Size()); ends > gc.ends || (gc.exactEnds && ends != gc.ends) {
+			t.Fatalf("%s: %d edge ends, want %v (exact %v)", gc.name, 2*g.Size(), gc.ends, gc.exactEnds)
+		}
+		require.True(t, g.Connected(), "%s: not connected", gc.name)
+		if gc.tree && !g.IsTree() {
+			t.Fatalf("%s: not a tree", gc.name)
+		}
+		if gc.regular >= 0 && (!g.IsRegular() || g.MaxDegree() != gc.regular) {
+			t.Fatalf("%s: degrees %d..%d, want %d-regular", gc.name, g.MinDegree(), g.MaxDegree(), gc.regular)
+		}
+	})
 }

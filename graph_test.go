@@ -1,6 +1,7 @@
 package tokendist_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -69,15 +70,10 @@ func fndCheckSimple(t testing.TB, g *tokendist.Graph) {
 	if mn < 0 {
 		mn = 0
 	}
-	if sum != 2*g.Size() {
-		t.Fatalf("Σ degree %d != 2·Size %d", sum, 2*g.Size())
-	}
-	if g.MaxDegree() != mx || g.MinDegree() != mn {
-		t.Fatalf("Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
-	}
-	if g.IsRegular() != (mx == mn) {
-		t.Fatalf("IsRegular %v with degrees %d..%d", g.IsRegular(), mn, mx)
-	}
+	require.Equal(t, 2*g.Size(), sum, "Σ degree %d != 2·Size %d", sum, 2*g.Size())
+	require.Equal(t, mx, g.MaxDegree(), "Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
+	require.Equal(t, mn, g.MinDegree(), "Max/MinDegree %d/%d, want %d/%d", g.MaxDegree(), g.MinDegree(), mx, mn)
+	require.Equal(t, (mx == mn), g.IsRegular(), "IsRegular %v with degrees %d..%d", g.IsRegular(), mn, mx)
 	if got := g.EdgeList(); !slices.Equal(got, edges) && !(len(got) == 0 && len(edges) == 0) {
 		t.Fatalf("EdgeList %v, want %v", got, edges)
 	}
@@ -554,4 +550,129 @@ func TestGraphConcurrentReaders(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// fndFuzzGraph builds a graph on 1 + data[0] % 12 nodes from the byte pairs of data.
+func fndFuzzGraph(data []byte) *tokendist.Graph {
+	if len(data) == 0 {
+		data = []byte{0}
+	}
+	n := 1 + int(data[0])%12
+	seen := map[[2]int]bool{}
+	var edges [][2]int
+	for i := 1; i+1 < len(data); i += 2 {
+		u, v := int(data[i])%n, int(data[i+1])%n
+		if u == v || seen[[2]int{min(u, v), max(u, v)}] {
+			continue
+		}
+		seen[[2]int{min(u, v), max(u, v)}] = true
+		edges = append(edges, [2]int{u, v})
+	}
+	return fndMust(tokendist.NewGraph(n, edges))
+}
+
+// FuzzAsGraph converts arbitrary adjacency lists: AsGraph must either reject them with
+// a "tokendist: " error or return a graph with exactly those lists.
+func FuzzAsGraph(f *testing.F) {
+	f.Add([]byte{3, 2, 1, 2, 2, 0, 2, 2, 0, 1})
+	f.Add([]byte{3, 1, 2, 0, 1, 1})
+	f.Add([]byte{4, 2, 1, 3, 2, 0, 2, 2, 1, 3, 2, 1, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		n := int(data[0]) % 10
+		lists := make([][]int32, n)
+		pos := 1
+		for v := 0; v < n && pos < len(data); v++ {
+			k := int(data[pos]) % 6
+			pos++
+			for i := 0; i < k && pos < len(data); i++ {
+				lists[v] = append(lists[v], int32(int8(data[pos])))
+				pos++
+			}
+		}
+		g, err := tokendist.AsGraph(fndListNet(lists...))
+		valid := true
+		for u, nb := range lists {
+			for i, v := range nb {
+				if v < 0 || int(v) >= n || int(v) == u || (i > 0 && nb[i-1] >= v) || !slices.Contains(lists[v], int32(u)) {
+					valid = false
+				}
+			}
+		}
+		if !valid {
+			if err == nil || g != nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !errors.Is(err, tokendist.ErrBadParameter) {
+				t.Fatalf("%v accepted or badly rejected: %v", lists, err)
+			}
+			return
+		}
+		require.NoError(t, err, "%v rejected", lists)
+		for v := range lists {
+			if !slices.Equal(lists[v], g.Neighbors(v)) && len(lists[v])+len(g.Neighbors(v)) > 0 {
+				t.Fatalf("node %d: %v, want %v", v, g.Neighbors(v), lists[v])
+			}
+		}
+		fndCheckSimple(t, g)
+	})
+}
+
+// FuzzNetworkEntryPoints hands arbitrary adjacency lists (often not a valid network:
+// asymmetric, unsorted, out of range, self-loops) to every entry point that takes a
+// Network: each must return a short prefixed error or a result, never panic or hang.
+func FuzzNetworkEntryPoints(f *testing.F) {
+	f.Add([]byte{3, 2, 1, 2, 2, 0, 2, 2, 0, 1}, uint8(0))
+	f.Add([]byte{4, 1, 1, 2, 0, 2, 2, 1, 3, 1, 2}, uint8(1))
+	f.Add([]byte{2, 1, 1, 1, 0}, uint8(2))
+	f.Add([]byte{3, 1, 5, 1, 200, 0}, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		if len(data) == 0 {
+			return
+		}
+		n := int(data[0]) % 12
+		lists := make([][]int32, n)
+		pos := 1
+		for v := 0; v < n && pos < len(data); v++ {
+			k := int(data[pos]) % 5
+			pos++
+			for i := 0; i < k && pos < len(data); i++ {
+				lists[v] = append(lists[v], int32(int8(data[pos])))
+				pos++
+			}
+		}
+		net := fndListNet(lists...)
+		ctx := context.Background()
+		calls := []func() error{
+			func() error { _, err := tokendist.AsGraph(net); return err },
+			func() error { _, err := tokendist.LambdaMax(net, nil); return err },
+			func() error { _, err := tokendist.DistanceLoads(net, 0); return err },
+			func() error { _, err := tokendist.MSD(net); return err },
+			func() error { _, err := tokendist.Fringe(net, []int{0}); return err },
+			func() error { _, _, err := tokendist.MinFringe(net, 1); return err },
+			func() error { _, err := tokendist.Peripheral(net); return err },
+			func() error { _, err := tokendist.LeightonTime(net, 3); return err },
+			func() error { _, err := tokendist.ConstructSubgraph(net, 0); return err },
+			func() error {
+				b, err := tokendist.NewRandomizedDiffusion(net)
+				if err != nil {
+					return err
+				}
+				_, err = tokendist.Run(ctx, net, make(tokendist.Loads, n), b, &tokendist.RunOptions{MaxSteps: 5})
+				return err
+			},
+			func() error {
+				b, err := tokendist.NewRSWDiffusion(net)
+				if err != nil {
+					return err
+				}
+				_, err = tokendist.Run(ctx, net, make(tokendist.Loads, n), b, &tokendist.RunOptions{MaxSteps: 5})
+				return err
+			},
+			func() error { _, err := tokendist.NewHypercubeBalance(net, nil); return err },
+			func() error { _, err := tokendist.NewContinuousDiffusion(net, make([]float64, n)); return err },
+			func() error { _, err := tokendist.TransitionMatrix(net); return err },
+			func() error { _, err := tokendist.Stabilities(net); return err },
+		}
+		fuzzPrefixed(t, calls[int(which)%len(calls)]())
+	})
 }

@@ -21,15 +21,15 @@ func ExampleNewHypercubeBalance() {
 	} {
 		b, _ := mk()
 		r, _ := tokendist.Run(context.Background(), g, loads, b, nil)
-		fmt.Printf("%v: error %d, time %d %+v\n", b, r.Discrepancy(), r.Time, b.Times())
+		fmt.Printf("%v: error %d, %v\n", b, r.Discrepancy(), r.Report)
 	}
 	ub, _ := tokendist.HypercubeBalanceTimeBound(10, 256)
 	dimUB, _ := tokendist.DimensionOrderTimeBound(g, 256)
 	fmt.Println("upper bounds: recursion", ub, "dimension order", dimUB)
 	// Output:
-	// NewDimensionOrderBalance(Hypercube(10)): error 1, time 1163 {Select:0 Balance:1163 Shuffle:0 Reduce:0 Route:0 Phases:0}
-	// NewHypercubeBalance(Hypercube(10)): error 1, time 406 {Select:139 Balance:267 Shuffle:0 Reduce:0 Route:0 Phases:0}
-	// NewHypercubeBalance(Hypercube(10), min error): error 1, time 446 {Select:139 Balance:267 Shuffle:0 Reduce:20 Route:20 Phases:1}
+	// NewDimensionOrderBalance(Hypercube(10)): error 1, model time 1163, balance 1163
+	// NewHypercubeBalance(Hypercube(10)): error 1, model time 406, select 139, balance 267
+	// NewHypercubeBalance(Hypercube(10), min error): error 1, model time 446, select 139, balance 267, reduce 20, route 20, Leighton phases 1
 	// upper bounds: recursion 728 dimension order 1290
 }
 
@@ -42,7 +42,7 @@ func ExampleNewLeightonBalance() {
 	b, _ := tokendist.NewLeightonBalance(g)
 	r, _ := tokendist.Run(context.Background(), g, loads, b, nil)
 	want, _ := tokendist.LeightonTime(g, loads.Max())
-	fmt.Println(r.Loads, "time", r.Time, "=", want, "phases", b.Times().Phases)
+	fmt.Println(r.Loads, "time", r.Time, "=", want, "phases", r.Report.(tokendist.CubeTimes).Phases)
 	// Output:
 	// [2 2 2 2 2 2 2 1] time 57 = 57 phases 9
 }
@@ -60,7 +60,7 @@ func ExampleNewMultiBalance() {
 	}
 	b, _ := tokendist.NewMultiBalance(g, groups, nil)
 	r, _ := tokendist.Run(context.Background(), g, total, b, nil)
-	for j, grp := range b.Groups() {
+	for j, grp := range r.Report.(tokendist.MultiBalanceReport).Groups {
 		fmt.Printf("group %d: %d tokens, error %d\n", j, grp.Total(), grp.Discrepancy())
 	}
 	lb, _ := tokendist.MultiBalanceLowerBound(groups, int64(g.Order()/2))

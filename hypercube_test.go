@@ -1,846 +1,146 @@
-package tokendist
+package tokendist_test
 
 import (
 	"context"
-	"fmt"
-	"math/bits"
-	"os"
-	"slices"
+	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/tokendisttest"
 )
 
-// TOKENDIST_LONG=1 multiplies the seeds of the sweeps below by four.
-func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
-
-// cubeSeeds is the number of seeds of the default sweep for dimension d: every d ≤ 12 is
-// covered, large d with fewer seeds.
-func cubeSeeds(d int) int {
-	n := 2
-	switch {
-	case d <= 5:
-		n = 16
-	case d <= 8:
-		n = 6
-	case d <= 10:
-		n = 3
-	}
-	if longTests() {
-		n *= 4
-	}
-	return n
-}
-
-func mustCube(t testing.TB, d int, se bool) *Graph {
-	t.Helper()
-	var g *Graph
-	var err error
-	if se {
-		g, err = ShuffleExchange(d)
-	} else {
-		g, err = Hypercube(d)
-	}
-	require.NoError(t, err)
-	return g
-}
-
-// driven is one run driven step by step, with the checks of checkStep after each step.
-type driven struct {
-	s     State
-	core  *cubeCore
-	steps int
-}
-
-// drive runs b (a *CubeBalancer or *MultiBalancer) to completion like Run, checking
-// after every step: conservation of every column, non-negativity, Lemma 2.3 on the
-// subcubes the step merged, and for the recursion the paper's bound on the pair
-// differences, max pair difference ≤ ⌊δ_{i*}/2^{l−1}⌋ + ξ_low + ξ_high (section 2.3).
-func drive(t *testing.T, g *Graph, loads Loads, b Balancer) *driven {
-	t.Helper()
-	r := &driven{s: State{Net: g, Loads: loads.Clone(), Workers: 2}}
-	switch x := b.(type) {
-	case *CubeBalancer:
-		r.core = &x.core
-	case *MultiBalancer:
-		r.core = &x.core
-	default:
-		t.Fatalf("drive: %T", b)
-	}
-	require.NoError(t, b.(Initializer).Init(&r.s))
-	c := r.core
-	colTotals := columnTotals(c.eng.rows, c.w)
-	for !b.(Terminator).Done(&r.s) {
-		phase, level := c.phase, c.level
-		before := slices.Clone(c.eng.rows)
-		var bound []int64
-		if phase == phaseTree && level < c.d-1 {
-			bound = pairBound(c, level, before)
-		}
-		require.NoError(t, b.Step(&r.s))
-		r.s.Steps++
-		r.steps++
-		after := c.eng.rows
-		if got := columnTotals(after, c.w); !slices.Equal(got, colTotals) {
-			t.Fatalf("%v step %d: group totals %v, want %v", c, r.steps, got, colTotals)
-		}
-		for v, x := range after {
-			if x < 0 {
-				t.Fatalf("%v step %d: negative count %d at row %d", c, r.steps, x, v)
-			}
-		}
-		if c.w > 1 {
-			for v := 0; v < c.p; v++ {
-				var sum int64
-				for _, x := range after[v*c.w : (v+1)*c.w] {
-					sum += x
-				}
-				if sum != r.s.Loads[v] {
-					t.Fatalf("%v step %d: node %d holds %d tokens, its groups %d", c, r.steps, v, r.s.Loads[v], sum)
-				}
-			}
-		}
-		switch phase {
-		case phaseTree:
-			checkTreeStep(t, c, level, before, after, bound)
-		case phaseAscend:
-			checkAscendStep(t, c, level, before, after)
-		}
-		if r.s.Time != c.times.Total() {
-			t.Fatalf("%v: CubeTimes %+v do not add up to State.Time %d", c, c.times, r.s.Time)
-		}
-	}
-	return r
-}
-
-func columnTotals(rows []int64, w int) []int64 {
-	tot := make([]int64, w)
-	for i, x := range rows {
-		tot[i%w] += x
-	}
-	return tot
-}
-
-// subcubeErrors returns, for every key, max − min of column j over the nodes with that key.
-func subcubeErrors(rows []int64, w, j, p int, key func(int) int) []int64 {
-	lo, hi := make([]int64, p), make([]int64, p)
-	seen := make([]bool, p)
-	for v := 0; v < p; v++ {
-		k, x := key(v), rows[v*w+j]
-		if !seen[k] {
-			lo[k], hi[k], seen[k] = x, x, true
-		}
-		lo[k], hi[k] = min(lo[k], x), max(hi[k], x)
-	}
-	for k := range lo {
-		hi[k] -= lo[k]
-	}
-	return hi
-}
-
-// checkLemma23 checks, for every column, that each merged subcube (keyAfter) has error
-// at most one more than the larger error of its halves (keyBefore), and at most its
-// dimension dimAfter (the induction of section 2.3).
-func checkLemma23(t *testing.T, c *cubeCore, before, after []int64, keyBefore, keyAfter func(int) int, dimAfter int) {
-	t.Helper()
-	for j := 0; j < c.w; j++ {
-		eb := subcubeErrors(before, c.w, j, c.p, keyBefore)
-		ea := subcubeErrors(after, c.w, j, c.p, keyAfter)
-		halves := make([]int64, c.p)
-		for v := 0; v < c.p; v++ {
-			halves[keyAfter(v)] = max(halves[keyAfter(v)], eb[keyBefore(v)])
-		}
-		for v := 0; v < c.p; v++ {
-			k := keyAfter(v)
-			if ea[k] > halves[k]+1 || ea[k] > int64(dimAfter) {
-				t.Fatalf("%v group %d: Lemma 2.3 fails at node %d: halves' error %d, merged %d (dimension %d)", c, j, v, halves[k], ea[k], dimAfter)
-			}
-		}
-	}
-}
-
-// checkTreeStep checks a bottom-up step of the recursion at level k.
-func checkTreeStep(t *testing.T, c *cubeCore, k int, before, after []int64, bound []int64) {
-	t.Helper()
-	d, leaf := c.d, c.eng.leaf
-	keyAfter := func(v int) int { return int(leaf[v] >> (d - 1 - k)) }
-	keyBefore := func(v int) int { return v } // single nodes below level d−1
-	if k < d-1 {
-		keyBefore = func(v int) int { return int(leaf[v] >> (d - 2 - k)) }
-	}
-	checkLemma23(t, c, before, after, keyBefore, keyAfter, d-k)
-	if bound == nil {
-		return
-	}
-	// pair differences of the step, against the bound computed before it.
-	dims := c.eng.dims[(1<<k)-1:]
-	for v := 0; v < c.p; v++ {
-		sub := keyAfter(v)
-		i := dims[sub]
-		if v>>i&1 != 0 {
-			continue
-		}
-		u := v | 1<<i
-		for j := 0; j < c.w; j++ {
-			diff := abs64(before[v*c.w+j] - before[u*c.w+j])
-			if diff > bound[sub*c.w+j] {
-				t.Fatalf("%v level %d group %d: pair (%d, %d) differs by %d > ⌊δ/2^(l−1)⌋ + ξ_low + ξ_high = %d", c, k, j, v, u, diff, bound[sub*c.w+j])
-			}
-		}
-	}
-}
-
-// pairBound computes, before the balancing step of level k < d−1, the paper's bound on
-// the pair differences of every subcube and group: ⌊δ/2^{l−1}⌋ + ξ_low + ξ_high.
-func pairBound(c *cubeCore, k int, rows []int64) []int64 {
-	d, w, leaf := c.d, c.w, c.eng.leaf
-	l := d - k
-	dims := c.eng.dims[(1<<k)-1:]
-	n := 1 << k
-	sum := make([]int64, n*w)
-	lo, hi := make([]int64, 2*n*w), make([]int64, 2*n*w)
-	seen := make([]bool, 2*n*w)
-	for v := 0; v < c.p; v++ {
-		sub := int(leaf[v] >> (d - 1 - k))
-		half := int(leaf[v] >> (d - 2 - k))
-		sign := int64(-1)
-		if v>>dims[sub]&1 == 1 {
-			sign = 1
-		}
-		for j := 0; j < w; j++ {
-			x := rows[v*w+j]
-			sum[sub*w+j] += sign * x
-			h := half*w + j
-			if !seen[h] {
-				lo[h], hi[h], seen[h] = x, x, true
-			}
-			lo[h], hi[h] = min(lo[h], x), max(hi[h], x)
-		}
-	}
-	bound := make([]int64, n*w)
-	for sub := 0; sub < n; sub++ {
-		for j := 0; j < w; j++ {
-			e0 := hi[(2*sub)*w+j] - lo[(2*sub)*w+j]
-			e1 := hi[(2*sub+1)*w+j] - lo[(2*sub+1)*w+j]
-			bound[sub*w+j] = abs64(sum[sub*w+j])>>(l-1) + e0 + e1
-		}
-	}
-	return bound
-}
-
-// checkAscendStep checks step j of dimension order: on the hypercube the subcubes of
-// dimensions 0..j merge; on the shuffle-exchange the same holds for virtual IDs, where
-// physical y holds virtual Shuffle^t(y) after t unshuffles.
-func checkAscendStep(t *testing.T, c *cubeCore, j int, before, after []int64) {
-	t.Helper()
-	vb, va := before, after
-	if c.shape.topo == topoShuffleExchange {
-		vb, va = virtualRows(c, before, j), virtualRows(c, after, j+1)
-	}
-	checkLemma23(t, c, vb, va, func(v int) int { return v >> j }, func(v int) int { return v >> (j + 1) }, j+1)
-}
-
-func virtualRows(c *cubeCore, rows []int64, shuffles int) []int64 {
-	out := make([]int64, len(rows))
-	for y := 0; y < c.p; y++ {
-		x := y
-		for i := 0; i < shuffles%max(c.d, 1); i++ {
-			x = shuffle(x, c.d)
-		}
-		copy(out[x*c.w:(x+1)*c.w], rows[y*c.w:(y+1)*c.w])
-	}
-	return out
-}
-
-// cubeInputs returns the inputs of the sweep for dimension d and a seed: random loads of
-// several ranges, a point mass, Lemma 2.4's Hamming-ball packings and dimension order's
-// worst case.
-func cubeInputs(t testing.TB, d int, seed uint64) map[string]Loads {
-	p := 1 << d
-	in := map[string]Loads{}
-	for _, hi := range []int64{1, 9, 300} {
-		l, err := RandomRange(p, 0, hi, seed*31+uint64(hi))
-		require.NoError(t, err)
-		in[fmt.Sprintf("random0..%d", hi)] = l
-	}
-	pm, err := PointMass(p, int64(seed%5)*int64(p)+int64(seed), int(seed)%p)
-	require.NoError(t, err)
-	in["pointmass"] = pm
-	m := int64(d + 1 + int(seed%7))
-	for _, frac := range []int64{1, 2} { // the ball fills p/2 or p/4 processors
-		n := max(0, m*int64(max(1, p/(2*int(frac))))-int64(seed%3)) // m per processor, the last short
-		l, err := HammingBallLoads(d, n, m, p-1)
-		require.NoError(t, err)
-		in[fmt.Sprintf("ball/%d", 2*frac)] = l
-	}
-	w, err := DimensionOrderWorstLoads(d, m)
-	require.NoError(t, err)
-	in["dimorder-worst"] = w
-	return in
-}
-
-// TestLemma23Sweep runs every Balance variant on every d ≤ 12 over many seeds and the
-// adversarial inputs, checking Lemma 2.3 and the step bound on every step, the final
-// error (≤ log p, or exactly minimal), the exact final distribution of Leighton's
-// algorithm and of Theorem 2.4's pipeline, the explicit upper bounds and exact phase
-// costs, and Lemma 2.1's lower bound.
-func TestLemma23Sweep(t *testing.T) {
-	for d := 0; d <= 12; d++ {
-		hc := mustCube(t, d, false)
-		var se *Graph
-		if d >= 2 {
-			se = mustCube(t, d, true)
-		}
-		for seed := uint64(1); seed <= uint64(cubeSeeds(d)); seed++ {
-			for name, loads := range cubeInputs(t, d, seed) {
-				t.Run(fmt.Sprintf("d=%d/seed=%d/%s", d, seed, name), func(t *testing.T) {
-					sweepOne(t, d, hc, se, loads, name)
-				})
-			}
-		}
-	}
-}
-
-func sweepOne(t *testing.T, d int, hc, se *Graph, loads Loads, name string) {
-	p := int64(1) << d
-	n := loads.Total()
-	m := loads.Max()
-	type variant struct {
-		net      *Graph
-		make     func(net Network) (*CubeBalancer, error)
-		minError bool
-		leighton bool
-	}
-	vs := []variant{
-		{hc, func(g Network) (*CubeBalancer, error) { return NewDimensionOrderBalance(g, nil) }, false, false},
-		{hc, func(g Network) (*CubeBalancer, error) { return NewHypercubeBalance(g, nil) }, false, false},
-		{hc, func(g Network) (*CubeBalancer, error) { return NewHypercubeBalance(g, &CubeOptions{MinError: true}) }, true, false},
-		{hc, func(g Network) (*CubeBalancer, error) {
-			return NewDimensionOrderBalance(g, &CubeOptions{MinError: true})
-		}, true, false},
-	}
-	if se != nil {
-		vs = append(vs,
-			variant{se, func(g Network) (*CubeBalancer, error) { return NewDimensionOrderBalance(g, nil) }, false, false},
-			variant{se, func(g Network) (*CubeBalancer, error) {
-				return NewDimensionOrderBalance(g, &CubeOptions{MinError: true})
-			}, true, false})
-	}
-	if m*p <= 1<<16 { // Leighton's O(m·p) simulation, on the smaller inputs
-		vs = append(vs, variant{hc, func(g Network) (*CubeBalancer, error) { return NewLeightonBalance(g) }, true, true})
-		if se != nil {
-			vs = append(vs, variant{se, func(g Network) (*CubeBalancer, error) { return NewLeightonBalance(g) }, true, true})
-		}
-	}
-	for _, v := range vs {
-		b, err := v.make(v.net)
-		require.NoError(t, err)
-		r := drive(t, v.net, loads, b)
-		final := r.s.Loads
-		xi := final.Discrepancy()
-		times := b.Times()
-		if v.minError {
-			require.Equal(t, mustMinimumError(t, n, int(p)), xi, "%v: error", b)
-			// The exact outcome: the set-aside minimum a (0 for Leighton alone) plus the
-			// remainder R dealt cyclically from processor 0.
-			a := final.Min()
-			if v.leighton {
-				a = 0
-			}
-			rest := n - a*p
-			for u, x := range final {
-				want := a + rest/p
-				if int64(u) < rest%p {
-					want++
-				}
-				if x != want {
-					t.Fatalf("%v: final load %d of processor %d, want %d", b, x, u, want)
-				}
-			}
-		} else {
-			require.LessOrEqual(t, xi, int64(d), "%v: error above log p", b)
-		}
-		if d > 0 {
-			delta, err := DimensionDiscrepancies(final)
-			require.NoError(t, err)
-			require.LessOrEqual(t, slices.Max(delta), p/2, "%v: a final δ_i above p/2", b)
-		}
-		// Upper bounds and exact costs.
-		R := int64(d)
-		if v.net == se {
-			R = 2 * int64(d)
-		}
-		switch {
-		case v.leighton:
-			want, err := LeightonTime(v.net, m)
-			require.NoError(t, err)
-			require.Equal(t, want, r.s.Time, "%v: Leighton time", b)
-			if d > 0 {
-				require.Equal(t, m, times.Phases)
-			}
-		default:
-			var ub int64
-			var err error
-			if b.core.algo == algoRecursive {
-				ub, err = HypercubeBalanceTimeBound(d, m)
-			} else {
-				ub, err = DimensionOrderTimeBound(v.net, m)
-			}
-			require.NoError(t, err)
-			main := times.Select + times.Balance + times.Shuffle
-			require.LessOrEqual(t, main, ub, "%v: time above the explicit upper bound", b)
-			if v.minError && d > 0 {
-				// post-processing: two all-reduces and one phase per unit of error.
-				require.Equal(t, 2*R, times.Reduce, "%v", b)
-				require.Equal(t, 2*R*times.Phases, times.Route, "%v", b)
-				require.LessOrEqual(t, times.Phases, int64(d), "%v: more than log p phases", b)
-			}
-		}
-		// Lemma 2.1: the packed Hamming ball must shed its surplus through its fringe.
-		if len(name) > 4 && name[:4] == "ball" && v.net == hc && n > 0 && m >= (n+p-1)/p {
-			lb, err := BalanceLowerBound(d, n, m, max(xi, mustMinimumError(t, n, int(p))))
-			require.NoError(t, err)
-			require.GreaterOrEqual(t, r.s.Time, lb, "%v: faster than Lemma 2.1 allows", b)
-		}
-	}
-}
-
-// TestCubeMatchesReference compares the parallel engine with the straightforward
-// recursion and dimension order, for Balance (w = 1) and NewMultiBalance (w = 3).
-func TestCubeMatchesReference(t *testing.T) {
-	for d := 0; d <= 10; d++ {
-		g := mustCube(t, d, false)
-		p := 1 << d
-		for seed := uint64(1); seed <= 4; seed++ {
-			for _, w := range []int{1, 3} {
-				groups := make([]Loads, w)
-				for j := range groups {
-					l, err := RandomRange(p, 0, int64(10*(j+1))+int64(seed*seed), seed*100+uint64(j))
-					require.NoError(t, err)
-					groups[j] = l
-				}
-				for _, asc := range []bool{false, true} {
-					rows := make([]int64, p*w)
-					total := make(Loads, p)
-					for j, grp := range groups {
-						for v, x := range grp {
-							rows[v*w+j] = x
-							total[v] += x
-						}
-					}
-					var ref refResult
-					if asc {
-						ref = refAscend(rows, d, w)
-					} else {
-						ref = refRecursive(rows, d, w)
-					}
-					var b Balancer
-					var err error
-					if w == 1 {
-						if asc {
-							b, err = NewDimensionOrderBalance(g, nil)
-						} else {
-							b, err = NewHypercubeBalance(g, nil)
-						}
-					} else {
-						b, err = NewMultiBalance(g, groups, &MultiOptions{Ascending: asc})
-					}
-					require.NoError(t, err)
-					r := drive(t, g, total, b)
-					require.Equal(t, rows, r.core.eng.rows, "d=%d seed=%d w=%d asc=%v: final rows", d, seed, w, asc)
-					require.Equal(t, ref.time, r.s.Time, "d=%d seed=%d w=%d asc=%v: time", d, seed, w, asc)
-					require.Equal(t, ref.moved, r.s.Moved, "d=%d seed=%d w=%d asc=%v: moved", d, seed, w, asc)
-					require.Equal(t, ref.selectTime, r.core.times.Select)
-				}
-			}
-		}
-	}
-}
-
-// TestPairTime checks the pair rule and its cost against the model: the smaller side
-// receives the odd token, exactly ⌈|a−b|/2⌉ tokens cross.
-func TestPairTime(t *testing.T) {
-	for a := int64(0); a <= 12; a++ {
-		for b := int64(0); b <= 12; b++ {
-			e := cubeEngine{w: 1, rows: []int64{a, b}, totals: Loads{a, b}}
-			tm, moved := e.pair(0, 1)
-			na, nb := e.rows[0], e.rows[1]
-			require.Equal(t, a+b, na+nb)
-			require.LessOrEqual(t, abs64(na-nb), int64(1))
-			require.Equal(t, abs64(a-b)/2+abs64(a-b)%2, moved, "(%d, %d)", a, b)
-			pt, err := PairTime(a, b)
-			require.NoError(t, err)
-			require.Equal(t, pt, tm)
-			require.Equal(t, moved+PairOverhead, tm)
-			if (a+b)%2 == 1 {
-				require.Equal(t, a < b, na > nb, "(%d, %d): the smaller side gets the odd token", a, b)
-			}
-		}
-	}
-}
-
-// TestAllReduceTime checks the selection cost's closed form against its definition
-// (recursive halving, whole reduction, recursive doubling) and Plaxton's O(l).
-func TestAllReduceTime(t *testing.T) {
-	for l := 1; l <= 64; l++ {
-		require.LessOrEqual(t, allReduceTime(int64(l), l), int64(4*l), "l = %d", l)
-		require.Equal(t, int64(l), allReduceTime(1, l))
-		for g := int64(1); g <= 70; g += 23 {
-			// simulate: the number of words a processor holds, dimension by dimension.
-			words, tm := g*int64(l), int64(0)
-			var sent []int64
-			for k := 0; k < l; k++ {
-				if words > 1 {
-					h := (words + 1) / 2
-					sent = append(sent, h)
-					tm += h
-					words = h
-				} else {
-					tm += words
-				}
-			}
-			for _, h := range sent {
-				tm += h
-			}
-			require.Equal(t, tm, allReduceTime(g*int64(l), l), "g = %d, l = %d", g, l)
-		}
-	}
-}
-
-// TestLeightonRouteCollisionFree simulates the concentration route packet by packet on
-// the hypercube (ascending bit fixing) and on the shuffle-exchange (exchange, then
-// unshuffle, d rounds): no two packets ever share a processor, every packet arrives,
-// and routeHops counts the links each crosses.
-func TestLeightonRouteCollisionFree(t *testing.T) {
-	for d := 1; d <= 7; d++ {
-		p := 1 << d
-		for seed := uint64(0); seed < 40; seed++ {
-			act, err := RandomRange(p, 0, 1, seed)
-			require.NoError(t, err)
-			start := int(seed*7919) % p
-			var src, dst []int
-			k := 0
-			for v, a := range act {
-				if a == 1 {
-					src, dst = append(src, v), append(dst, (start+k)%p)
-					k++
-				}
-			}
-			// hypercube
-			pos := slices.Clone(src)
-			hops := make([]int64, len(src))
-			for i := 0; i < d; i++ {
-				occupied := map[int]bool{}
-				for q := range pos {
-					if (pos[q]^dst[q])>>i&1 == 1 {
-						pos[q] ^= 1 << i
-						hops[q]++
-					}
-					require.False(t, occupied[pos[q]], "d=%d seed=%d: collision at stage %d", d, seed, i)
-					occupied[pos[q]] = true
-				}
-			}
-			for q := range pos {
-				require.Equal(t, dst[q], pos[q])
-				require.Equal(t, hops[q], routeHops(topoHypercube, d, src[q], dst[q]))
-			}
-			if d < 2 {
-				continue
-			}
-			// shuffle-exchange: virtual address a lives at Unshuffle^round(a).
-			phys := slices.Clone(src)
-			hops = make([]int64, len(src))
-			for round := 0; round < d; round++ {
-				for _, stage := range []string{"exchange", "unshuffle"} {
-					occupied := map[int]bool{}
-					for q := range phys {
-						next := phys[q]
-						if stage == "exchange" {
-							virt := phys[q]
-							for i := 0; i < round; i++ {
-								virt = shuffle(virt, d)
-							}
-							if (virt^dst[q])>>round&1 == 1 {
-								next ^= 1
-							}
-						} else {
-							next = unshuffle(next, d)
-						}
-						if next != phys[q] {
-							hops[q]++
-						}
-						phys[q] = next
-						require.False(t, occupied[next], "SE d=%d seed=%d: collision in round %d (%s)", d, seed, round, stage)
-						occupied[next] = true
-					}
-				}
-			}
-			for q := range phys {
-				require.Equal(t, dst[q], phys[q])
-				require.Equal(t, hops[q], routeHops(topoShuffleExchange, d, src[q], dst[q]), "SE d=%d %d→%d", d, src[q], dst[q])
-			}
-		}
-	}
-}
-
-// TestUnshuffleEmulation checks that the shuffle emulation moves every row to its
-// unshuffle neighbour, that moving only the surplus over the necklace minimum is a
-// valid flow (every processor ends with its predecessor's row), and its time.
-func TestUnshuffleEmulation(t *testing.T) {
-	for d := 2; d <= 9; d++ {
-		g := mustCube(t, d, true)
-		p := 1 << d
-		for _, w := range []int{1, 4} {
-			groups := make([]Loads, w)
-			for j := range groups {
-				groups[j], _ = RandomRange(p, 0, 20, uint64(d*10+j))
-			}
-			b, err := NewMultiBalance(g, groups, nil)
-			require.NoError(t, err)
-			if w == 1 {
-				cb, err := NewDimensionOrderBalance(g, nil)
-				require.NoError(t, err)
-				s := State{Net: g, Loads: groups[0].Clone(), Workers: 1}
-				require.NoError(t, cb.Init(&s))
-				checkUnshuffle(t, &cb.core, d)
-				continue
-			}
-			total := make(Loads, p)
-			for _, grp := range groups {
-				for v, x := range grp {
-					total[v] += x
-				}
-			}
-			s := State{Net: g, Loads: total, Workers: 1}
-			require.NoError(t, b.Init(&s))
-			checkUnshuffle(t, &b.core, d)
-		}
-	}
-}
-
-func checkUnshuffle(t *testing.T, c *cubeCore, d int) {
-	t.Helper()
-	e := &c.eng
-	w, p := c.w, c.p
-	before := slices.Clone(e.rows)
-	// the surplus flow on edge x → U(x), per group, around x's necklace.
-	var moved, tmax int64
-	for _, nodes := range necklaceList(e) {
-		for _, x := range nodes {
-			var f int64
-			for j := 0; j < w; j++ {
-				mn := before[int(x)*w+j]
-				for _, y := range nodes {
-					mn = min(mn, before[int(y)*w+j])
-				}
-				f += before[int(x)*w+j] - mn
-			}
-			if len(nodes) > 1 {
-				moved += f
-				tmax = max(tmax, f)
-			}
-		}
-	}
-	tm, mv, _ := e.unshuffle()
-	require.Equal(t, moved, mv)
-	require.Equal(t, tmax+int64(w*(d-1)), tm)
-	for x := 0; x < p; x++ {
-		u := unshuffle(x, d)
-		require.Equal(t, before[x*w:(x+1)*w], e.rows[u*w:(u+1)*w], "d=%d: row of %d did not reach %d", d, x, u)
-	}
-}
-
-func necklaceList(e *cubeEngine) [][]int32 {
-	var out [][]int32
-	for q := 0; q+1 < len(e.neckStart); q++ {
-		out = append(out, e.neck[e.neckStart[q]:e.neckStart[q+1]])
-	}
-	return out
-}
-
-// TestCubeDeterministicAcrossWorkers runs the chunked kernels with 1 and 2 workers.
-func TestCubeDeterministicAcrossWorkers(t *testing.T) {
-	for _, se := range []bool{false, true} {
-		g := mustCube(t, 13, se)
-		loads, err := HammingBallLoads(13, 40000, 17, 5)
-		require.NoError(t, err)
-		mk := []func() (Balancer, error){
-			func() (Balancer, error) { return NewDimensionOrderBalance(g, &CubeOptions{MinError: true}) },
-		}
-		if !se {
-			mk = append(mk, func() (Balancer, error) { return NewHypercubeBalance(g, &CubeOptions{MinError: true}) })
-		}
-		for _, f := range mk {
-			var res []Result
-			for _, workers := range []int{1, 2} {
-				b, err := f()
-				require.NoError(t, err)
-				r, err := runQuiet(g, loads, b, workers)
-				require.NoError(t, err)
-				res = append(res, r)
-			}
-			require.Equal(t, res[0], res[1])
-		}
-	}
-}
-
-// TestCubeStepDoesNotAllocate checks that Init (after the first run) and every Step of
-// every balancer run without allocating.
-func TestCubeStepDoesNotAllocate(t *testing.T) {
-	for _, se := range []bool{false, true} {
-		d := 12
-		g := mustCube(t, d, se)
-		p := 1 << d
-		loads, err := RandomRange(p, 0, 30, 3)
-		require.NoError(t, err)
-		groups, err := CondensedIDGroups(d, 3, 5)
-		require.NoError(t, err)
-		total := make(Loads, p)
-		for _, grp := range groups {
-			for v, x := range grp {
-				total[v] += x
-			}
-		}
-		var bs []Balancer
-		add := func(b Balancer, err error) {
-			require.NoError(t, err)
-			bs = append(bs, b)
-		}
-		add(NewDimensionOrderBalance(g, &CubeOptions{MinError: true}))
-		add(NewLeightonBalance(g))
-		add(NewMultiBalance(g, groups, &MultiOptions{MinError: true}))
-		if !se {
-			add(NewHypercubeBalance(g, &CubeOptions{MinError: true}))
-		}
-		for _, b := range bs {
-			in := loads
-			if _, ok := b.(*MultiBalancer); ok {
-				in = total
-			}
-			s := State{Net: g, Loads: in.Clone(), Workers: 2}
-			require.NoError(t, b.(Initializer).Init(&s))
-			allocs := testing.AllocsPerRun(3, func() {
-				copy(s.Loads, in)
-				if err := b.(Initializer).Init(&s); err != nil {
-					t.Fatal(err)
-				}
-				for !b.(Terminator).Done(&s) {
-					if err := b.Step(&s); err != nil {
-						t.Fatal(err)
-					}
-				}
-			})
-			require.Zero(t, allocs, "%v allocates", b)
-		}
-	}
-}
-
-// TestCubeDetect checks the topology validation.
-func TestCubeDetect(t *testing.T) {
-	ring4, _ := Ring(4)
-	torus22, _ := Torus(2, 2)
-	path2, _ := Path(2)
-	for _, tc := range []struct {
+func TestContractCubeBalancers(t *testing.T) {
+	cases := []struct {
 		name string
-		net  Network
-		ok   bool
-		topo cubeTopology
+		new  func(g *tokendist.Graph) (tokendist.Balancer, error)
 	}{
-		{"Hypercube(0)", mustCube(t, 0, false), true, topoHypercube},
-		{"Hypercube(5)", mustCube(t, 5, false), true, topoHypercube},
-		{"ShuffleExchange(5)", mustCube(t, 5, true), true, topoShuffleExchange},
-		{"ShuffleExchange(2)", mustCube(t, 2, true), true, topoShuffleExchange},
-		{"Path(2) is Hypercube(1)", path2, true, topoHypercube},
-		{"Torus(2,2) is Hypercube(2)", torus22, true, topoHypercube},
-		{"Ring(4) is a relabelled hypercube", ring4, false, 0},
-	} {
-		shape, err := detectCube("test", tc.net)
-		if !tc.ok {
-			require.ErrorIs(t, err, ErrBadParameter, tc.name)
-			continue
-		}
-		require.NoError(t, err, tc.name)
-		require.Equal(t, tc.topo, shape.topo, tc.name)
-		require.Equal(t, bits.TrailingZeros(uint(tc.net.Order())), shape.d)
+		{"NewDimensionOrderBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDimensionOrderBalance(g, nil)
+		}},
+		{"NewDimensionOrderBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewDimensionOrderBalance(g, &tokendist.CubeOptions{MinError: true})
+		}},
+		{"NewHypercubeBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewHypercubeBalance(g, nil)
+		}},
+		{"NewHypercubeBalance/MinError", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewHypercubeBalance(g, &tokendist.CubeOptions{MinError: true})
+		}},
+		{"NewLeightonBalance", func(g *tokendist.Graph) (tokendist.Balancer, error) {
+			return tokendist.NewLeightonBalance(g)
+		}},
+	}
+	for _, c := range cases {
+		tokendisttest.Check(t, tokendisttest.Case{Name: c.name, New: c.new})
 	}
 }
 
-func runQuiet(g *Graph, loads Loads, b Balancer, workers int) (Result, error) {
-	return Run(context.Background(), g, loads, b, &RunOptions{Workers: workers, SampleEvery: 1})
+// multiGroups are fixed group loads for a network of n nodes, so that the contract's
+// loads (their sums) match the balancer whatever the seed.
+func multiGroups(n int) []tokendist.Loads {
+	groups := make([]tokendist.Loads, 3)
+	for j := range groups {
+		groups[j], _ = tokendist.RandomRange(n, 0, 12, uint64(40+j))
+	}
+	return groups
 }
 
-// TestDimensionOrderWorstLoads checks the construction: dimension order pays exactly
-// ⌈m/2⌉ + PairOverhead in each of its first d−1 steps, so its time is within one step of
-// DimensionOrderTimeBound, and the input has m = O(n/p).
-func TestDimensionOrderWorstLoads(t *testing.T) {
-	for d := 1; d <= 12; d++ {
-		g := mustCube(t, d, false)
-		for _, m := range []int64{0, 1, 2, 7, 64} {
-			loads, err := DimensionOrderWorstLoads(d, m)
-			require.NoError(t, err)
-			require.LessOrEqual(t, loads.Max(), m)
-			if d >= 3 && m > 0 {
-				require.GreaterOrEqual(t, 8*loads.Total(), m*int64(1<<d)*3, "d=%d m=%d: n/p too small", d, m)
-			}
-			b, err := NewDimensionOrderBalance(g, nil)
-			require.NoError(t, err)
-			r, err := Run(context.Background(), g, loads, b, &RunOptions{SampleEvery: 1})
-			require.NoError(t, err)
-			for j := 0; j < d-1; j++ {
-				step := r.Trace[j+1].Time - r.Trace[j].Time
-				require.Equal(t, (m+1)/2+PairOverhead, step, "d=%d m=%d step %d", d, m, j)
-			}
-			ub, err := DimensionOrderTimeBound(g, m)
-			require.NoError(t, err)
-			require.LessOrEqual(t, ub-r.Time, (m+1)/2+PairOverhead)
-		}
+// notCube is a Network that is not a *Graph: a 4-cycle labelled 0-1-2-3.
+type notCube struct{}
+
+func (notCube) Order() int { return 4 }
+func (notCube) Neighbors(v int) []int32 {
+	return [][]int32{{1, 3}, {0, 2}, {1, 3}, {0, 2}}[v]
+}
+
+// TestCubeBadInput covers the rejected inputs of the constructors, Init and the bound
+// functions: every error starts with "tokendist: " and wraps the right sentinel.
+func TestCubeBadInput(t *testing.T) {
+	h3, _ := tokendist.Hypercube(3)
+	h4, _ := tokendist.Hypercube(4)
+	se3, _ := tokendist.ShuffleExchange(3)
+	ring6, _ := tokendist.Ring(6)
+	ring8, _ := tokendist.Ring(8)
+	ok3 := []tokendist.Loads{make(tokendist.Loads, 8)}
+	neg := []tokendist.Loads{{0, 0, -1, 0, 0, 0, 0, 0}}
+	huge := []tokendist.Loads{{1 << 62, 0, 0, 0, 0, 0, 0, 0}, {1 << 62, 0, 0, 0, 0, 0, 0, 0}}
+	cases := []struct {
+		name string
+		err  error
+		sent error
+	}{
+		{"nil network", second(tokendist.NewDimensionOrderBalance(nil, nil)), tokendist.ErrNilNetwork},
+		{"order not a power of two", second(tokendist.NewDimensionOrderBalance(ring6, nil)), tokendist.ErrBadParameter},
+		{"Ring(8) is not a cube", second(tokendist.NewHypercubeBalance(ring8, nil)), tokendist.ErrBadParameter},
+		{"relabelled cycle", second(tokendist.NewLeightonBalance(notCube{})), tokendist.ErrBadParameter},
+		{"recursion on the shuffle-exchange", second(tokendist.NewHypercubeBalance(se3, nil)), tokendist.ErrBadParameter},
+		{"g < 1", second(tokendist.NewMultiBalance(h3, nil, nil)), tokendist.ErrBadParameter},
+		{"group of the wrong length", second(tokendist.NewMultiBalance(h3, []tokendist.Loads{make(tokendist.Loads, 7)}, nil)), tokendist.ErrBadLoads},
+		{"negative group count", second(tokendist.NewMultiBalance(h3, neg, nil)), tokendist.ErrBadLoads},
+		{"groups overflow", second(tokendist.NewMultiBalance(h3, huge, nil)), tokendist.ErrBadLoads},
+		{"NewMultiBalance on a ring", second(tokendist.NewMultiBalance(ring8, ok3, nil)), tokendist.ErrBadParameter},
+		{"Init on another network", runErr(t, h3, h4, make(tokendist.Loads, 16)), tokendist.ErrBadParameter},
+		{"Init with loads not the group sums", runMultiErr(h3, ok3, tokendist.Loads{1, 0, 0, 0, 0, 0, 0, 0}), tokendist.ErrBadLoads},
+		{"HammingBall x too large", second(tokendist.HammingBall(3, 9, 0)), tokendist.ErrBadParameter},
+		{"HammingBall bad centre", second(tokendist.HammingBall(3, 2, 8)), tokendist.ErrBadParameter},
+		{"HammingBall d > 30", second(tokendist.HammingBall(31, 2, 0)), tokendist.ErrBadParameter},
+		{"HammingBallSize r < 0", second(tokendist.HammingBallSize(4, -1)), tokendist.ErrBadParameter},
+		{"HammingBallShape x = 0", third(tokendist.HammingBallShape(4, 0)), tokendist.ErrBadParameter},
+		{"HypercubeFringe x > p", second(tokendist.HypercubeFringe(3, 9)), tokendist.ErrBadParameter},
+		{"Fringe node outside", second(tokendist.Fringe(h3, []int{8})), tokendist.ErrBadParameter},
+		{"MinFringe too large", third(tokendist.MinFringe(ring8, 9)), tokendist.ErrBadParameter},
+		{"BalanceLowerBound m < n/p", second(tokendist.BalanceLowerBound(3, 80, 9, 0)), tokendist.ErrBadParameter},
+		{"BalanceLowerBound error below minimum", second(tokendist.BalanceLowerBound(3, 81, 81, 0)), tokendist.ErrBadParameter},
+		{"HammingBallLoads too many tokens", second(tokendist.HammingBallLoads(3, 17, 2, 0)), tokendist.ErrBadParameter},
+		{"PackedLoads repeated node", second(tokendist.PackedLoads(8, []int{1, 1}, 4, 2)), tokendist.ErrBadParameter},
+		{"DimensionDiscrepancies length", second(tokendist.DimensionDiscrepancies(make(tokendist.Loads, 6))), tokendist.ErrBadLoads},
+		{"DimensionDiscrepancies negative", second(tokendist.DimensionDiscrepancies(neg[0])), tokendist.ErrBadLoads},
+		{"MultiDiscrepancies ragged", second(tokendist.MultiDiscrepancies([]tokendist.Loads{make(tokendist.Loads, 8), make(tokendist.Loads, 4)})), tokendist.ErrBadLoads},
+		{"MultiBalanceLowerBound g = 0", second(tokendist.MultiBalanceLowerBound(nil, 1)), tokendist.ErrBadParameter},
+		{"MultiBalanceLowerBound negative", second(tokendist.MultiBalanceLowerBound(ok3, -1)), tokendist.ErrBadParameter},
+		{"CondensedIDGroups r > d", second(tokendist.CondensedIDGroups(3, 4, 1)), tokendist.ErrBadParameter},
+		{"ShuffleExchangeLowerBound d = 1", third(tokendist.ShuffleExchangeLowerBound(1, 4, 2, 0)), tokendist.ErrBadParameter},
+		{"DimensionOrderTimeBound m < 0", second(tokendist.DimensionOrderTimeBound(h3, -1)), tokendist.ErrBadParameter},
+		{"LeightonTime on a ring", second(tokendist.LeightonTime(ring8, 3)), tokendist.ErrBadParameter},
+		{"DimensionOrderWorstLoads m < 0", second(tokendist.DimensionOrderWorstLoads(4, -1)), tokendist.ErrBadParameter},
+		{"HypercubeBalanceTimeBound d < 0", second(tokendist.HypercubeBalanceTimeBound(-1, 3)), tokendist.ErrBadParameter},
+		{"MinimumError p = 0", second(tokendist.MinimumError(3, 0)), tokendist.ErrBadParameter},
+		{"MinimumError p < 0", second(tokendist.MinimumError(3, -2)), tokendist.ErrBadParameter},
+		{"MinimumError n < 0", second(tokendist.MinimumError(-1, 4)), tokendist.ErrBadParameter},
+		{"Shuffle d = 0", second(tokendist.Shuffle(0, 0)), tokendist.ErrBadParameter},
+		{"Shuffle d = 63", second(tokendist.Shuffle(0, 63)), tokendist.ErrBadParameter},
+		{"Shuffle i < 0", second(tokendist.Shuffle(-1, 4)), tokendist.ErrBadParameter},
+		{"Shuffle i = 2^d", second(tokendist.Shuffle(16, 4)), tokendist.ErrBadParameter},
+		{"Unshuffle d < 0", second(tokendist.Unshuffle(1, -1)), tokendist.ErrBadParameter},
+		{"Unshuffle i = 2^d", second(tokendist.Unshuffle(8, 3)), tokendist.ErrBadParameter},
+		{"PairTime MaxInt64, MinInt64", second(tokendist.PairTime(math.MaxInt64, math.MinInt64)), tokendist.ErrOverflow},
+		{"PairTime MinInt64, MaxInt64", second(tokendist.PairTime(math.MinInt64, math.MaxInt64)), tokendist.ErrOverflow},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Error(t, c.err)
+			require.ErrorIs(t, c.err, c.sent)
+			require.Regexp(t, "^tokendist: ", c.err.Error())
+		})
 	}
 }
 
-// TestRecursionNotSlowerThanDimensionOrder compares the two error-log p algorithms on
-// the adversarial inputs (Lemma 2.4's balls, and DimensionOrderWorstLoads), for d ≤ 12:
-// the recursion's balancing time never exceeds dimension order's time, so its total is
-// at most dimension order's plus the selection all-reduces (at most 2d² in all); on the
-// dimension-order worst case with d ≥ 8 and m ≥ 4d its balancing part is at least twice
-// as fast (the gap grows like d/2: dimension order pays m/2 per dimension, the
-// recursion about m in all).
-func TestRecursionNotSlowerThanDimensionOrder(t *testing.T) {
-	for d := 1; d <= 12; d++ {
-		g := mustCube(t, d, false)
-		p := int64(1) << d
-		for _, m := range []int64{1, 3, int64(d), 16, 100, 1000} {
-			inputs := map[string]func() (Loads, error){
-				"ball/2":  func() (Loads, error) { return HammingBallLoads(d, m*p/2, m, int(p-1)) },
-				"ball/16": func() (Loads, error) { return HammingBallLoads(d, max(1, m*p/16), m, 0) },
-				"worst":   func() (Loads, error) { return DimensionOrderWorstLoads(d, m) },
-			}
-			for name, mk := range inputs {
-				loads, err := mk()
-				require.NoError(t, err)
-				dim, err := NewDimensionOrderBalance(g, nil)
-				require.NoError(t, err)
-				rec, err := NewHypercubeBalance(g, nil)
-				require.NoError(t, err)
-				rd, err := Run(context.Background(), g, loads, dim, nil)
-				require.NoError(t, err)
-				rr, err := Run(context.Background(), g, loads, rec, nil)
-				require.NoError(t, err)
-				sel := rec.Times().Select
-				require.LessOrEqual(t, sel, int64(2*d*d))
-				require.LessOrEqual(t, rec.Times().Balance, rd.Time, "d=%d m=%d %s", d, m, name)
-				require.LessOrEqual(t, rr.Time, rd.Time+sel)
-				if name == "worst" && m >= int64(4*d) && d >= 8 {
-					require.LessOrEqual(t, 2*rec.Times().Balance, rd.Time, "d=%d m=%d", d, m)
-				}
-			}
-		}
-	}
-}
+func third[T, U any](_ T, _ U, err error) error { return err }
 
-// mustMinimumError is MinimumError for arguments a test knows to be valid.
-func mustMinimumError(t testing.TB, n int64, p int) int64 {
-	t.Helper()
-	v, err := MinimumError(n, p)
+func runErr(t *testing.T, built, run *tokendist.Graph, loads tokendist.Loads) error {
+	b, err := tokendist.NewDimensionOrderBalance(built, nil)
 	require.NoError(t, err)
-	return v
+	_, err = tokendist.Run(context.Background(), run, loads, b, nil)
+	return err
+}
+
+func runMultiErr(g *tokendist.Graph, groups []tokendist.Loads, loads tokendist.Loads) error {
+	b, err := tokendist.NewMultiBalance(g, groups, nil)
+	if err != nil {
+		return errors.Join(errors.New("constructor failed"), err)
+	}
+	_, err = tokendist.Run(context.Background(), g, loads, b, nil)
+	return err
 }

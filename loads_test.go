@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -325,4 +326,26 @@ func TestLoadsDistanceAndPeripheral(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(diam), l.Discrepancy())
 	}
+}
+
+// FuzzUint128Text decodes arbitrary text: either an error, or a value whose decimal
+// form is the canonical form of the input.
+func FuzzUint128Text(f *testing.F) {
+	for _, s := range []string{"0", "18446744073709551616", "340282366920938463463374607431768211455", "-1", "+7", "007", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var u tokendist.Uint128
+		err := u.UnmarshalText([]byte(s))
+		b, ok := new(big.Int).SetString(s, 10)
+		valid := ok && b.Sign() >= 0 && b.BitLen() <= 128 && len(s) <= 256 // documented length limit
+		if !valid {
+			require.Error(t, err, "%q accepted as %v", s, u)
+			require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "error %q: no prefix or too long", err)
+			require.LessOrEqual(t, len(err.Error()), 300, "error %q: no prefix or too long", err)
+			return
+		}
+		require.NoError(t, err, "%q rejected", s)
+		require.Equal(t, b.String(), u.String(), "%q decoded as %v", s, u)
+	})
 }

@@ -1,59 +1,19 @@
 package tokendist_test
 
 import (
+	"context"
 	"errors"
-	"math/bits"
+	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 )
-
-// Section 4.3 prints SG_1 of the complete binary trees of heights 2 and 3.
-func TestStableGapsPaperExamples(t *testing.T) {
-	for _, tc := range []struct {
-		h    int
-		want []int
-	}{
-		{2, []int{1, 3, 4, 6}},
-		{3, []int{1, 3, 7, 8, 12, 14}},
-	} {
-		g, err := tokendist.KaryTree(tokendist.KaryShape{Height: tc.h, Arity: 2})
-		require.NoError(t, err)
-		sg, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		require.Equal(t, tc.want, sg, "SG_1(T_{%d,2})", tc.h)
-		_, closed, err := tokendist.KaryTreeStableGaps(tokendist.KaryShape{Height: tc.h, Arity: 2})
-		require.NoError(t, err)
-		require.Equal(t, tc.want, closed)
-	}
-}
-
-// Section 4.5: MSD(S_k) = ⌊n/2⌋ for stars and MSD(P_n) = 1 for paths.
-func TestMSDStarsAndPaths(t *testing.T) {
-	for n := 1; n <= 300; n++ {
-		s, err := tokendist.Star(n)
-		require.NoError(t, err)
-		m, err := tokendist.MSD(s)
-		require.NoError(t, err)
-		require.Equal(t, n/2, m, "star with %d nodes", n)
-		p, err := tokendist.Path(n)
-		require.NoError(t, err)
-		m, err = tokendist.MSD(p)
-		require.NoError(t, err)
-		require.Equal(t, min(n-1, 1), m, "path with %d nodes", n)
-	}
-	// A big star stays cheap: its search is n/2 thin levels.
-	s, err := tokendist.Star(200_001)
-	require.NoError(t, err)
-	m, err := tokendist.MSD(s)
-	require.NoError(t, err)
-	require.Equal(t, 100_000, m)
-}
 
 // msdQueueBFS is a plain breadth-first search over Z_n, a second reference for sizes the
 // O(n²) procedure cannot reach.
@@ -78,129 +38,6 @@ func msdQueueBFS(n int, gens []int) []int32 {
 }
 
 func msdMaxOf(d []int32) int { return int(slices.Max(d)) }
-
-// The bitset search agrees with the paper's set building on every small tree, random
-// trees, and random symmetric gap sets whose n straddles the 64-bit word boundaries.
-func TestStabilitiesMatchPaperSetBuilding(t *testing.T) {
-	check := func(name string, n int, sg1 []int) {
-		t.Helper()
-		wantMSD, wantStab := msdPaper(n, sg1)
-		stab, err := tokendist.GapStabilities(n, sg1, nil)
-		require.NoError(t, err, name)
-		require.Equal(t, wantStab, stab, name)
-		m, err := tokendist.GapMSD(n, sg1, nil)
-		require.NoError(t, err, name)
-		require.Equal(t, wantMSD, m, name)
-	}
-	for _, g := range msdAllTrees(t, 9) {
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		check(msdTreeName(g), g.Order(), sg1)
-		stab, err := tokendist.Stabilities(g)
-		require.NoError(t, err)
-		_, want := msdPaper(g.Order(), sg1)
-		require.Equal(t, want, stab)
-	}
-	for seed := uint64(0); seed < 30; seed++ {
-		g, err := tokendist.RandomTree(int(20+seed*5), seed)
-		require.NoError(t, err)
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		check(g.String(), g.Order(), sg1)
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{2, 3, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257} {
-		for rep := 0; rep < 3; rep++ {
-			sg1 := []int{1, n - 1}
-			for k := r.IntN(6); k > 0; k-- {
-				p := 1 + r.IntN(n-1)
-				sg1 = append(sg1, p, n-p)
-			}
-			check("random gaps", n, sg1)
-		}
-	}
-}
-
-// Large searches take both the sparse and the dense, multi-block, multi-worker paths;
-// they agree with a plain queue BFS for any worker count, and report progress.
-func TestGapStabilitiesLarge(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{33_001, 40_000} {
-		sg1 := []int{1, n - 1}
-		for k := 3; k > 0; k-- {
-			p := 1 + r.IntN(n-1)
-			sg1 = append(sg1, p, n-p)
-		}
-		want := msdQueueBFS(n, sg1)
-		for _, w := range []int{1, 2} {
-			levels, last := 0, 0
-			opts := &tokendist.MSDOptions{Workers: w, Progress: func(level, reached int) {
-				require.Equal(t, levels+1, level)
-				require.Greater(t, reached, last)
-				levels, last = level, reached
-			}}
-			got, err := tokendist.GapStabilities(n, sg1, opts)
-			require.NoError(t, err)
-			require.Equal(t, want, got, "n=%d workers=%d", n, w)
-			require.Equal(t, msdMaxOf(want), levels)
-			require.Equal(t, n, last)
-			m, err := tokendist.GapMSD(n, sg1, &tokendist.MSDOptions{Workers: w})
-			require.NoError(t, err)
-			require.Equal(t, msdMaxOf(want), m)
-		}
-	}
-	g, err := tokendist.RandomTree(40_000, 9)
-	require.NoError(t, err)
-	sg1, err := tokendist.StableGaps(g)
-	require.NoError(t, err)
-	stab, err := tokendist.Stabilities(g)
-	require.NoError(t, err)
-	require.Equal(t, msdQueueBFS(g.Order(), sg1), stab)
-}
-
-// SG_i as returned by StableGapsAt is exactly the set equation (4) builds.
-func TestStableGapsAtMatchesEquation4(t *testing.T) {
-	for _, g := range append(msdAllTrees(t, 7), msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: 4, Arity: 2})), msdMust(tokendist.RandomTree(60, 5))) {
-		n := g.Order()
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		cur := map[int]bool{}
-		for _, p := range sg1 {
-			cur[p] = true
-		}
-		for i := 1; i <= msd+1; i++ {
-			got, err := tokendist.StableGapsAt(g, i)
-			require.NoError(t, err)
-			var want []int
-			for p := 0; p < n; p++ {
-				if cur[p] {
-					want = append(want, p)
-				}
-			}
-			require.Equal(t, want, got, "%s SG_%d", msdTreeName(g), i)
-			next := map[int]bool{}
-			for p := range cur {
-				next[p] = true
-				for _, q := range sg1 {
-					next[(p+q)%n] = true
-				}
-			}
-			cur = next
-		}
-		if n > 1 {
-			full, err := tokendist.StableGapsAt(g, msd)
-			require.NoError(t, err)
-			require.Subset(t, full, msdSeq(1, n-1), "SG_MSD covers 1..n-1")
-			if msd > 1 {
-				less, err := tokendist.StableGapsAt(g, msd-1)
-				require.NoError(t, err)
-				require.NotSubset(t, less, msdSeq(1, n-1), "SG_{MSD-1} does not")
-			}
-		}
-	}
-}
 
 func msdSeq(lo, hi int) []int {
 	var s []int
@@ -239,24 +76,6 @@ func TestKaryTreeClosedForm(t *testing.T) {
 			m2, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: h, Arity: k}, nil)
 			require.NoError(t, err)
 			require.Equal(t, m1, m2)
-		}
-	}
-}
-
-// The observer tour and the c-orderings agree with observers walked step by step, for
-// every small tree, every colouring of a family, every colour and every node; the tour
-// satisfies Observation 4, equation (3), and Lemma 9 holds with the exact gap.
-func TestObserverTourMatchesSimulation(t *testing.T) {
-	for _, g := range msdAllTrees(t, 8) {
-		for _, ec := range msdColorings(t, g) {
-			msdCheckTour(t, g, ec)
-		}
-	}
-	for seed := uint64(0); seed < 30; seed++ {
-		g, err := tokendist.RandomTree(int(9+seed*3), seed)
-		require.NoError(t, err)
-		for _, ec := range []*tokendist.EdgeColoring{msdBFSColoring(t, g), msdRandomColoring(t, g, 2, seed)} {
-			msdCheckTour(t, g, ec)
 		}
 	}
 }
@@ -409,46 +228,6 @@ var (
 	msdColoringsCache = map[*tokendist.Graph][]*tokendist.EdgeColoring{}
 )
 
-// ConstructSubgraph returns a connected subtree of exactly p nodes within ⌈log2 n⌉
-// iterations, for every p on every tree of the sweep; on T_{h,k} within h+1 iterations
-// (proof of Lemma 17).
-func TestConstructSubgraph(t *testing.T) {
-	check := func(g *tokendist.Graph, iterBound int) {
-		t.Helper()
-		n := g.Order()
-		for p := 1; p <= n; p++ {
-			st, err := tokendist.ConstructSubgraph(g, p)
-			require.NoError(t, err)
-			require.Len(t, st.Nodes, p, "%s p=%d", g, p)
-			require.True(t, slices.IsSorted(st.Nodes))
-			require.Contains(t, st.Nodes, st.Leaf)
-			require.LessOrEqual(t, g.Degree(st.Leaf), 1)
-			require.True(t, msdConnected(g, st.Nodes), "%s p=%d not connected", g, p)
-			require.LessOrEqual(t, st.Iterations, iterBound, "%s p=%d", g, p)
-		}
-	}
-	lg := func(n int) int { return bits.Len(uint(n - 1)) }
-	for _, g := range msdAllTrees(t, 10) {
-		check(g, lg(g.Order()))
-	}
-	for seed := uint64(0); seed < 25; seed++ {
-		g := msdMust(tokendist.RandomTree(int(11+seed*9), seed))
-		check(g, lg(g.Order()))
-	}
-	for _, n := range []int{2, 17, 64, 300} {
-		check(msdMust(tokendist.Star(n)), lg(n))
-		check(msdMust(tokendist.Path(n)), lg(n))
-	}
-	for k := 1; k <= 5; k++ {
-		for h := 0; h <= 5; h++ {
-			g := msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k}))
-			if g.Order() <= 1000 {
-				check(g, min(lg(g.Order()), h+1))
-			}
-		}
-	}
-}
-
 func msdConnected(g *tokendist.Graph, nodes []int) bool {
 	in := make([]int8, g.Order()) // 1: in the set, 2: reached
 	for _, v := range nodes {
@@ -469,69 +248,6 @@ func msdConnected(g *tokendist.Graph, nodes []int) bool {
 		}
 	}
 	return reached == len(nodes)
-}
-
-// Lemma 13 and Theorem 16 (with the D = 1 correction) hold for every tree of up to 12
-// nodes and random trees; Lemma 17 for complete k-ary trees. Each term is also checked
-// to be the paper's formula.
-func TestMSDBounds(t *testing.T) {
-	check := func(g *tokendist.Graph) {
-		t.Helper()
-		n, D := g.Order(), g.MaxDegree()
-		m, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		b, err := tokendist.Threshold1Bound(n, D)
-		require.NoError(t, err)
-		lg := bits.Len(uint(n - 1))
-		require.Equal(t, n/2, b.Linear)
-		require.Equal(t, (D+1)*lg/2, b.Balanced)
-		if D >= 2 {
-			require.Equal(t, 1+(D-2)*lg, b.Degree)
-		}
-		require.Equal(t, min(b.Linear, b.Degree, b.Balanced), b.Bound)
-		require.LessOrEqual(t, m, b.Bound, "Theorem 16 on %s (MSD %d, bounds %+v)", msdTreeName(g), m, b)
-	}
-	for _, g := range msdAllTrees(t, 12) {
-		check(g)
-	}
-	for seed := uint64(0); seed < 60; seed++ {
-		check(msdMust(tokendist.RandomTree(int(2+seed*31), seed)))
-	}
-	for k := 1; k <= 10; k++ {
-		for h := 0; ; h++ {
-			n, err := tokendist.KaryTreeOrder(tokendist.KaryShape{Height: h, Arity: k})
-			if err != nil || n > 1<<16 || h > 40 {
-				break
-			}
-			m, err := tokendist.KaryTreeMSD(tokendist.KaryShape{Height: h, Arity: k}, nil)
-			require.NoError(t, err)
-			bound, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: h, Arity: k})
-			require.NoError(t, err)
-			require.LessOrEqual(t, m, bound, "Lemma 17 on T_{%d,%d}", h, k)
-			if n <= 4096 {
-				check(msdMust(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: k})))
-			}
-		}
-	}
-}
-
-// Erratum: Theorem 16's middle term 1 + (D-2)⌈log2 n⌉ is 0 for the 2-node tree (D = 1),
-// but MSD = 1 there: loads (0, 1) are stable under THRESHOLD-1 (the token swaps back and
-// forth and returns after a msdPhase). The library uses 1 + max(D-2, 0)⌈log2 n⌉.
-func TestErratumTheorem16TwoNodes(t *testing.T) {
-	g := msdMust(tokendist.Path(2))
-	m, err := tokendist.MSD(g)
-	require.NoError(t, err)
-	require.Equal(t, 1, m)
-	D, lg := 1, 1
-	require.Equal(t, 0, 1+(D-2)*lg, "the paper's term")
-	require.Less(t, 1+(D-2)*lg, m, "the paper's term is violated")
-	ec := msdAlgorithmColorings(t, g)[0]
-	stable := msdPhaseStable(t, ec, 0, tokendist.Loads{0, 1})
-	require.True(t, stable, "(0, 1) is stable: discrepancy 1 > 0")
-	b, err := tokendist.Threshold1Bound(2, 1)
-	require.NoError(t, err)
-	require.Equal(t, 1, b.Bound)
 }
 
 func TestMSDBadInput(t *testing.T) {
@@ -606,24 +322,6 @@ func TestMSDBadInput(t *testing.T) {
 	}
 }
 
-// Theorem 11 (and Lemma 10): on every tree with at most 8 nodes, for every colouring of
-// the library's algorithms (König, Misra–Gries) and every colour, a distribution is
-// stable (one c-phase of the real THRESHOLD-1 stepper, through Run, leaves it
-// unchanged) exactly when |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
-// over every load vector in {0, 1, 2}^n (min 0); up to 6 nodes also for every
-// Δ-colouring and a random colouring with spare colours, over {0..MSD+1}^n, so the
-// largest stable discrepancy is MSD there (Theorem 12), and it is attained.
-func TestTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
-
-// With TOKENDIST_LONG=1: the {0..MSD+1}^n box for every tree with at most 8 nodes, and
-// every Δ-colouring class up to 8 nodes (about five minutes).
-func TestTheorem11ExhaustiveLong(t *testing.T) {
-	if os.Getenv("TOKENDIST_LONG") != "1" {
-		t.Skip("set TOKENDIST_LONG=1")
-	}
-	msdExhaustive(t, 8, 8, 8)
-}
-
 // msdExhaustive checks Theorem 11 against the stepper on every tree with at most maxN
 // nodes: over {0..MSD+1}^n (min 0) when n ≤ boxN, else {0, 1, 2}^n; with every colouring
 // class of msdColorings when n ≤ allN, else the library's algorithms'.
@@ -668,102 +366,6 @@ func msdExhaustive(t *testing.T, maxN, boxN, allN int) {
 	}
 }
 
-// Theorem 12 for every Δ-colouring (up to a cyclic colour shift) of every tree with at
-// most 8 nodes: WorstStableLoads from every node s is stable under one c-phase, has
-// discrepancy MSD, and satisfies Theorem 11's condition; raising any one node by one
-// token above it breaks Theorem 11's condition exactly when the stepper says unstable.
-func TestTheorem12AllColorings(t *testing.T) {
-	for _, g := range msdAllTrees(t, 8) {
-		n := g.Order()
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		stab, err := tokendist.Stabilities(g)
-		require.NoError(t, err)
-		for _, ec := range msdColorings(t, g) {
-			tour, err := tokendist.NewObserverTour(ec)
-			require.NoError(t, err)
-			for c := 0; c < tour.Colors(); c++ {
-				gp, err := tour.Gaps(c)
-				require.NoError(t, err)
-				for s := 0; s < n; s++ {
-					l, err := tokendist.WorstStableLoads(ec, c, s)
-					require.NoError(t, err)
-					require.Equal(t, int64(msd), l.Discrepancy())
-					require.Equal(t, int64(0), l[s])
-					require.True(t, msdPhaseStable(t, ec, c, l), "%s colour %d s=%d: %v not stable", msdTreeName(g), c, s, l)
-					require.True(t, msdTheorem11(gp, stab, l))
-					for v := 0; v < n; v++ {
-						l2 := l.Clone()
-						l2[v]++
-						if want, got := msdTheorem11(gp, stab, l2), msdPhaseStable(t, ec, c, l2); want != got {
-							t.Fatalf("%s colour %d loads %v: stepper stable=%v, Theorem 11=%v", msdTreeName(g), c, l2, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// WorstStableLoads on random trees up to 2000 nodes, with the library's colourings, is
-// stable under one phase of THRESHOLD-1 and has discrepancy MSD; on perturbed and random
-// loads the stepper agrees with Lemma 10 (Gaps.Stable).
-func TestWorstStableLoadsRandomTrees(t *testing.T) {
-	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
-		g := msdMust(tokendist.RandomTree(n, uint64(i)))
-		msd, err := tokendist.MSD(g)
-		require.NoError(t, err)
-		sg1, err := tokendist.StableGaps(g)
-		require.NoError(t, err)
-		for _, ec := range msdAlgorithmColorings(t, g) {
-			ok, err := msdRandomLoadsAgree(t, ec, sg1, uint64(n))
-			require.NoError(t, err)
-			require.True(t, ok)
-			tour, err := tokendist.NewObserverTour(ec)
-			require.NoError(t, err)
-			for c := 0; c < tour.Colors(); c++ {
-				s := (c * 7919) % n
-				l, err := tokendist.WorstStableLoads(ec, c, s)
-				require.NoError(t, err)
-				require.Equal(t, int64(msd), l.Discrepancy(), "n=%d c=%d", n, c)
-				require.True(t, msdPhaseStable(t, ec, c, l), "n=%d c=%d s=%d", n, c, s)
-				gp, err := tour.Gaps(c)
-				require.NoError(t, err)
-				ok, err := gp.Stable(l)
-				require.NoError(t, err)
-				require.True(t, ok)
-			}
-		}
-	}
-}
-
-// Erratum (CONSTRUCT SUBGRAPH, Case 3): the paper sets α ← α ∪ {v} ∪ β_1 ∪ ... ∪ β_i and
-// then β ← β_i, but i is chosen so that |α| + 1 + |β_1| + ... + |β_i| > p: the literal
-// rule overshoots p at once (and α, β overlap). On Star(5) from leaf 1 with p = 3, the
-// centroid is the centre 0, adjacent to α, so β_1 = ∅ and β_2, β_3, β_4 are the other
-// leaves: i = 3 and the literal α has 1 + 1 + 0 + 1 + 1 = 4 > 3 nodes. With β_1 ... β_{i-1}
-// (as Lemma 14's invariants need) α = {0, 1, 2} and β = β_3.
-func TestErratumConstructSubgraphCase3(t *testing.T) {
-	g := msdMust(tokendist.Star(5))
-	p, alpha := 3, 1
-	branches := []int{0, 1, 1, 1} // |β_1| = 0 (v is adjacent to α), then the leaves 2, 3, 4
-	i, sum := 0, 0
-	for alpha+1+sum <= p {
-		sum += branches[i]
-		i++
-	}
-	require.Equal(t, 3, i, "i = min{j : |α| + 1 + Σ_{k≤j} |β_k| > p}")
-	literal := alpha + 1 + sum
-	require.Greater(t, literal, p, "the paper's Case 3 overshoots p")
-	corrected := alpha + 1 + sum - branches[i-1]
-	require.Equal(t, p, corrected)
-	st, err := tokendist.ConstructSubgraph(g, p)
-	require.NoError(t, err)
-	require.Equal(t, []int{0, 1, 2}, st.Nodes)
-	require.Equal(t, 1, st.Leaf)
-	require.Equal(t, 1, st.Iterations)
-}
-
 // msdRandomLoadsAgree checks, on random loads and random ±1 perturbations of a worst
 // stable distribution, that the stepper's verdict equals Lemma 10's for every colour.
 func msdRandomLoadsAgree(t *testing.T, ec *tokendist.EdgeColoring, sg1 []int, seed uint64) (bool, error) {
@@ -800,4 +402,435 @@ func msdRandomLoadsAgree(t *testing.T, ec *tokendist.EdgeColoring, sg1 []int, se
 		}
 	}
 	return true, nil
+}
+
+// Test helpers of the MSD tests (msd*_test.go, houle_paper_test.go): small-tree enumeration, colourings, an independent
+// observer simulation, and the paper's O(n²·MSD) set building as a baseline.
+
+// msdAllTrees returns every unlabelled tree with 1..maxN nodes (maxN ≤ 12), one labelled
+// representative per shape, grown leaf by leaf and deduplicated by a canonical form.
+// The list is built once.
+func msdAllTrees(t testing.TB, maxN int) []*tokendist.Graph {
+	all := msdTrees12()
+	i := 0
+	for i < len(all) && all[i].Order() <= maxN {
+		i++
+	}
+	return all[:i]
+}
+
+var msdTrees12 = sync.OnceValue(func() []*tokendist.Graph { return msdGrowTrees(12) })
+
+func msdGrowTrees(maxN int) []*tokendist.Graph {
+	type tree [][2]int
+	levels := [][]tree{{{}}} // n = 1: no edges
+	for n := 2; n <= maxN; n++ {
+		seen := map[string]bool{}
+		var next []tree
+		for _, tr := range levels[n-2] {
+			for v := 0; v < n-1; v++ {
+				e := append(slices.Clone(tr), [2]int{v, n - 1})
+				key := msdCanonicalTree(n, e)
+				if !seen[key] {
+					seen[key] = true
+					next = append(next, e)
+				}
+			}
+		}
+		levels = append(levels, next)
+	}
+	var out []*tokendist.Graph
+	for i, lv := range levels {
+		for _, e := range lv {
+			out = append(out, msdMust(tokendist.NewGraph(i+1, e)))
+		}
+	}
+	return out
+}
+
+// msdCanonicalTree is the smallest AHU encoding of the tree over all roots.
+func msdCanonicalTree(n int, edges [][2]int) string {
+	adj := make([][]int, n)
+	for _, e := range edges {
+		adj[e[0]] = append(adj[e[0]], e[1])
+		adj[e[1]] = append(adj[e[1]], e[0])
+	}
+	var enc func(v, p int) string
+	enc = func(v, p int) string {
+		var parts []string
+		for _, u := range adj[v] {
+			if u != p {
+				parts = append(parts, enc(u, v))
+			}
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, "") + ")"
+	}
+	best := ""
+	for r := 0; r < n; r++ {
+		if s := enc(r, -1); best == "" || s < best {
+			best = s
+		}
+	}
+	return best
+}
+
+// msdAllDeltaColorings returns every proper colouring of tree g with Δ colours whose first
+// edge (in BFS order from node 0) has colour 0: one per orbit of the cyclic colour
+// shift c → c+1 mod Δ, which maps c-phases to (c+1)-phases. It stops at limit
+// colourings and reports whether it got them all.
+func msdAllDeltaColorings(t testing.TB, g *tokendist.Graph, limit int) ([]*tokendist.EdgeColoring, bool) {
+	n, chi := g.Order(), g.MaxDegree()
+	if n == 1 {
+		ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return 0 })
+		require.NoError(t, err)
+		return []*tokendist.EdgeColoring{ec}, true
+	}
+	type edge struct{ u, v int }
+	var edges []edge
+	parent := make([]int, n)
+	parent[0] = -1
+	queue := []int{0}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, v := range g.Neighbors(u) {
+			if int(v) != parent[u] {
+				parent[v] = u
+				edges = append(edges, edge{u, int(v)})
+				queue = append(queue, int(v))
+			}
+		}
+	}
+	color := map[[2]int]int{}
+	key := func(u, v int) [2]int { return [2]int{min(u, v), max(u, v)} }
+	var out []*tokendist.EdgeColoring
+	complete := true
+	var rec func(i int)
+	rec = func(i int) {
+		if len(out) >= limit {
+			complete = false
+			return
+		}
+		if i == len(edges) {
+			cp := msdCopyMap(color)
+			ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return cp[key(u, v)] })
+			require.NoError(t, err)
+			out = append(out, ec)
+			return
+		}
+		e := edges[i]
+		for c := 0; c < chi; c++ {
+			if i == 0 && c != 0 {
+				break
+			}
+			ok := true
+			for _, x := range []int{e.u, e.v} {
+				for _, y := range g.Neighbors(x) {
+					if cc, has := color[key(x, int(y))]; has && cc == c {
+						ok = false
+					}
+				}
+			}
+			if ok {
+				color[key(e.u, e.v)] = c
+				rec(i + 1)
+				delete(color, key(e.u, e.v))
+			}
+		}
+	}
+	rec(0)
+	return out, complete
+}
+
+func msdCopyMap(m map[[2]int]int) map[[2]int]int {
+	cp := make(map[[2]int]int, len(m))
+	for k, v := range m {
+		cp[k] = v
+	}
+	return cp
+}
+
+// msdSimulateObservers walks every observer step by step from time c for one phase,
+// independently of ObserverTour: at step t an observer at x crosses x's edge of colour
+// t mod χ if there is one. It returns pos[k][v] = obs(v) at time c + k (k = 0..χn).
+func msdSimulateObservers(ec *tokendist.EdgeColoring, c int) [][]int {
+	g := ec.Graph()
+	n, chi := g.Order(), max(1, ec.Colors())
+	next := make([]int, n*chi) // next[x·χ + col]: where an observer at x goes
+	for x := 0; x < n; x++ {
+		for col := 0; col < chi; col++ {
+			next[x*chi+col] = x
+		}
+		for _, y := range g.Neighbors(x) {
+			next[x*chi+ec.Color(x, int(y))] = int(y)
+		}
+	}
+	cur := make([]int, n)
+	for v := range cur {
+		cur[v] = v
+	}
+	out := [][]int{slices.Clone(cur)}
+	for t := c; t < c+chi*n; t++ {
+		col := t % chi
+		for v, x := range cur {
+			cur[v] = next[x*chi+col]
+		}
+		out = append(out, slices.Clone(cur))
+	}
+	return out
+}
+
+// msdSideSize returns |T(x, y)|: the nodes on x's side when edge xy is removed.
+func msdSideSize(g *tokendist.Graph, x, y int) int {
+	seen := map[int]bool{x: true, y: true}
+	stack := []int{x}
+	cnt := 0
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		cnt++
+		for _, v := range g.Neighbors(u) {
+			if !seen[int(v)] {
+				seen[int(v)] = true
+				stack = append(stack, int(v))
+			}
+		}
+	}
+	return cnt
+}
+
+// msdPaper is the paper's procedure (end of section 4.3): build SG_i from SG_{i-1} by
+// equation (4), testing every pair (p, q) of Z_n, O(n²) per level, until SG_i covers
+// 1..n-1. It returns MSD and stability(p) for every p.
+func msdPaper(n int, sg1 []int) (int, []int32) {
+	stab := make([]int32, n)
+	if n == 1 {
+		return 0, stab
+	}
+	in1 := make([]bool, n)
+	for _, p := range sg1 {
+		in1[p] = true
+	}
+	cur := slices.Clone(in1)
+	for p := 1; p < n; p++ {
+		if cur[p] {
+			stab[p] = 1
+		}
+	}
+	for i := 1; ; i++ {
+		full := true
+		for p := 1; p < n; p++ {
+			full = full && cur[p]
+		}
+		if full {
+			return i, stab
+		}
+		nxt := slices.Clone(cur)
+		for p := 0; p < n; p++ {
+			for q := 0; q < n; q++ {
+				if cur[p] && in1[q] {
+					nxt[(p+q)%n] = true
+				}
+			}
+		}
+		for p := 1; p < n; p++ {
+			if nxt[p] && !cur[p] {
+				stab[p] = int32(i + 1)
+			}
+		}
+		cur = nxt
+	}
+}
+
+// msdTheorem11 reports whether |load(v) - load(w)| ≤ stability(gap_c(v, w)) for all pairs,
+// Theorem 11's condition, in O(n²).
+func msdTheorem11(gp *tokendist.Gaps, stab []int32, l tokendist.Loads) bool {
+	for v := range l {
+		for w := range l {
+			if d := l[v] - l[w]; v != w && d > int64(stab[gp.Gap(v, w)]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// msdForEachLoads calls fn on every vector in {0..hi}^n whose minimum is 0 (stability and
+// discrepancy are invariant under adding a constant). fn must not keep the slice.
+func msdForEachLoads(n int, hi int64, fn func(l tokendist.Loads)) {
+	l := make(tokendist.Loads, n)
+	for {
+		if slices.Min(l) == 0 {
+			fn(l)
+		}
+		i := 0
+		for i < n && l[i] == hi {
+			l[i] = 0
+			i++
+		}
+		if i == n {
+			return
+		}
+		l[i]++
+	}
+}
+
+func msdTreeName(g *tokendist.Graph) string {
+	return fmt.Sprintf("n%d%v", g.Order(), g.EdgeList())
+}
+
+// msdBFSColoring is a test-only Δ-colouring of a tree: BFS from node 0, each node gives
+// its child edges the smallest colours other than its parent edge's.
+func msdBFSColoring(t testing.TB, g *tokendist.Graph) *tokendist.EdgeColoring {
+	n := g.Order()
+	col := map[[2]int]int{}
+	parent, pc := make([]int, n), make([]int, n)
+	parent[0], pc[0] = -1, -1
+	queue := []int{0}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		c := 0
+		for _, v := range g.Neighbors(u) {
+			if int(v) == parent[u] {
+				continue
+			}
+			if c == pc[u] {
+				c++
+			}
+			col[[2]int{min(u, int(v)), max(u, int(v))}] = c
+			parent[v], pc[v] = u, c
+			c++
+			queue = append(queue, int(v))
+		}
+	}
+	ec, err := tokendist.NewEdgeColoring(g, func(u, v int) int { return col[[2]int{u, v}] })
+	require.NoError(t, err)
+	return ec
+}
+
+// msdAlgorithmColorings returns the distinct colourings that the library's colouring
+// algorithms produce for g: König's Δ-colouring (BipartiteColoring) and Misra–Gries.
+func msdAlgorithmColorings(t testing.TB, g *tokendist.Graph) []*tokendist.EdgeColoring {
+	k, err := tokendist.BipartiteColoring(g)
+	require.NoError(t, err)
+	mg, err := tokendist.MisraGriesColoring(g)
+	require.NoError(t, err)
+	return msdDistinct([]*tokendist.EdgeColoring{k, mg})
+}
+
+// msdDelayed runs the real THRESHOLD-1 stepper from step skip on (earlier steps do
+// nothing), so that a run of skip + χ·n steps is one c-phase with c = skip mod χ: the
+// stepper activates colour s.Steps mod χ.
+type msdDelayed struct {
+	inner *tokendist.DimensionExchange
+	skip  int64
+}
+
+func (d *msdDelayed) Init(s *tokendist.State) error { return d.inner.Init(s) }
+
+func (d *msdDelayed) Step(s *tokendist.State) error {
+	if s.Steps < d.skip {
+		return nil
+	}
+	return d.inner.Step(s)
+}
+
+// msdPhaseRunner runs c-phases of the real THRESHOLD-1 stepper through Run, reusing one
+// balancer per colouring.
+type msdPhaseRunner struct {
+	ec *tokendist.EdgeColoring
+	th *tokendist.DimensionExchange
+}
+
+var msdPhaseRunners = map[*tokendist.EdgeColoring]*msdPhaseRunner{}
+
+// msdPhase runs one c-phase (χ·n steps from a time ≡ c) of THRESHOLD-1 on l through Run
+// and returns the final loads.
+func msdPhase(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) tokendist.Loads {
+	pr := msdPhaseRunners[ec]
+	if pr == nil {
+		th, err := tokendist.NewThreshold1(ec.Graph(), ec)
+		require.NoError(t, err)
+		pr = &msdPhaseRunner{ec: ec, th: th}
+		msdPhaseRunners[ec] = pr
+	}
+	chi := int64(max(1, ec.Colors()))
+	b := &msdDelayed{inner: pr.th, skip: int64(c)}
+	res, err := tokendist.Run(context.Background(), ec.Graph(), l, b,
+		&tokendist.RunOptions{MaxSteps: int64(c) + chi*int64(len(l)), NoStability: true})
+	require.NoError(t, err, "THRESHOLD-1 run")
+	return res.Loads
+}
+
+// msdPhaseStable reports whether one c-phase of THRESHOLD-1 leaves l unchanged.
+func msdPhaseStable(t testing.TB, ec *tokendist.EdgeColoring, c int, l tokendist.Loads) bool {
+	return slices.Equal(msdPhase(t, ec, c, l), l)
+}
+
+// msdColoredCanonical is a canonical form of an edge-coloured tree up to node relabelling
+// and cyclic colour shifts: the smallest colour-labelled AHU encoding over all roots
+// and shifts. Both symmetries map the c-phases of one colouring to the phases of the
+// other, so the sweeps test one colouring per class.
+func msdColoredCanonical(ec *tokendist.EdgeColoring) string {
+	g := ec.Graph()
+	chi := max(1, ec.Colors())
+	var enc func(v, p, shift int) string
+	enc = func(v, p, shift int) string {
+		var parts []string
+		for _, u := range g.Neighbors(v) {
+			if int(u) != p {
+				parts = append(parts, fmt.Sprint((ec.Color(v, int(u))+shift)%chi)+enc(int(u), v, shift))
+			}
+		}
+		sort.Strings(parts)
+		return "(" + strings.Join(parts, ",") + ")"
+	}
+	// Rooting at the centres (one or two nodes of least eccentricity) suffices: an
+	// isomorphism maps centres to centres.
+	ecc, err := g.Eccentricities()
+	if err != nil {
+		panic(err)
+	}
+	best := ""
+	for s := 0; s < chi; s++ {
+		for r, e := range ecc {
+			if e != slices.Min(ecc) {
+				continue
+			}
+			if e := enc(r, -1, s); best == "" || e < best {
+				best = e
+			}
+		}
+	}
+	return fmt.Sprint(chi, best)
+}
+
+// msdDistinct keeps one colouring per class of msdColoredCanonical on small trees
+// (the canonical form costs O(χ·n²)), and drops only identical colourings on others.
+func msdDistinct(ecs []*tokendist.EdgeColoring) []*tokendist.EdgeColoring {
+	seen := map[string]bool{}
+	var out []*tokendist.EdgeColoring
+	for _, ec := range ecs {
+		var k string
+		if ec.Graph().Order() <= 12 {
+			k = msdColoredCanonical(ec)
+		} else {
+			k = fmt.Sprint(ec.Colors(), msdColorsOf(ec))
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, ec)
+		}
+	}
+	return out
+}
+
+func msdColorsOf(ec *tokendist.EdgeColoring) []int {
+	var out []int
+	for _, e := range ec.Graph().EdgeList() {
+		out = append(out, ec.Color(e[0], e[1]))
+	}
+	return out
 }

@@ -8,14 +8,17 @@ import (
 )
 
 // The simulated runtime on a path of four nodes: node 2 is elected in phase 1, phase 2
-// gives everyone else Avg = 1 token, phase 3 spreads the root's two extra tokens.
-func ExampleRunPerfectTree() {
+// gives everyone else Avg = 1 token, phase 3 spreads the root's two extra tokens. The
+// protocol's figures are in Result.Report.
+func ExampleNewPerfectTree() {
 	g, _ := tokendist.Path(4)
-	r, err := tokendist.RunPerfectTree(context.Background(), g, tokendist.Loads{2, 0, 3, 1}, nil)
+	b, _ := tokendist.NewPerfectTree(g, nil)
+	res, err := tokendist.Run(context.Background(), g, tokendist.Loads{2, 0, 3, 1}, b, nil)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("final:", r.Loads, "perfect:", r.Perfect, "root:", r.Root)
+	r := res.Report.(tokendist.PerfectTreeReport)
+	fmt.Println("final:", res.Loads, "perfect:", r.Perfect, "root:", r.Root)
 	fmt.Println("time:", r.Time, "phase ends:", r.PhaseTime)
 	fmt.Println("messages:", r.Messages, "moves:", r.Moves, "optimum:", r.OptimalMoves)
 	fmt.Println("theorems:", r.CheckTheorems(g))
@@ -37,7 +40,7 @@ func ExamplePerfectTree() {
 	if err != nil {
 		panic(err)
 	}
-	r := b.Result()
+	r := res.Report.(tokendist.PerfectTreeReport)
 	fmt.Println(res.Status, "after", res.Steps, "steps")
 	fmt.Println("final:", res.Loads)
 	fmt.Printf("moves %d, optimum %d, ratio %.2f\n", r.TotalMoves(), r.OptimalMoves, r.Ratio)
@@ -47,16 +50,19 @@ func ExamplePerfectTree() {
 	// moves 180, optimum 142, ratio 1.27
 }
 
-// The concurrent runtime: one goroutine per node. The schedule, hence the elected root
-// and the exact moves, vary from run to run; the outcome does not.
-func ExampleRunPerfectTreeConcurrent() {
+// The goroutine runtime: one goroutine per node, the whole protocol in one Step. The
+// schedule, hence the elected root and the exact moves, vary from run to run; the
+// outcome does not.
+func ExampleNewPerfectTree_goroutines() {
 	g, _ := tokendist.RandomTree(100, 1)
 	loads, _ := tokendist.RandomRange(100, 0, 9, 1)
-	r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, loads, nil)
+	b, _ := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Goroutines: true})
+	res, err := tokendist.Run(context.Background(), g, loads, b, nil)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(r.Status, "perfect:", r.Perfect, "finished:", r.Finished, "roots:", r.Roots)
+	r := res.Report.(tokendist.PerfectTreeReport)
+	fmt.Println(res.Status, "perfect:", r.Perfect, "finished:", r.Finished, "roots:", r.Roots)
 	fmt.Println("theorems:", r.CheckTheorems(g))
 	// Output:
 	// Done perfect: true finished: 100 roots: 1
@@ -68,8 +74,9 @@ func ExamplePerfectTreeOptions() {
 	g, _ := tokendist.Path(4)
 	loads := tokendist.Loads{2, 0, 3, 1}
 	for _, literal := range []bool{true, false} {
-		r, _ := tokendist.RunPerfectTree(context.Background(), g, loads, &tokendist.PerfectTreeOptions{Literal: literal})
-		fmt.Println("literal:", literal, "final:", r.Loads, "perfect:", r.Perfect)
+		b, _ := tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Literal: literal})
+		res, _ := tokendist.Run(context.Background(), g, loads, b, nil)
+		fmt.Println("literal:", literal, "final:", res.Loads, "perfect:", res.Report.(tokendist.PerfectTreeReport).Perfect)
 	}
 	// Output:
 	// literal: true final: [1 1 3 1] perfect: false

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -19,7 +17,7 @@ import (
 
 // TOKENDIST_LONG=1 enables the larger sweeps of this file (all labelled trees on 5
 // nodes, more random trees, the n = 10⁴ targets).
-var ptLong = os.Getenv("TOKENDIST_LONG") == "1"
+var ptLong = tokendist.LongTests()
 
 func ptMust[T any](x T, err error) T {
 	if err != nil {
@@ -181,7 +179,7 @@ func ptShapeOf(g *tokendist.Graph, initial, final tokendist.Loads, root int, avg
 
 // ptVerify checks one completed run against the paper's theorems and the exact shape
 // of its message and move counts.
-func ptVerify(g *tokendist.Graph, initial tokendist.Loads, r tokendist.PerfectTreeResult) error {
+func ptVerify(g *tokendist.Graph, initial tokendist.Loads, r ptResult) error {
 	if err := r.CheckTheorems(g); err != nil {
 		return err
 	}
@@ -211,15 +209,13 @@ func ptVerify(g *tokendist.Graph, initial tokendist.Loads, r tokendist.PerfectTr
 	return nil
 }
 
-func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.PerfectTreeOptions, what string) tokendist.PerfectTreeResult {
+func ptRun(t testing.TB, g *tokendist.Graph, l tokendist.Loads, o *tokendist.PerfectTreeOptions, seed uint64, what string) ptResult {
 	t.Helper()
-	r, err := tokendist.RunPerfectTree(context.Background(), g, l, o)
+	r, err := runPT(context.Background(), g, l, o, seed)
 	if err == nil {
 		err = ptVerify(g, l, r)
 	}
-	if err != nil {
-		t.Fatalf("%s on %v from %v (%+v): %v\n%v", what, g, l, o, err, r)
-	}
+	require.NoError(t, err, "%s on %v from %v (%+v): %v\n%v", what, g, l, o, err, r)
 	return r
 }
 
@@ -234,207 +230,6 @@ func TestPerfectTreeContract(t *testing.T) {
 	}
 }
 
-// TestPerfectTreeExhaustiveSmall runs every labelled tree on up to 4 nodes (5 with
-// TOKENDIST_LONG) from every load vector with entries up to a bound, under every delay
-// policy, with ports in order and shuffled.
-func TestPerfectTreeExhaustiveSmall(t *testing.T) {
-	maxN := 4
-	if ptLong {
-		maxN = 5
-	}
-	bound := map[int]int64{1: 9, 2: 7, 3: 5, 4: 3, 5: 2}
-	runs := 0
-	for n := 1; n <= maxN; n++ {
-		for _, g := range ptLabelledTrees(n) {
-			l := make(tokendist.Loads, n)
-			var rec func(i int)
-			rec = func(i int) {
-				if i < n {
-					for x := int64(0); x <= bound[n]; x++ {
-						l[i] = x
-						rec(i + 1)
-					}
-					return
-				}
-				for _, p := range ptPolicies() {
-					for _, shuffle := range []bool{false, true} {
-						ptRun(t, g, l.Clone(), &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: shuffle, Seed: uint64(runs)}, "exhaustive")
-						runs++
-					}
-				}
-			}
-			rec(0)
-		}
-	}
-	t.Logf("%d runs, all perfect", runs)
-}
-
-// TestPerfectTreeFamilies sweeps random trees (n ≤ 200), stars, paths, caterpillars and
-// complete k-ary trees with every kind of load and every delay policy, and checks the
-// time bounds under unit delays: phase 1 ends by D·(d+1), and the whole run takes at
-// most 3·D·(T+d) units (the measured constant; see TestErratumTimeBound for why d).
-func TestPerfectTreeFamilies(t *testing.T) {
-	count := 8
-	if ptLong {
-		count = 60
-	}
-	runs := 0
-	var worstTime, worstExcess float64
-	for _, tr := range ptFamilies(count) {
-		g := tr.g
-		n := g.Order()
-		diam := int64(ptMust(g.Diameter()))
-		d := int64(g.MaxDegree())
-		for name, l := range ptLoadSets(n, uint64(n)) {
-			if !ptLong && n > 100 && (name == "T=2N+1@0" || name == "T=N-1@0") {
-				continue
-			}
-			for pi, p := range ptPolicies() {
-				r := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: p, Seed: uint64(runs), ShufflePorts: runs%2 == 1}, tr.name+"/"+name)
-				runs++
-				if pi == 0 && n > 1 {
-					require.LessOrEqualf(t, r.PhaseTime[0], diam*(d+1), "%s/%s: phase 1 time", tr.name, name)
-					require.LessOrEqualf(t, r.Time, 3*diam*(r.T+d), "%s/%s: time", tr.name, name)
-					worstTime = max(worstTime, float64(r.Time)/float64(diam*(r.T+d)))
-				}
-				if r.Extra > 0 {
-					worstExcess = max(worstExcess, float64(r.ExcessMoves)/float64(diam*r.Extra))
-				}
-			}
-		}
-	}
-	t.Logf("%d runs; max time/(D·(T+d)) = %.3f (unit delays); max excess/(D·(T mod N)) = %.3f", runs, worstTime, worstExcess)
-}
-
-func TestPerfectTreeConcurrentSweep(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	count := 6
-	if ptLong {
-		count = 40
-	}
-	runs := 0
-	for _, tr := range ptFamilies(count) {
-		g := tr.g
-		for name, l := range ptLoadSets(g.Order(), 3) {
-			if name == "T=2N+1@0" || name == "zero" {
-				continue
-			}
-			for _, jitter := range []bool{false, true} {
-				o := &tokendist.PerfectTreeOptions{Jitter: jitter, ShufflePorts: jitter, Seed: uint64(runs)}
-				r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, o)
-				if err == nil {
-					err = ptVerify(g, l, r)
-				}
-				require.NoErrorf(t, err, "%s/%s jitter %v: %v", tr.name, name, jitter, r)
-				require.Equal(t, tokendist.StatusDone, r.Status)
-				runs++
-			}
-		}
-	}
-	t.Logf("%d concurrent runs, all perfect", runs)
-}
-
-// TestPerfectTreeConcurrentManySchedules repeats one small instance where the phases of
-// different nodes overlap (the erratum's) under many real schedules.
-func TestPerfectTreeConcurrentManySchedules(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	g := ptMust(tokendist.Path(4))
-	l := tokendist.Loads{2, 0, 3, 1}
-	roots := map[int]int{}
-	for i := 0; i < 200; i++ {
-		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, &tokendist.PerfectTreeOptions{Jitter: true, Seed: uint64(i)})
-		require.NoError(t, err)
-		require.NoError(t, ptVerify(g, l, r))
-		roots[r.Root]++
-	}
-	t.Logf("elected roots over 200 schedules: %v", roots)
-}
-
-func TestPerfectTreeConcurrentCancel(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	g := ptMust(tokendist.RandomTree(2000, 5))
-	l := ptMust(tokendist.RandomRange(2000, 0, 1000, 3))
-	// Cancel at different moments, phase 1 included.
-	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
-		ctx, cancel := context.WithTimeout(context.Background(), after)
-		r, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
-		cancel()
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.Equal(t, tokendist.StatusCanceled, r.Status)
-		require.Equal(t, l.Total(), r.Loads.Total(), "tokens are conserved even when cancelled after %v", after)
-		require.Less(t, r.Finished, r.N)
-	}
-
-	// An already cancelled context.
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	cancel2()
-	r, err := tokendist.RunPerfectTreeConcurrent(ctx2, g, l, nil)
-	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Equal(t, l.Total(), r.Loads.Total())
-}
-
-func TestPerfectTreeSimulatedCancel(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(500, 5))
-	l := ptMust(tokendist.PointMass(500, 100_000, 3))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	r, err := tokendist.RunPerfectTree(ctx, g, l, nil)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Equal(t, tokendist.StatusCanceled, r.Status)
-	require.Equal(t, l.Total(), r.Loads.Total())
-}
-
-// TestPerfectTreeDeterministic: the simulated runtime gives identical results for a
-// seed at GOMAXPROCS 1 and 2 and for a reused balancer, under every policy.
-func TestPerfectTreeDeterministic(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(150, 9))
-	l := ptMust(tokendist.RandomRange(150, 0, 25, 9))
-	for _, p := range ptPolicies() {
-		o := &tokendist.PerfectTreeOptions{Delays: p, ShufflePorts: true, Seed: 42}
-		var results []tokendist.PerfectTreeResult
-		for _, procs := range []int{1, 2, 1} {
-			old := runtime.GOMAXPROCS(procs)
-			r, err := tokendist.RunPerfectTree(context.Background(), g, l, o)
-			runtime.GOMAXPROCS(old)
-			require.NoError(t, err)
-			r.Wall = 0
-			results = append(results, r)
-		}
-		require.Equal(t, results[0], results[1], "policy %v", p)
-		require.Equal(t, results[0], results[2], "policy %v", p)
-
-		// One balancer value, run twice through Run.
-		b := ptMust(tokendist.NewPerfectTree(g, o))
-		var r1, r2 tokendist.PerfectTreeResult
-		for i, dst := range []*tokendist.PerfectTreeResult{&r1, &r2} {
-			res, err := tokendist.Run(context.Background(), g, l, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, Seed: 42})
-			require.NoError(t, err, "run %d", i)
-			require.Equal(t, tokendist.StatusDone, res.Status)
-			*dst = b.Result()
-		}
-		require.Equal(t, r1, r2)
-		require.Equal(t, results[0].Loads, r1.Loads)
-	}
-}
-
-func TestPerfectTreeStepNoAlloc(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(300, 2))
-	l := ptMust(tokendist.PointMass(300, 50_000, 7))
-	for _, p := range ptPolicies() {
-		b := ptMust(tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: p}))
-		s := &tokendist.State{Net: g, Loads: l.Clone(), Seed: 1}
-		require.NoError(t, b.Init(s))
-		allocs := testing.AllocsPerRun(2000, func() {
-			if err := b.Step(s); err != nil {
-				t.Fatal(err)
-			}
-		})
-		require.Zero(t, allocs, "policy %v", p)
-		require.False(t, b.Done(s), "the run must still be going for the measurement to mean something")
-	}
-}
-
 func TestPerfectTreeBadInput(t *testing.T) {
 	tree := ptMust(tokendist.Path(4))
 	ring := ptMust(tokendist.Ring(5))
@@ -443,11 +238,11 @@ func TestPerfectTreeBadInput(t *testing.T) {
 	neg := tokendist.Loads{1, -2, 3, 4}
 	ctx := context.Background()
 	runSim := func(g *tokendist.Graph, l tokendist.Loads) error {
-		_, err := tokendist.RunPerfectTree(ctx, g, l, nil)
+		_, err := runPT(ctx, g, l, nil, 0)
 		return err
 	}
 	runConc := func(g *tokendist.Graph, l tokendist.Loads) error {
-		_, err := tokendist.RunPerfectTreeConcurrent(ctx, g, l, nil)
+		_, err := runPTGoroutines(ctx, g, l, nil, 0)
 		return err
 	}
 	opt := func(g *tokendist.Graph, l tokendist.Loads) error {
@@ -502,7 +297,7 @@ func TestPerfectTreeBadInput(t *testing.T) {
 		"NewReverseDelays(-1)": func() error { _, err := tokendist.NewReverseDelays(-1); return err },
 		"NewSlowLinkDelays(0)": func() error { _, err := tokendist.NewSlowLinkDelays(0); return err },
 		"CheckTheorems(mismatch)": func() error {
-			return tokendist.PerfectTreeResult{N: 3}.CheckTheorems(tree)
+			return tokendist.PerfectTreeReport{N: 3}.CheckTheorems(tree)
 		},
 	} {
 		err := f()
@@ -556,32 +351,6 @@ func ptPopcount(x int) int {
 	return c
 }
 
-func TestOptimalPerfectMovesBruteForce(t *testing.T) {
-	checked := 0
-	for n := 1; n <= 9; n++ {
-		for s := uint64(0); s < 6; s++ {
-			g := ptMust(tokendist.RandomTree(n, s))
-			for _, T := range []int64{0, 1, int64(n) - 1, int64(n), int64(2*n) + 3, int64(5 * n / 2)} {
-				for ls := uint64(0); ls < 3; ls++ {
-					l := ptMust(tokendist.UniformRandom(n, T, ls))
-					got := ptMust(tokendist.OptimalPerfectMoves(g, l))
-					require.Equal(t, ptBruteOptimum(g, l), got, "n=%d seed %d loads %v", n, s, l)
-					checked++
-				}
-			}
-		}
-	}
-	// Every labelled tree on 5 nodes from one skewed load vector per total.
-	for _, g := range ptLabelledTrees(5) {
-		for T := int64(0); T <= 12; T++ {
-			l := tokendist.Loads{T / 2, 0, T - T/2, 0, 0}
-			require.Equal(t, ptBruteOptimum(g, l), ptMust(tokendist.OptimalPerfectMoves(g, l)))
-			checked++
-		}
-	}
-	t.Logf("%d optima checked by brute force", checked)
-}
-
 func TestIsPerfectDistribution(t *testing.T) {
 	for _, tc := range []struct {
 		l    tokendist.Loads
@@ -624,153 +393,10 @@ func (r *ptRecorder) Delay(now int64, from, to int, seq int64) int64 {
 	return d
 }
 
-func TestPerfectTreeDelayPolicies(t *testing.T) {
-	g := ptMust(tokendist.RandomTree(60, 4))
-	l := ptMust(tokendist.RandomRange(60, 0, 12, 4))
-	for _, p := range ptPolicies() {
-		rec := &ptRecorder{p: p}
-		r := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: rec, Seed: 3}, fmt.Sprint(p))
-		require.Equal(t, r.TotalMessages(), int64(len(rec.arrivals)))
-		switch name := fmt.Sprint(p); name {
-		case "unit":
-			for _, ds := range rec.links {
-				for _, d := range ds {
-					require.Equal(t, int64(1), d)
-				}
-			}
-		case "serial (most recent last)":
-			// Every message arrives strictly after every message sent before it.
-			for i := 1; i < len(rec.arrivals); i++ {
-				require.Greater(t, rec.arrivals[i], rec.arrivals[i-1])
-			}
-		case "random(1..5)":
-			seen := map[int64]bool{}
-			for _, ds := range rec.links {
-				for _, d := range ds {
-					require.True(t, d >= 1 && d <= 5)
-					seen[d] = true
-				}
-			}
-			require.Len(t, seen, 5)
-		case "reverse(window 7)":
-			// Within a window of 7 messages, each takes one unit less than the last.
-			for i, d := range rec.delays {
-				require.Equal(t, int64(7-i%7), d)
-			}
-		case "slow links (6)":
-			slow := 0
-			for _, ds := range rec.links {
-				for _, d := range ds[1:] {
-					require.Equal(t, ds[0], d, "a link's delay is fixed")
-				}
-				if ds[0] == 6 {
-					slow++
-				}
-			}
-			require.Greater(t, slow, 0)
-			require.Less(t, slow, len(rec.links))
-		default:
-			t.Fatalf("untested policy %q", name)
-		}
-	}
-	// Seeds matter for the random policies and port shuffling, and nothing else.
-	a := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 1}, "seed 1")
-	b := ptRun(t, g, l, &tokendist.PerfectTreeOptions{Delays: ptMust(tokendist.NewRandomDelays(9)), Seed: 2}, "seed 2")
-	require.NotEqual(t, a.Time, b.Time)
-}
-
-// TestErratumPhaseOverlap pins the erratum in the paper's pseudo-code: there is no
-// barrier between phases 2 and 3, so a root can send phase-3 tokens to a child whose
-// subtree is still balancing in phase 2. The child's phase-2 loop takes such a token
-// for a phase-2 token (they are the same message in the paper), finds itself above Avg
-// and sends it back up (S2.4), but its parent no longer reads its children (S3.1): the
-// token is stranded and the final distribution is not perfect.
-//
-// Minimal counterexample: the path 0-1-2-3 with loads (2, 0, 3, 1), T = 6, N = 4, unit
-// delays. Node 2 is elected; node 1 still waits for node 0's surplus when node 2, with
-// Avg+2 = 3 tokens, sends it a phase-3 token. Node 1 ends with (1, 1) and pushes one
-// token back, which stays in node 2's queue: final loads (1, 1, 3, 1).
-//
-// The fix (the default program): phase-3 messages carry a phase tag, and a node still
-// in phase 2 sets them aside (one counter and one bit) until its phase 2 ends.
-func TestErratumPhaseOverlap(t *testing.T) {
-	g := ptMust(tokendist.Path(4))
-	l := tokendist.Loads{2, 0, 3, 1}
-	lit, err := tokendist.RunPerfectTree(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true})
-	require.NoError(t, err)
-	require.Equal(t, tokendist.StatusDone, lit.Status)
-	require.Equal(t, 4, lit.Finished, "every node believes it is done")
-	require.Equal(t, 2, lit.Root)
-	require.Equal(t, tokendist.Loads{1, 1, 3, 1}, lit.Loads, "one token stranded in the root's queue")
-	require.False(t, lit.Perfect)
-	require.ErrorContains(t, lit.CheckTheorems(g), "Theorem 3")
-
-	fixed := ptRun(t, g, l, nil, "corrected")
-	require.Equal(t, tokendist.Loads{1, 2, 2, 1}, fixed.Loads)
-
-	// The concurrent runtime runs the same program and strands the token as well under
-	// some real schedules; it must always be perfect once corrected.
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	for i := 0; i < 50; i++ {
-		r, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true, Jitter: true, Seed: uint64(i)})
-		require.NoError(t, err)
-		require.Equal(t, l.Total(), r.Loads.Total())
-	}
-
-	// Minimality: the literal program is perfect on every tree with N ≤ 3 (T ≤ 15) and
-	// with N = 4 and T ≤ 5, under every delay policy; with N = 4 and T = 6 it is not.
-	for n := 1; n <= 4; n++ {
-		for _, tree := range ptLabelledTrees(n) {
-			l := make(tokendist.Loads, n)
-			var rec func(i int, left int64)
-			rec = func(i int, left int64) {
-				if i < n {
-					for x := int64(0); x <= left; x++ {
-						l[i] = x
-						rec(i+1, left-x)
-					}
-					return
-				}
-				if n == 4 && l.Total() > 5 {
-					return
-				}
-				for _, p := range ptPolicies() {
-					r, err := tokendist.RunPerfectTree(context.Background(), tree, l, &tokendist.PerfectTreeOptions{Delays: p, Literal: true})
-					require.NoError(t, err)
-					require.True(t, r.Perfect, "literal program failed on %v from %v (%v) — smaller than the pinned counterexample", tree, l, p)
-				}
-			}
-			rec(0, map[int]int64{1: 15, 2: 15, 3: 15, 4: 5}[n])
-		}
-	}
-}
-
-// TestErratumTimeBound pins the second erratum: section 5 concludes that the running
-// time is O(T·D) "since phase 2 has the greatest complexity", but phase 1 takes Θ(D·d)
-// (as the paper says) and so does phase 3's Finished wave, which dominate when T is
-// small. On the star with N nodes and one token, T·D = 2 while every run takes at least
-// 2(N−1) units (the root sends N−1 global messages and N−1 Finished messages one at a
-// time). The corrected bound, O(D·(T + d)), holds in every sweep with constant 3
-// (TestPerfectTreeFamilies).
-func TestErratumTimeBound(t *testing.T) {
-	var ratios []float64
-	for _, n := range []int{5, 50, 500} {
-		g := ptMust(tokendist.Star(n))
-		l := ptMust(tokendist.PointMass(n, 1, 1))
-		r := ptRun(t, g, l, nil, "star")
-		require.GreaterOrEqual(t, r.Time, int64(2*(n-1)))
-		ratios = append(ratios, float64(r.Time)/float64(r.T*2))
-		require.LessOrEqual(t, r.Time, 3*2*(r.T+int64(n-1)))
-	}
-	require.Greater(t, ratios[2], 10*ratios[0], "time/(T·D) grows with N: %v", ratios)
-}
-
 // TestPerfectTreeTargets runs the size targets (TOKENDIST_LONG=1): n = 10⁴,
 // T = 10⁵ in the simulated runtime within 5 s, and n = 10⁴ goroutines within 10 s.
 func TestPerfectTreeTargets(t *testing.T) {
-	if !ptLong {
-		t.Skip("TOKENDIST_LONG=1 runs the n = 10⁴ targets")
-	}
+	tokendist.LongTest(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g := ptMust(tokendist.RandomTree(10_000, 1))
 	for name, l := range map[string]tokendist.Loads{
@@ -778,12 +404,12 @@ func TestPerfectTreeTargets(t *testing.T) {
 		"point":   ptMust(tokendist.PointMass(10_000, 100_000, 17)),
 	} {
 		start := time.Now()
-		r, err := tokendist.RunPerfectTree(context.Background(), g, l, nil)
+		r, err := runPT(context.Background(), g, l, nil, 0)
 		require.NoError(t, err)
 		require.NoError(t, ptVerify(g, l, r))
 		sim := time.Since(start)
 		start = time.Now()
-		c, err := tokendist.RunPerfectTreeConcurrent(context.Background(), g, l, nil)
+		c, err := runPTGoroutines(context.Background(), g, l, nil, 0)
 		require.NoError(t, err)
 		require.NoError(t, ptVerify(g, l, c))
 		conc := time.Since(start)
@@ -791,4 +417,35 @@ func TestPerfectTreeTargets(t *testing.T) {
 		require.Less(t, sim, 5*time.Second)
 		require.Less(t, conc, 10*time.Second)
 	}
+}
+
+// ptResult is what the perfect-tree tests check after a run: the protocol's report, the
+// run's status and its final loads.
+type ptResult struct {
+	tokendist.PerfectTreeReport
+	Status tokendist.Status
+	Loads  tokendist.Loads
+}
+
+// runPT runs the perfect-tree protocol on g from l through Run until every node is
+// Finished (no step budget), with the run's seed, and returns its outcome with Run's
+// error.
+func runPT(ctx context.Context, g *tokendist.Graph, l tokendist.Loads, o *tokendist.PerfectTreeOptions, seed uint64) (ptResult, error) {
+	b, err := tokendist.NewPerfectTree(g, o)
+	if err != nil {
+		return ptResult{Status: tokendist.StatusFailed}, err
+	}
+	res, err := tokendist.Run(ctx, g, l, b, &tokendist.RunOptions{MaxSteps: math.MaxInt64, NoStability: true, Seed: seed})
+	rep, _ := res.Report.(tokendist.PerfectTreeReport)
+	return ptResult{PerfectTreeReport: rep, Status: res.Status, Loads: res.Loads}, err
+}
+
+// runPTGoroutines is runPT with PerfectTreeOptions.Goroutines set.
+func runPTGoroutines(ctx context.Context, g *tokendist.Graph, l tokendist.Loads, o *tokendist.PerfectTreeOptions, seed uint64) (ptResult, error) {
+	var opts tokendist.PerfectTreeOptions
+	if o != nil {
+		opts = *o
+	}
+	opts.Goroutines = true
+	return runPT(ctx, g, l, &opts, seed)
 }

@@ -32,7 +32,7 @@ func benchRing(b *testing.B, p int, tree TreeDag, grid GridDag, opts *RingOption
 			b.Fatal(err)
 		}
 	}
-	st := r.Stats()
+	st := r.stats()
 	b.ReportMetric(float64(st.Tasks), "tasks")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.Tasks), "ns/task")
 }

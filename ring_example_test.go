@@ -27,7 +27,7 @@ func ExampleNewRingTree() {
 	for pe, nodes := range level5 {
 		fmt.Printf("P%d level 5: %v\n", pe, nodes)
 	}
-	st := b.Stats()
+	st := res.Report.(tokendist.RingStats)
 	fmt.Printf("work %v, speedup %.2f, efficiency %.2f\n", st.Work, st.Speedup, st.Efficiency)
 	// Output:
 	// Done after 22 steps
@@ -75,12 +75,13 @@ func ExampleRingTreeBounds() {
 func ExampleNewRingGrid() {
 	dag, _ := tokendist.PyramidGrid(12)
 	b, _ := tokendist.NewRingGrid(4, dag, nil)
-	if _, err := tokendist.RunRing(context.Background(), b, nil); err != nil {
+	res, err := tokendist.RunRing(context.Background(), b, nil)
+	if err != nil {
 		panic(err)
 	}
 	w, _ := tokendist.RingGridWork(12, 4)
 	bounds, _ := tokendist.RingGridBounds(12, 4)
-	st := b.Stats()
+	st := res.Report.(tokendist.RingStats)
 	fmt.Println("simulated work", st.Work, "closed form", w)
 	fmt.Printf("time %d = W_0(n); Theorem 1.1(b) bound %.1f\n", st.Time, bounds.TimeBound)
 	// Output:
@@ -94,11 +95,12 @@ func ExampleNewQuadrature() {
 	q, _ := tokendist.NewQuadrature(math.Sqrt, 0, 1, 1e-9, 1e-6)
 	for _, policy := range tokendist.RingPolicies() {
 		b, _ := tokendist.NewRingTree(8, q, &tokendist.RingOptions{Policy: policy})
-		if _, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: 1}); err != nil {
+		res, err := tokendist.RunRing(context.Background(), b, &tokendist.RunOptions{Seed: 1})
+		if err != nil {
 			panic(err)
 		}
 		integral, _ := q.Integral()
-		st := b.Stats()
+		st := res.Report.(tokendist.RingStats)
 		fmt.Printf("%-16v ∫√x = %.6f  tasks %d  time %d  speedup %.2f\n", policy, integral, st.Tasks, st.Time, st.Speedup)
 	}
 	// Output:

@@ -1,9 +1,9 @@
 package tokendist_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -107,7 +107,7 @@ func TestLanczosAgreesWithDense(t *testing.T) {
 		"Hypercube(2) (tiny)":    must(tokendist.Hypercube(2)),
 		"Torus(3,3) (saturates)": must(tokendist.Torus(3, 3)),
 	}
-	if longTests() {
+	if tokendist.LongTests() {
 		nets["Torus(24,40)"] = must(tokendist.Torus(24, 40))
 		nets["Hypercube(10)"] = must(tokendist.Hypercube(10))
 		nets["RandomRegular(1000,4)"] = must(tokendist.RandomRegular(1000, 4, 3))
@@ -243,15 +243,10 @@ func TestCorollary21AndLemma21(t *testing.T) {
 	}
 }
 
-// longTests reports whether TOKENDIST_LONG=1 asks for the larger sweeps.
-func longTests() bool { return os.Getenv("TOKENDIST_LONG") == "1" }
-
 // TestLanczosTorus1000 (TOKENDIST_LONG=1) checks LambdaMax on the 1000×1000 torus
 // against the closed form to 1e-9 and reports the time (target: 10 s on two cores).
 func TestLanczosTorus1000(t *testing.T) {
-	if !longTests() {
-		t.Skip("set TOKENDIST_LONG=1")
-	}
+	tokendist.LongTest(t)
 	g := must(tokendist.Torus(1000, 1000))
 	cpu0 := processCPU()
 	start := time.Now()
@@ -307,6 +302,30 @@ func TestLanczosBoundsSweep(t *testing.T) {
 			require.LessOrEqual(t, math.Abs(sp.LambdaN-c.cf.LambdaN), sp.BoundN+c.cf.BoundN, "%s %+v: λ_n", c.name, o)
 			if o.GapTol > 0 && sp.Lambda2 >= -sp.LambdaN {
 				require.LessOrEqual(t, sp.Bound2, 1e-6*(1-c.cf.LambdaMax), "%s %+v: GapTol not met", c.name, o)
+			}
+		}
+	}
+}
+
+func TestHardeningLanczosNotConverged(t *testing.T) {
+	g, _ := tokendist.Path(3000)
+	sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 1})
+	require.True(t, errors.Is(err, tokendist.ErrNotConverged), "Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
+	if sp.Bound2 <= 0 {
+		t.Errorf("non-converged estimate has error bound %v", sp.Bound2)
+	}
+	// Path(n)'s λ_2 = (1 + 2cos(π/n))/3. Whenever LambdaMax reports success, its bound
+	// must hold; for every MaxIter that runs out, it must report ErrNotConverged.
+	for _, n := range []int{50, 300, 3000} {
+		g, _ := tokendist.Path(n)
+		want := (1 + 2*math.Cos(math.Pi/float64(n))) / 3
+		for _, it := range []int{1, 2, 3, 5, 8, 13, 40, 100, 1000} {
+			sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: it, Tol: 1e-8})
+			if err == nil && math.Abs(sp.Lambda2-want) > sp.Bound2+1e-9 {
+				t.Errorf("Path(%d), MaxIter %d: λ_2 = %v ± %v without error, true %v", n, it, sp.Lambda2, sp.Bound2, want)
+			}
+			if err != nil && !errors.Is(err, tokendist.ErrNotConverged) {
+				t.Errorf("Path(%d), MaxIter %d: %v", n, it, err)
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // idle is a balancer that moves nothing, so a run shows the workload alone.
@@ -17,16 +19,12 @@ func idle() Balancer {
 func runIdle(t *testing.T, n int, start Loads, w Workload, steps int64, seed uint64) Result {
 	t.Helper()
 	g, err := Path(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if start == nil {
 		start = make(Loads, n)
 	}
 	res, err := Run(context.Background(), g, start, idle(), &RunOptions{MaxSteps: steps, Seed: seed, Workload: w})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res
 }
 
@@ -39,9 +37,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 		n       int
 	}{{0.5, false, 4}, {3, false, 4}, {0.01, true, 2000}, {40, false, 3}, {1000, false, 2}} {
 		a, err := NewPoissonArrivals(tc.rate, tc.perNode)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		const steps = 4000
 		var sum, sq float64
 		prev := int64(0)
@@ -55,9 +51,7 @@ func TestPoissonArrivalsMean(t *testing.T) {
 				prev = smp.Arrived
 				return nil
 			})})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mu := a.Rate(tc.n)
 		mean := sum / steps
 		variance := sq/steps - mean*mean
@@ -74,21 +68,19 @@ func TestPoissonArrivalsMean(t *testing.T) {
 // ⌊rate·T⌋ tokens in T steps, always at a heaviest node.
 func TestHotSpotAndAdversary(t *testing.T) {
 	h, err := NewHotSpotArrivals(2, 1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res := runIdle(t, 5, nil, h, 500, 1)
-	if res.Loads[0] != 0 || res.Loads[2] != 0 || res.Loads[4] != 0 || res.Loads[1] == 0 || res.Loads[3] == 0 {
-		t.Fatalf("hot spot at 1, 3: loads %v", res.Loads)
-	}
-	if res.Arrived != res.Loads.Total() {
-		t.Fatal("hot spot accounting")
-	}
+	require.Equal(t, int64(0), res.Loads[0], "hot spot at 1, 3: loads %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[2], "hot spot at 1, 3: loads %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[4], "hot spot at 1, 3: loads %v", res.Loads)
+	require.NotEqual(t, int64(0), res.Loads[1], "hot spot at 1, 3: loads %v", res.Loads)
+	require.NotEqual(t, int64(0), res.Loads[3], "hot spot at 1, 3: loads %v", res.Loads)
+	require.Equal(t, res.Loads.Total(), res.Arrived, "hot spot accounting")
 	a, _ := NewAdversary(0.7)
 	res = runIdle(t, 4, Loads{0, 3, 5, 5}, a, 100, 0)
-	if res.Arrived != 70 || res.Loads[2] != 75 || res.Loads[3] != 5 {
-		t.Fatalf("adversary: arrived %d, loads %v", res.Arrived, res.Loads)
-	}
+	require.Equal(t, int64(70), res.Arrived, "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
+	require.Equal(t, int64(75), res.Loads[2], "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
+	require.Equal(t, int64(5), res.Loads[3], "adversary: arrived %d, loads %v", res.Arrived, res.Loads)
 }
 
 // TestServiceNeverExceedsLoad: service removes at most a node's load, about μ per busy
@@ -104,9 +96,7 @@ func TestServiceNeverExceedsLoad(t *testing.T) {
 		if want := 3 * 100 * mu; math.Abs(busy-want) > 5*math.Sqrt(want)+1 {
 			t.Errorf("μ %v: busy nodes completed %v, want about %v", mu, busy, want)
 		}
-		if res.Completed != 3003-res.Loads.Total() {
-			t.Fatal("service accounting")
-		}
+		require.Equal(t, 3003-res.Loads.Total(), res.Completed, "service accounting")
 	}
 }
 
@@ -114,17 +104,15 @@ func TestServiceNeverExceedsLoad(t *testing.T) {
 // rejects bad rows with a line number.
 func TestTraceArrivalsCSV(t *testing.T) {
 	tr, err := NewTraceArrivals(strings.NewReader("step,node,count\n3,1,4\n1,0,2\n3,1,1\n9,2,7\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res := runIdle(t, 3, nil, tr, 5, 0)
-	if res.Loads[0] != 2 || res.Loads[1] != 5 || res.Loads[2] != 0 || res.Arrived != 7 {
-		t.Fatalf("trace after 5 steps: %v", res.Loads)
-	}
+	require.Equal(t, int64(2), res.Loads[0], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(5), res.Loads[1], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(0), res.Loads[2], "trace after 5 steps: %v", res.Loads)
+	require.Equal(t, int64(7), res.Arrived, "trace after 5 steps: %v", res.Loads)
 	res = runIdle(t, 3, nil, tr, 20, 0) // reusable: Init rewinds
-	if res.Loads[2] != 7 || res.Arrived != 14 {
-		t.Fatalf("trace after 20 steps: %v", res.Loads)
-	}
+	require.Equal(t, int64(7), res.Loads[2], "trace after 20 steps: %v", res.Loads)
+	require.Equal(t, int64(14), res.Arrived, "trace after 20 steps: %v", res.Loads)
 	for _, bad := range []string{"1,0\n", "0,1,1\n", "1,-1,1\n", "1,x,1\n", "1,0,-3\n"} {
 		if _, err := NewTraceArrivals(strings.NewReader(bad)); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
 			t.Errorf("trace %q: err %v", bad, err)
@@ -141,9 +129,7 @@ func TestTraceArrivalsCSV(t *testing.T) {
 func TestBurstsAndWindow(t *testing.T) {
 	tr, _ := NewTraceArrivals(strings.NewReader("1,0,1\n2,0,1\n3,0,1\n4,0,1\n5,0,1\n6,0,1\n7,0,1\n"))
 	b, err := NewBursts(tr, 2, 3) // on at 1, 2, 6, 7
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if res := runIdle(t, 1, nil, b, 10, 0); res.Arrived != 4 {
 		t.Fatalf("bursts: arrived %d, want 4", res.Arrived)
 	}
@@ -192,9 +178,8 @@ func TestWorkloadAccountingCaught(t *testing.T) {
 	liar := liarWorkload{}
 	_, err := Run(context.Background(), g, Loads{1, 1, 1}, idle(), &RunOptions{MaxSteps: 3, Workload: liar})
 	var ie *InvariantError
-	if !errors.As(err, &ie) || ie.Invariant != Conserves {
-		t.Fatalf("want a conservation error, got %v", err)
-	}
+	require.True(t, errors.As(err, &ie), "want a conservation error, got %v", err)
+	require.Equal(t, Conserves, ie.Invariant, "want a conservation error, got %v", err)
 }
 
 type liarWorkload struct{}
@@ -205,197 +190,18 @@ func (liarWorkload) Apply(s *State) (int64, int64, error) {
 	return 1, 0, nil
 }
 
-// TestChurnScheduleSkipsLink: on a path 0–1–2 with the link (0, 1) down from step 0 to
-// step 9, THRESHOLD-1 moves nothing over it, then balances once it is back.
-func TestChurnScheduleSkipsLink(t *testing.T) {
-	g, _ := Path(3)
-	start := Loads{30, 0, 0}
-	for _, build := range []func() (Balancer, error){
-		func() (Balancer, error) { return NewThreshold1(g, nil) },
-		func() (Balancer, error) { return NewRSWDiffusion(g) },
-		func() (Balancer, error) { return NewFGSDeterministic(g) },
-		func() (Balancer, error) { return NewRandomMatching(g) },
-		func() (Balancer, error) { return NewRandomizedDiffusion(g) },
-	} {
-		b, _ := build()
-		c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 0, U: 0, V: 1}, {Step: 10, U: 1, V: 0, Up: true}})
-		var moved10 int64 = -1
-		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 400, Churn: c, SampleEvery: 1, NoStability: true,
-			Recorder: RecorderFunc(func(s *State, smp Sample) error {
-				if smp.Step == 10 {
-					moved10 = smp.Moved
-					if s.Loads[0] != 30 || smp.Down != 1 {
-						t.Errorf("%v: at step 10 loads %v, down %d", BalancerName(b), s.Loads, smp.Down)
-					}
-				}
-				return nil
-			})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if moved10 != 0 || res.Loads[0] >= 20 {
-			t.Errorf("%v: moved %d before step 10, final %v", BalancerName(b), moved10, res.Loads)
-		}
-	}
-}
-
-// TestRandomChurnStationary: the fraction of links down approaches
-// fail/(fail + recover − fail·recover).
-func TestRandomChurnStationary(t *testing.T) {
-	g, _ := RandomRegular(1000, 4, 1)
-	c, _ := NewRandomLinkChurn(0.05, 0.2)
-	var sum float64
-	var k int
-	_, err := Run(context.Background(), g, make(Loads, 1000), idle(), &RunOptions{MaxSteps: 400, Churn: c, SampleEvery: 1,
-		Recorder: RecorderFunc(func(s *State, smp Sample) error {
-			if smp.Step > 100 {
-				sum += float64(smp.Down)
-				k++
-			}
-			down := 0
-			for u := 0; u < g.Order(); u++ {
-				for e := g.off[u]; e < g.off[u+1]; e++ {
-					if !s.Live[e] {
-						down++
-					}
-					if s.Live[e] != s.Live[g.EdgeIndex(int(g.adj[e]), u)] {
-						t.Fatalf("ends of a link disagree")
-					}
-				}
-			}
-			if down != 2*smp.Down {
-				t.Fatalf("step %d: %d ends down, %d links reported", smp.Step, down, smp.Down)
-			}
-			return nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0.05 / (0.05 + 0.2 - 0.05*0.2) * float64(g.Size())
-	if got := sum / float64(k); math.Abs(got-want) > 0.1*want {
-		t.Fatalf("mean links down %v, want about %v", got, want)
-	}
-}
-
-// TestSteadyStats: measurements start after the warm-up; an arrivals-only run is
-// unstable, a closed run and an arrivals-plus-faster-service run are not.
-func TestSteadyStats(t *testing.T) {
-	g, _ := Ring(16)
-	b, _ := NewThreshold2(g, nil)
-	a, _ := NewPoissonArrivals(0.1, true)
-	res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 2000, Seed: 1, Workload: a, Steady: &SteadyOptions{WarmUp: 1000, Every: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := res.Steady
-	if st == nil || st.From != 1002 || st.Samples != 500 || !st.Unstable || math.Abs(st.Growth-1.6) > 0.3 {
-		t.Fatalf("arrivals only: %+v", st)
-	}
-	sv, _ := NewService(0.2)
-	w, _ := NewCombinedWorkload(a, sv)
-	res, err = Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 4000, Seed: 1, Workload: w, Steady: &SteadyOptions{WarmUp: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := res.Steady; st.Unstable || st.MeanDiscrepancy <= 0 || float64(st.P95Discrepancy) < st.MeanDiscrepancy-1 || st.MovedPerArrival <= 0 {
-		t.Fatalf("ρ = 0.5: %+v", st)
-	}
-	start, _ := UniformRandom(16, 500, 2)
-	res, err = Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 500, NoStability: true, Steady: &SteadyOptions{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := res.Steady; st.Unstable || st.ArrivalRate != 0 || st.Samples != 500 {
-		t.Fatalf("closed: %+v", st)
-	}
-}
-
 // TestDynamicTraceCSV: a dynamic run's CSV trace has the arrived, completed and down
 // columns, and their last row matches the Result.
 func TestDynamicTraceCSV(t *testing.T) {
 	g, _ := Ring(8)
 	b, _ := NewThreshold2(g, nil)
 	res, err := Run(context.Background(), g, make(Loads, 8), b, &RunOptions{MaxSteps: 50, SampleEvery: 10, Seed: 1, Workload: dynWorkload(t), Churn: dynChurn(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var sb strings.Builder
-	if err := res.Trace.WriteCSV(&sb); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, res.Trace.WriteCSV(&sb))
 	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
-	if !strings.HasSuffix(lines[0], ",negative,arrived,completed,down") {
-		t.Fatalf("header %q", lines[0])
-	}
+	require.True(t, strings.HasSuffix(lines[0], ",negative,arrived,completed,down"), "header %q", lines[0])
 	last := strings.Split(lines[len(lines)-1], ",")
-	if last[9] != fmt.Sprint(res.Arrived) || last[10] != fmt.Sprint(res.Completed) {
-		t.Fatalf("last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
-	}
-}
-
-// TestRandomizedDiffusionChurnWide: on a star with 70 leaves (d + 1 = 71 slots: the wide
-// records), a leaf whose link is down all run keeps its load exactly, the others
-// balance, and the accounting holds (Run checks it at every sample).
-func TestRandomizedDiffusionChurnWide(t *testing.T) {
-	g, err := Star(71)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := NewRandomizedDiffusion(g)
-	start := make(Loads, 71)
-	start[0], start[5] = 71*300, 77
-	c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 0, U: 0, V: 5}})
-	res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300, Seed: 4, Churn: c, SampleEvery: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Loads[5] != 77 || res.Loads[1] < 200 {
-		t.Fatalf("loads %v", res.Loads)
-	}
-	// Moved counts only tokens over live links: with no churn the same run moves more.
-	b2, _ := NewRandomizedDiffusion(g)
-	res2, _ := Run(context.Background(), g, start, b2, &RunOptions{MaxSteps: 300, Seed: 4})
-	if res.Moved >= res2.Moved {
-		t.Fatalf("moved %d with a dead link, %d without", res.Moved, res2.Moved)
-	}
-}
-
-// TestRandomizedDiffusionAllLinksDown: with every link down every step, randomized
-// diffusion moves nothing and counts nothing, for packed (RandomRegular) and wide (a
-// 70-leaf star) records.
-func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
-	rr, _ := RandomRegular(64, 4, 2)
-	star, _ := Star(71)
-	for _, g := range []*Graph{rr, star} {
-		b, _ := NewRandomizedDiffusion(g)
-		start, _ := UniformRandom(g.Order(), int64(50*g.Order()), 3)
-		c, _ := NewRandomLinkChurn(1, 0)
-		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: 1, Churn: c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Moved != 0 || res.Messages != 0 {
-			t.Fatalf("%v: moved %d, messages %d", g, res.Moved, res.Messages)
-		}
-		for v := range start {
-			if res.Loads[v] != start[v] {
-				t.Fatalf("%v: node %d went from %d to %d", g, v, start[v], res.Loads[v])
-			}
-		}
-	}
-}
-
-// TestDynamicDefaultBudget: a dynamic run with MaxSteps 0 runs DefaultMaxSteps steps,
-// not a diffusion scheme's static budget τ(G, K) (which is for a fixed total).
-func TestDynamicDefaultBudget(t *testing.T) {
-	g, _ := Ring(4)
-	b, _ := NewRSWDiffusion(g)
-	tr, _ := NewTraceArrivals(strings.NewReader("1,0,8\n"))
-	res, err := Run(context.Background(), g, make(Loads, 4), b, &RunOptions{Workload: tr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Steps != DefaultMaxSteps || res.Status != StatusMaxSteps {
-		t.Fatalf("%v", res)
-	}
+	require.Equal(t, fmt.Sprint(res.Arrived), last[9], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
+	require.Equal(t, fmt.Sprint(res.Completed), last[10], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 }
