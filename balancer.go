@@ -728,7 +728,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.steady != nil {
 		r.res.Steady = r.steady.stats()
 	}
-	if rep, ok := r.b.(Reporter); ok && len(s.Loads) == s.Net.Order() {
+	if rep, ok := r.b.(Reporter); ok && len(s.Loads) == r.n {
 		r.res.Report = rep.Report(s)
 	}
 	return r.res, err
