@@ -238,7 +238,7 @@ func advTable() []advCase {
 			"Multi":          func() error { _, err := tokendist.NewMultiBalance(net, nil, nil); return err },
 			"Continuous":     func() error { _, err := tokendist.NewContinuousDiffusion(net, nil); return err },
 			"Deviation":      func() error { _, err := tokendist.NewDeviation(net, nil); return err },
-			"RunDeviation": func() error {
+			"Run+Deviation": func() error {
 				_, _, err := runDeviation(ctx, net, make(tokendist.Loads, 4), &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}, nil)
 				return err
 			},

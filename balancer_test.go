@@ -201,9 +201,9 @@ func TestTerminatorBeatsStability(t *testing.T) {
 	}
 }
 
-// TestOptionalTerminator: a balancer without a termination rule (THRESHOLD-1, which is
+// TestNoTerminationRule: a balancer without a termination rule (THRESHOLD-1, which is
 // no Terminator; Funcs without DoneFunc) keeps the stability stop by default.
-func TestOptionalTerminator(t *testing.T) {
+func TestNoTerminationRule(t *testing.T) {
 	g, err := tokendist.Path(6)
 	require.NoError(t, err)
 	loads := tokendist.Loads{30, 0, 0, 0, 0, 1}

@@ -80,21 +80,21 @@ func TestErrorsPrefixed(t *testing.T) {
 			_, err := tokendist.Run(expired, ring, flat, &tokendist.Funcs{StepFunc: stepper}, nil)
 			return err
 		}, context.DeadlineExceeded},
-		{"RunDeviation canceled", func() error {
+		{"Run with a Deviation recorder, canceled", func() error {
 			b, err := tokendist.NewRandomizedDiffusion(hc)
 			require.NoError(t, err)
 			_, _, err = runDeviation(canceled, hc, hcLoads, b, nil)
 			return err
 		}, context.Canceled},
-		{"RunPerfectTree canceled", func() error {
+		{"PerfectTree canceled", func() error {
 			_, err := runPT(canceled, tree, treeLoads, nil, 0)
 			return err
 		}, context.Canceled},
-		{"RunPerfectTreeConcurrent canceled", func() error {
+		{"PerfectTree goroutines canceled", func() error {
 			_, err := runPTGoroutines(canceled, tree, treeLoads, nil, 0)
 			return err
 		}, context.Canceled},
-		{"RunPerfectTreeConcurrent deadline", func() error {
+		{"PerfectTree goroutines deadline", func() error {
 			_, err := runPTGoroutines(expired, tree, treeLoads, nil, 0)
 			return err
 		}, context.DeadlineExceeded},

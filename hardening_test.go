@@ -127,10 +127,10 @@ func TestHardeningNilInputs(t *testing.T) {
 		t.Errorf("Run(nil ctx): %v", err)
 	}
 	if _, err := runPTGoroutines(nilCtx, g, l, nil, 0); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("RunPerfectTreeConcurrent(nil ctx): %v", err)
+		t.Errorf("PerfectTree goroutines (nil ctx): %v", err)
 	}
 	if _, err := runPT(nilCtx, g, l, nil, 0); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("RunPerfectTree(nil ctx): %v", err)
+		t.Errorf("PerfectTree (nil ctx): %v", err)
 	}
 	if _, err := tokendist.NewEdgeColoring(g, nil); !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Errorf("NewEdgeColoring(g, nil): %v", err)
