@@ -193,13 +193,3 @@ func (r *Deviation) Samples() []DeviationSample { return r.samples }
 // Continuous returns the continuous process the recorder runs.
 func (r *Deviation) Continuous() *ContinuousDiffusion { return r.cont }
 
-// orderOf returns net's order, or -1 for a nil network.
-func orderOf(net Network) int {
-	if net == nil {
-		return -1
-	}
-	if g, ok := net.(*Graph); ok && g == nil {
-		return -1
-	}
-	return net.Order()
-}

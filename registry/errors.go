@@ -20,7 +20,7 @@ var (
 	ErrNotApplicable = fmt.Errorf("%smetric not applicable", errs.Prefix)
 	// ErrUnknownName reports a name that no registry entry of its kind has. An unknown
 	// name is a bad parameter, so it also matches tokendist.ErrBadParameter.
-	ErrUnknownName = fmt.Errorf("%w: unknown name", errs.BadParameter)
+	ErrUnknownName = fmt.Errorf("%w: unknown name", errs.ErrBadParameter)
 )
 
 // wrapf returns nil for a nil err, else "tokendist: <format>: <err's message without its

@@ -43,8 +43,8 @@ func MemoryBudget() int64 {
 	return min(debug.SetMemoryLimit(-1), memTotal()/2)
 }
 
-// CheckAlloc returns an error wrapping TooLarge if count items of bytesEach bytes
-// (overflow-checked) exceed the memory budget, or wrapping BadParameter if count is
+// CheckAlloc returns an error wrapping ErrTooLarge if count items of bytesEach bytes
+// (overflow-checked) exceed the memory budget, or wrapping ErrBadParameter if count is
 // negative. what names the allocation in the error.
 func CheckAlloc(what string, count, bytesEach int64) error {
 	if count < 0 || bytesEach < 0 {
@@ -53,7 +53,7 @@ func CheckAlloc(what string, count, bytesEach int64) error {
 	hi, lo := bits.Mul64(uint64(count), uint64(bytesEach))
 	budget := MemoryBudget()
 	if hi != 0 || lo > uint64(budget) {
-		return fmt.Errorf("%w: %s needs %d × %d bytes, budget %d bytes", TooLarge, what, count, bytesEach, budget)
+		return fmt.Errorf("%w: %s needs %d × %d bytes, budget %d bytes", ErrTooLarge, what, count, bytesEach, budget)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // Package errs holds the error values and helpers that every package of the module
 // shares, so that one policy holds everywhere: every error starts with "tokendist: ",
 // names the bad value, and wraps a sentinel that errors.Is finds. The root package
-// re-exports the sentinels (tokendist.ErrBadParameter is errs.BadParameter), so an
+// re-exports the sentinels (tokendist.ErrBadParameter is errs.ErrBadParameter), so an
 // error from the registry, the plot or the experiment package matches the same
 // sentinel as one from the core.
 package errs
@@ -18,32 +18,32 @@ const Prefix = "tokendist: "
 
 // The sentinels. The root package documents and re-exports each one.
 var (
-	NotConnected   = errors.New("tokendist: network is not connected")
-	NotTree        = errors.New("tokendist: network is not a tree")
-	BadParameter   = errors.New("tokendist: bad parameter")
-	NilNetwork     = errors.New("tokendist: nil network")
-	NilBalancer    = errors.New("tokendist: nil balancer")
-	BadLoads       = errors.New("tokendist: bad loads")
-	InvalidColor   = errors.New("tokendist: invalid edge colouring")
-	Overflow       = errors.New("tokendist: integer overflow")
-	TooLarge       = errors.New("tokendist: allocation exceeds the memory budget")
-	NotConverged   = errors.New("tokendist: iteration did not converge")
-	Deadlock       = errors.New("tokendist: perfect tree: deadlock")
-	Protocol       = errors.New("tokendist: perfect tree: protocol failure")
-	BadDag         = errors.New("tokendist: inconsistent growing dag")
-	TaskBudget     = errors.New("tokendist: task budget exhausted")
-	ConcurrentUse  = errors.New("tokendist: balancer used by two runs at once")
-	NotInitialized = errors.New("tokendist: Step before Init")
+	ErrNotConnected    = errors.New("tokendist: network is not connected")
+	ErrNotTree         = errors.New("tokendist: network is not a tree")
+	ErrBadParameter    = errors.New("tokendist: bad parameter")
+	ErrNilNetwork      = errors.New("tokendist: nil network")
+	ErrNilBalancer     = errors.New("tokendist: nil balancer")
+	ErrBadLoads        = errors.New("tokendist: bad loads")
+	ErrInvalidColoring = errors.New("tokendist: invalid edge colouring")
+	ErrOverflow        = errors.New("tokendist: integer overflow")
+	ErrTooLarge        = errors.New("tokendist: allocation exceeds the memory budget")
+	ErrNotConverged    = errors.New("tokendist: iteration did not converge")
+	ErrDeadlock        = errors.New("tokendist: perfect tree: deadlock")
+	ErrProtocol        = errors.New("tokendist: perfect tree: protocol failure")
+	ErrBadDag          = errors.New("tokendist: inconsistent growing dag")
+	ErrTaskBudget      = errors.New("tokendist: task budget exhausted")
+	ErrConcurrentUse   = errors.New("tokendist: balancer used by two runs at once")
+	ErrNotInitialized  = errors.New("tokendist: Step before Init")
 )
 
-// BadParam returns an error wrapping BadParameter whose message names the value.
+// BadParam returns an error wrapping ErrBadParameter whose message names the value.
 func BadParam(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{BadParameter}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadParameter}, args...)...)
 }
 
-// Overflowf returns an error wrapping Overflow that names the computation.
+// Overflowf returns an error wrapping ErrOverflow that names the computation.
 func Overflowf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{Overflow}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{ErrOverflow}, args...)...)
 }
 
 // wrapped is an error with the prefix that wraps another error, so that errors.Is and
