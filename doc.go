@@ -167,9 +167,14 @@
 //
 // Every error starts with "tokendist: " and names the bad value, quoting at most a short
 // prefix of bad text; errors from user callbacks, readers and writers are wrapped with
-// that prefix (errors.Is still finds them). Sentinels (ErrBadParameter, ErrBadLoads,
-// ErrNotConnected, ErrNotTree, ErrInvalidColoring, ErrNilNetwork, ErrNilBalancer,
-// ErrOverflow, ErrTooLarge, ErrNotConverged) work with errors.Is. Nil arguments
+// that prefix (errors.Is still finds them), and so are the operating system's. The
+// sentinels, all in errors.go, work with errors.Is: ErrBadParameter, ErrBadLoads,
+// ErrNilNetwork, ErrNilBalancer, ErrNotConnected, ErrNotTree, ErrInvalidColoring,
+// ErrOverflow, ErrTooLarge, ErrNotConverged, ErrDeadlock, ErrProtocol, ErrBadDag,
+// ErrTaskBudget, ErrConcurrentUse and ErrNotInitialized. The packages beside the core
+// return the same values (package registry adds ErrUnknownName and ErrNotApplicable,
+// package experiment ErrFile). One rule for invalid input holds everywhere: an error,
+// never -1, a zero or a saturated value. Nil arguments
 // (including typed nils such as a nil *Funcs in a Balancer, and a nil context.Context)
 // are errors, not panics. Integer results are exact or an error: a bound, closed form,
 // total or Run counter that would not fit in int64 is ErrOverflow, never a wrapped
