@@ -192,4 +192,3 @@ func (r *Deviation) Samples() []DeviationSample { return r.samples }
 
 // Continuous returns the continuous process the recorder runs.
 func (r *Deviation) Continuous() *ContinuousDiffusion { return r.cont }
-
