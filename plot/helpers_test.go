@@ -54,3 +54,6 @@ func fndCheckErr(t testing.TB, err, is error, words ...string) {
 		require.Contains(t, err.Error(), w)
 	}
 }
+
+// Period makes Run stop once the loads repeat two steps apart (tokendist.Periodic).
+func (fndNeighbourExchange) Period(*tokendist.State) int64 { return 2 }

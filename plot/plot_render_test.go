@@ -251,7 +251,8 @@ func TestExamplePlotsRender(t *testing.T) {
 	if err != nil {
 		t.Skip("go command not found; cannot run the examples")
 	}
-	mains, err := filepath.Glob(filepath.Join("examples", "*", "main.go"))
+	// The examples live at the module root, one folder above this package.
+	mains, err := filepath.Glob(filepath.Join("..", "examples", "*", "main.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, mains)
 	total := 0
@@ -261,7 +262,8 @@ func TestExamplePlotsRender(t *testing.T) {
 			out := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, gobin, "run", "./"+filepath.ToSlash(dir), "-quick", "-out", out)
+			cmd := exec.CommandContext(ctx, gobin, "run", "./examples/"+filepath.Base(dir), "-quick", "-out", out)
+			cmd.Dir = ".."
 			var log bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &log, &log
 			require.NoError(t, cmd.Run(), "%s", tail(log.String(), 2000))
