@@ -27,10 +27,11 @@
 //     NewHotSpotArrivals return *Arrivals; NewRandomLinkChurn and NewScheduledLinkChurn
 //     return *LinkChurn; NewUnitDelays, NewRandomDelays and the other delay models
 //     return Delays. It validates its arguments and returns (value, error).
-//   - A balancer constructor is New followed by the algorithm's name in its paper, and
-//     returns the engine that runs it: NewThreshold1 and NewThreshold2 return
-//     *DimensionExchange; NewHypercubeBalance, NewDimensionOrderBalance and
-//     NewLeightonBalance return *CubeBalancer; NewDiscrepancy1, NewMultiBalance,
+//   - A balancer constructor is New followed by the algorithm's name in its paper (or
+//     by what it runs), and returns the engine that runs it: NewThreshold1 and
+//     NewThreshold2 return *DimensionExchange; NewHypercubeBalance,
+//     NewDimensionOrderBalance and NewLeightonBalance return *CubeBalancer; NewRingTree
+//     and NewRingGrid return *RingScheduler; NewDiscrepancy1, NewMultiBalance,
 //     NewRandomizedDiffusion and NewRandomMatching return their own types.
 //   - A function that returns an immutable value of a named family (a graph, a load
 //     vector, an edge colouring, a growing dag, a bound, a spectrum) is the family's
