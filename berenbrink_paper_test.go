@@ -1,5 +1,5 @@
 // Berenbrink, Cooper, Friedetzky, Friedrich, Sauerwald, "Randomized diffusion for
-// indivisible loads" (/work/shared/papers/randomized-diffusion.txt): the tests that check
+// indivisible loads" (the project's shared/papers/randomized-diffusion.txt): the tests that check
 // a theorem, lemma, bound or table of the paper against the simulation, in the style of
 // etcd-io/raft's raft_paper_test.go. Each test quotes the statement it checks; tests named
 // Erratum pin a statement the simulation refutes.

@@ -1,5 +1,5 @@
 // Gao and Rosenberg, "On balancing computational load on rings of processors"
-// (/work/shared/papers/ring-ks-bf.txt): the tests that check a theorem, fact, bound or
+// (the project's shared/papers/ring-ks-bf.txt): the tests that check a theorem, fact, bound or
 // table of the paper against the simulation, in the style of etcd-io/raft's
 // raft_paper_test.go. Each test quotes the statement it checks; tests named Erratum pin a
 // statement the simulation refutes.

@@ -1,6 +1,6 @@
 // Houle, Symvonis, Wood, "Dimension-exchange algorithms for token distribution on
 // tree-connected architectures" (JPDC 2004;
-// /work/shared/papers/dimension-exchange-trees.txt): the tests that check a theorem,
+// the project's shared/papers/dimension-exchange-trees.txt): the tests that check a theorem,
 // lemma, bound or closed form of the paper against the simulation, in the style of
 // etcd-io/raft's raft_paper_test.go. Each test quotes the statement it checks; tests named
 // Erratum pin a statement the simulation refutes.
@@ -306,7 +306,7 @@ func TestHouleEquation4StableGaps(t *testing.T) {
 // c-phase are at end-nodes of a common active edge during this phase if and only if
 // gap_c(v, w) ∈ SG_1(T)." (The transcription garbles gap_c(v, w) as gap_c(v, m), and the
 // definitions of gap and Observation 4 are lost; the statements checked here are the ones
-// reconstructed in /work/shared/papers/README.md, section "dimension-exchange-trees.txt,
+// reconstructed in the project's shared/papers/README.md, section "dimension-exchange-trees.txt,
 // section 4.1-4.3".)
 func TestHouleLemma9ObserverTour(t *testing.T) {
 	for _, g := range msdAllTrees(t, 8) {
@@ -336,7 +336,7 @@ func TestHouleLemma9ObserverTour(t *testing.T) {
 // distribution on T is stable at time t ≡ c (mod χ) if and only if for all pairs of nodes
 // v, w of T, the node-discrepancy Δ_t(v, w) ≤ stability(gap_c(v, w))." (The transcription
 // garbles gap_c(v, w) as gap_c(v, m); the reading gap_c(v, w) is the one reconstructed in
-// /work/shared/papers/README.md.)
+// the project's shared/papers/README.md.)
 func TestHouleTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
 
 // With TOKENDIST_LONG=1: the {0..MSD+1}^n box for every tree with at most 8 nodes, and
@@ -347,7 +347,7 @@ func TestHouleTheorem11Exhaustive(t *testing.T) { msdExhaustive(t, 8, 6, 6) }
 // distribution on T is stable at time t ≡ c (mod χ) if and only if for all pairs of nodes
 // v, w of T, the node-discrepancy Δ_t(v, w) ≤ stability(gap_c(v, w))." (The transcription
 // garbles gap_c(v, w) as gap_c(v, m); the reading gap_c(v, w) is the one reconstructed in
-// /work/shared/papers/README.md.)
+// the project's shared/papers/README.md.)
 func TestHouleTheorem11ExhaustiveLong(t *testing.T) {
 	tokendist.LongTest(t)
 	msdExhaustive(t, 8, 8, 8)

@@ -1,5 +1,5 @@
 // Margara, Pistocchi, Vassura, "Perfect token distribution on trees"
-// (/work/shared/papers/perfect-tree-distribution.txt): the tests that check a theorem or
+// (the project's shared/papers/perfect-tree-distribution.txt): the tests that check a theorem or
 // bound of the paper against the simulated and the concurrent runtime, in the style of
 // etcd-io/raft's raft_paper_test.go. Each test quotes the statement it checks; tests named
 // Erratum pin a statement the simulation refutes.
@@ -133,7 +133,7 @@ func TestMargaraTheorem3Section5Families(t *testing.T) {
 // S3.1: "[T_v > Avg+1 and parent = 0]. Nodes in this state are root of a subtree and send
 // their extra tokens to subtrees which can accept them." (Lines of the phase 3 state list
 // are missing from the transcription; the PHASE 3 pseudo-code is complete, see
-// /work/shared/papers/README.md.)
+// the project's shared/papers/README.md.)
 //
 // Margara et al., section 4.3 (Proof of Correctness, Phase 3), Theorem 3: "After phase 3
 // each node in the tree has Avg or Avg + 1 tokens."

@@ -1,5 +1,5 @@
 // Plaxton, "Load balancing on the hypercube and shuffle-exchange" (Stanford TR
-// STAN-CS-89-1281; /work/shared/papers/hypercube-shuffle-exchange-balance.txt): the tests
+// STAN-CS-89-1281; the project's shared/papers/hypercube-shuffle-exchange-balance.txt): the tests
 // that check a theorem, lemma, definition or bound of the report against the simulation or
 // by exhaustive search, in the style of etcd-io/raft's raft_paper_test.go. Each test
 // quotes the statement it checks; tests named Erratum pin a statement the check refutes.
