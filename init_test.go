@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // initCase is one built-in balancer with a network and loads it accepts.
@@ -105,22 +107,16 @@ func TestStepBeforeInit(t *testing.T) {
 	for _, c := range initCases() {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := c.net()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			b, err := c.build(g)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			name := BalancerName(b)
 			wantNotInit := func(when string, err error) {
 				t.Helper()
-				if !errors.Is(err, ErrNotInitialized) {
-					t.Fatalf("%s: Step %s: got %v, want an error wrapping ErrNotInitialized", name, when, err)
-				}
-				if msg := err.Error(); !strings.HasPrefix(msg, "tokendist: ") || !strings.Contains(msg, name) {
-					t.Fatalf("%s: Step %s: error %q does not start with the prefix and name the balancer", name, when, msg)
-				}
+				require.True(t, errors.Is(err, ErrNotInitialized), "%s: Step %s: got %v, want an error wrapping ErrNotInitialized", name, when, err)
+				msg := err.Error()
+				require.True(t, strings.HasPrefix(msg, "tokendist: "), "%s: Step %s: error %q does not start with the prefix and name the balancer", name, when, msg)
+				require.True(t, strings.Contains(msg, name), "%s: Step %s: error %q does not start with the prefix and name the balancer", name, when, msg)
 			}
 			fresh := func() *State {
 				return &State{Net: g, Loads: c.loads(g.Order()), Workers: 2, Seed: 1, Rand: rand.New(rand.NewPCG(1, 2))}
@@ -134,26 +130,18 @@ func TestStepBeforeInit(t *testing.T) {
 				wantNotInit("before Init", stepNoPanic(func() error { return step(s) }))
 			}
 			in, ok := b.(Initializer)
-			if !ok {
-				t.Fatalf("%s implements no Initializer", name)
-			}
+			require.True(t, ok, "%s implements no Initializer", name)
 			s := fresh()
-			if err := in.Init(s); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, in.Init(s))
 			short := *s
 			short.Loads = s.Loads[:len(s.Loads)-1]
 			wantNotInit("with fewer loads than Init saw", stepNoPanic(func() error { return b.Step(&short) }))
 			other, err := c.net() // an equal network, but not the one Init prepared
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			moved := *s
 			moved.Net = other
 			wantNotInit("on another network", stepNoPanic(func() error { return b.Step(&moved) }))
-			if err := stepNoPanic(func() error { return b.Step(s) }); err != nil {
-				t.Fatalf("%s: Step after Init: %v", name, err)
-			}
+			require.NoError(t, stepNoPanic(func() error { return b.Step(s) }), "%s: Step after Init", name)
 		})
 	}
 }
@@ -163,9 +151,7 @@ func TestStepBeforeInit(t *testing.T) {
 // is free again once the first Run has returned.
 func TestConcurrentRun(t *testing.T) {
 	g, err := Path(4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loads := Loads{4, 0, 0, 0}
 	entered, release := make(chan struct{}, 1), make(chan struct{})
 	blocking := &Funcs{Name: "blocker", StepFunc: func(s *State) error {
@@ -192,40 +178,35 @@ func TestConcurrentRun(t *testing.T) {
 	select {
 	case <-entered:
 	case <-timeout:
-		t.Fatal("the first Run never reached its Step")
+		require.FailNow(t, "the first Run never reached its Step")
 	}
 	r, err := Run(context.Background(), g, loads, blocking, &RunOptions{MaxSteps: 3})
-	if !errors.Is(err, ErrConcurrentUse) || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), "blocker") {
-		t.Fatalf("second Run of the same value: %v, want an error wrapping ErrConcurrentUse naming blocker", err)
-	}
-	if r.Status != StatusFailed || r.Balancer != "blocker" || r.Steps != 0 {
-		t.Fatalf("second Run's result %+v, want StatusFailed for blocker after 0 steps", r)
-	}
+	require.True(t, errors.Is(err, ErrConcurrentUse), "second Run of the same value: %v, want an error wrapping ErrConcurrentUse naming blocker", err)
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "second Run of the same value: %v, want an error wrapping ErrConcurrentUse naming blocker", err)
+	require.True(t, strings.Contains(err.Error(), "blocker"), "second Run of the same value: %v, want an error wrapping ErrConcurrentUse naming blocker", err)
+	require.Equal(t, StatusFailed, r.Status, "second Run's result %+v, want StatusFailed for blocker after 0 steps", r)
+	require.Equal(t, "blocker", r.Balancer, "second Run's result %+v, want StatusFailed for blocker after 0 steps", r)
+	require.Equal(t, int64(0), r.Steps, "second Run's result %+v, want StatusFailed for blocker after 0 steps", r)
 	idle := &Funcs{Name: "idle", StepFunc: func(s *State) error { s.Time++; return nil }}
-	if _, err := Run(context.Background(), g, loads, idle, &RunOptions{MaxSteps: 3}); err != nil {
-		t.Fatalf("another value must run meanwhile: %v", err)
-	}
+	_, err = Run(context.Background(), g, loads, idle, &RunOptions{MaxSteps: 3})
+	require.NoError(t, err, "another value must run meanwhile")
 	close(release)
 	select {
 	case o := <-first:
-		if o.err != nil || o.r.Steps != 3 {
-			t.Fatalf("first Run: %v after %d steps", o.err, o.r.Steps)
-		}
+		require.NoError(t, o.err, "first Run: %v after %d steps", o.err, o.r.Steps)
+		require.Equal(t, int64(3), o.r.Steps, "first Run: %v after %d steps", o.err, o.r.Steps)
 	case <-timeout:
-		t.Fatal("the first Run did not finish")
+		require.FailNow(t, "the first Run did not finish")
 	}
-	if _, err := Run(context.Background(), g, loads, blocking, &RunOptions{MaxSteps: 1}); err != nil {
-		t.Fatalf("the value must be free after the first Run returned: %v", err)
-	}
+	_, err = Run(context.Background(), g, loads, blocking, &RunOptions{MaxSteps: 1})
+	require.NoError(t, err, "the value must be free after the first Run returned")
 }
 
 // TestRunPoolOnlyForWorkers: a run with one worker starts no pool goroutines; a run with
 // more holds GOMAXPROCS − 1 helpers for its duration.
 func TestRunPoolOnlyForWorkers(t *testing.T) {
 	g, err := Path(4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, workers := range []int{1, 2} {
 		if workers > runtime.GOMAXPROCS(0) {
 			continue
@@ -237,9 +218,8 @@ func TestRunPoolOnlyForWorkers(t *testing.T) {
 			s.Time++
 			return nil
 		}}
-		if _, err := Run(context.Background(), g, Loads{1, 2, 3, 4}, f, &RunOptions{MaxSteps: 1, Workers: workers}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := Run(context.Background(), g, Loads{1, 2, 3, 4}, f, &RunOptions{MaxSteps: 1, Workers: workers})
+		require.NoError(t, err)
 		helpers := during - before
 		switch {
 		case workers == 1 && helpers > 0:
@@ -257,19 +237,13 @@ func TestStepBeforeInitCoversEveryBalancer(t *testing.T) {
 	built := map[string]bool{}
 	for _, c := range initCases() {
 		g, err := c.net()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, err := c.build(g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		built[reflect.TypeOf(b).Elem().Name()] = true
 	}
 	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fset := token.NewFileSet()
 	stepper := map[string]bool{} // types with a Step(s *State) error method
 	embeds := map[string][]string{}
@@ -278,9 +252,7 @@ func TestStepBeforeInitCoversEveryBalancer(t *testing.T) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -321,9 +293,7 @@ func TestStepBeforeInitCoversEveryBalancer(t *testing.T) {
 			t.Errorf("balancer type %s has no case in initCases", typ)
 		}
 	}
-	if len(stepper) < 10 {
-		t.Fatalf("found only %d balancer types; the scan is broken", len(stepper))
-	}
+	require.GreaterOrEqual(t, len(stepper), 10, "found only %d balancer types; the scan is broken", len(stepper))
 }
 
 // valueBlocker is a balancer passed by value: its Step blocks on release in the run with
@@ -343,9 +313,7 @@ func (v valueBlocker) Step(s *State) error {
 // used twice, so Run does not refuse the second while the first runs.
 func TestConcurrentRunOfValues(t *testing.T) {
 	g, err := Path(4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loads := Loads{4, 0, 0, 0}
 	b := valueBlocker{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	first := make(chan error, 1)
@@ -356,19 +324,15 @@ func TestConcurrentRunOfValues(t *testing.T) {
 	select {
 	case <-b.entered:
 	case <-time.After(30 * time.Second):
-		t.Fatal("the first Run never reached its Step")
+		require.FailNow(t, "the first Run never reached its Step")
 	}
 	_, err = Run(context.Background(), g, loads, b, &RunOptions{MaxSteps: 2, Seed: 2, Workers: 1})
 	close(b.release)
-	if err != nil {
-		t.Fatalf("a second copy of a value balancer was refused: %v", err)
-	}
+	require.NoError(t, err, "a second copy of a value balancer was refused")
 	select {
 	case err := <-first:
-		if err != nil {
-			t.Fatalf("first Run: %v", err)
-		}
+		require.NoError(t, err, "first Run")
 	case <-time.After(30 * time.Second):
-		t.Fatal("the first Run did not finish")
+		require.FailNow(t, "the first Run did not finish")
 	}
 }
