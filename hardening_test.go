@@ -27,17 +27,14 @@ func TestHardeningHangs(t *testing.T) {
 		}
 	}
 	for id := uint64(0); id < 2000; id++ {
-		if got := tokendist.GridNodeOf(id).ID(); got != id {
-			t.Fatalf("GridNodeOf(%d).ID() = %d", id, got)
-		}
+		got := tokendist.GridNodeOf(id).ID()
+		require.Equal(t, id, got, "GridNodeOf(%d).ID() = %d", id, got)
 	}
 	_, err := plot.Lines([]plot.Line{{Name: "x", X: []float64{-1.7e308, 1.7e308}, Y: []float64{0, 1}}}, nil)
 	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "PlotLines(±1.7e308): %v, want ErrBadParameter", err)
 	g, _ := tokendist.Path(10)
 	_, err = tokendist.LocalDivergence(g, 5e-324, nil)
-	if err == nil {
-		t.Errorf("LocalDivergence(tol 5e-324) returned no error")
-	}
+	require.Error(t, err, "LocalDivergence(tol 5e-324) returned no error")
 	_, err = tokendist.UniformRandom(3, math.MaxInt64, 1)
 	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "UniformRandom(MaxInt64 tokens): %v", err)
 }
@@ -66,19 +63,18 @@ func TestHardeningOverflow(t *testing.T) {
 		}
 	}
 	// Exact where the value fits.
-	if v, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: math.MaxInt / 4, Arity: 1}); err != nil || v != 1 {
-		t.Errorf("KaryTreeBound(h huge, k 1) = %d, %v; want 1", v, err)
-	}
-	if v, err := tokendist.PairTime(math.MaxInt64, 0); err != nil || v != 1<<62+1 {
-		t.Errorf("PairTime(MaxInt64, 0) = %d, %v", v, err)
-	}
+	kv, err := tokendist.KaryTreeBound(tokendist.KaryShape{Height: math.MaxInt / 4, Arity: 1})
+	require.NoError(t, err, "KaryTreeBound(h huge, k 1) = %d, %v; want 1", kv, err)
+	require.Equal(t, 1, kv, "KaryTreeBound(h huge, k 1) = %d, %v; want 1", kv, err)
+	pt, err := tokendist.PairTime(math.MaxInt64, 0)
+	require.NoError(t, err, "PairTime(MaxInt64, 0) = %d, %v", pt, err)
+	require.Equal(t, int64(1<<62+1), pt, "PairTime(MaxInt64, 0) = %d, %v", pt, err)
 	// Worst-case loads whose total would overflow are refused.
-	if _, err := tokendist.DimensionOrderWorstLoads(10, math.MaxInt64); !errors.Is(err, tokendist.ErrOverflow) {
-		t.Errorf("DimensionOrderWorstLoads(10, MaxInt64): %v", err)
-	}
-	if l, err := tokendist.HammingBallLoads(4, math.MaxInt64, math.MaxInt64, 0); err != nil || l.Total() != math.MaxInt64 {
-		t.Errorf("HammingBallLoads(4, MaxInt64, MaxInt64): total %d, %v", l.Total(), err)
-	}
+	_, err = tokendist.DimensionOrderWorstLoads(10, math.MaxInt64)
+	require.True(t, errors.Is(err, tokendist.ErrOverflow), "DimensionOrderWorstLoads(10, MaxInt64): %v", err)
+	l, err := tokendist.HammingBallLoads(4, math.MaxInt64, math.MaxInt64, 0)
+	require.NoError(t, err, "HammingBallLoads(4, MaxInt64, MaxInt64): total %d, %v", l.Total(), err)
+	require.Equal(t, int64(math.MaxInt64), l.Total(), "HammingBallLoads(4, MaxInt64, MaxInt64): total %d, %v", l.Total(), err)
 	// Run's counters: a step that wraps Moved fails with ErrOverflow, counters intact.
 	g, _ := tokendist.Path(2)
 	b := &tokendist.Funcs{StepFunc: func(s *tokendist.State) error { s.Moved += math.MaxInt64 / 2; s.Time++; return nil }}
@@ -123,21 +119,16 @@ func TestHardeningNilInputs(t *testing.T) {
 	}
 	var nilCtx context.Context
 	ok := &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }}
-	if _, err := tokendist.Run(nilCtx, g, l, ok, nil); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("Run(nil ctx): %v", err)
-	}
-	if _, err := runPTGoroutines(nilCtx, g, l, nil, 0); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("PerfectTree goroutines (nil ctx): %v", err)
-	}
-	if _, err := runPT(nilCtx, g, l, nil, 0); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("PerfectTree (nil ctx): %v", err)
-	}
-	if _, err := tokendist.NewEdgeColoring(g, nil); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("NewEdgeColoring(g, nil): %v", err)
-	}
-	if got, err := tokendist.Shuffle(3, 0); !errors.Is(err, tokendist.ErrBadParameter) {
-		t.Errorf("Shuffle(3, 0) = %d, %v; want ErrBadParameter", got, err)
-	}
+	_, err := tokendist.Run(nilCtx, g, l, ok, nil)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "Run(nil ctx): %v", err)
+	_, err = runPTGoroutines(nilCtx, g, l, nil, 0)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "PerfectTree goroutines (nil ctx): %v", err)
+	_, err = runPT(nilCtx, g, l, nil, 0)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "PerfectTree (nil ctx): %v", err)
+	_, err = tokendist.NewEdgeColoring(g, nil)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "NewEdgeColoring(g, nil): %v", err)
+	got, err := tokendist.Shuffle(3, 0)
+	require.True(t, errors.Is(err, tokendist.ErrBadParameter), "Shuffle(3, 0) = %d, %v; want ErrBadParameter", got, err)
 }
 
 // TestHardeningWorkerPanics: a panic in user code on a worker goroutine reaches the
@@ -159,12 +150,11 @@ func TestHardeningWorkerPanics(t *testing.T) {
 	opts := &tokendist.RunOptions{MaxSteps: 6, Workers: 4}
 	func() {
 		defer func() {
-			if r := recover(); r != "protocol panic" {
-				t.Errorf("recovered %v, want the protocol's panic", r)
-			}
+			r := recover()
+			require.Equal(t, "protocol panic", r, "recovered %v, want the protocol's panic", r)
 		}()
 		_, _ = tokendist.Run(context.Background(), g, loads, d, opts)
-		t.Errorf("Run returned instead of panicking")
+		require.FailNow(t, "Run returned instead of panicking")
 	}()
 	boom = false
 	got, err := tokendist.Run(context.Background(), g, loads, d, opts)
@@ -179,9 +169,8 @@ func TestHardeningWorkerPanics(t *testing.T) {
 	}
 	func() {
 		defer func() {
-			if r := recover(); r != "rule panic" {
-				t.Errorf("RunRingComparison: recovered %v", r)
-			}
+			r := recover()
+			require.Equal(t, "rule panic", r, "RunRingComparison: recovered %v", r)
 		}()
 		_, _ = tokendist.RunRingComparison(context.Background(), tokendist.RingExperiment{
 			Name: "p", P: []int{3}, Seeds: []uint64{1, 2, 3, 4}, Workers: 4,
@@ -211,43 +200,39 @@ func TestHardeningNoLeaks(t *testing.T) {
 	} {
 		b, err := mk()
 		require.NoError(t, err)
-		if _, err := tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: 3}); err != nil {
-			t.Fatal(err)
-		}
+		_, err = tokendist.Run(ctx, g, loads, b, &tokendist.RunOptions{MaxSteps: 3})
+		require.NoError(t, err)
 	}
-	if _, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 20}); err != nil && !errors.Is(err, tokendist.ErrNotConverged) {
-		t.Fatal(err)
-	}
+	_, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 20})
+	require.True(t, err == nil || errors.Is(err, tokendist.ErrNotConverged), "%v", err)
 	small, _ := tokendist.Torus(24, 24)
-	if _, err := small.Eccentricities(); err != nil {
-		t.Fatal(err)
-	}
+	_, err = small.Eccentricities()
+	require.NoError(t, err)
 	tree, _ := tokendist.Path(16)
-	if _, err := runPTGoroutines(ctx, tree, make(tokendist.Loads, 16), nil, 0); err != nil {
-		t.Fatal(err)
-	}
+	_, err = runPTGoroutines(ctx, tree, make(tokendist.Loads, 16), nil, 0)
+	require.NoError(t, err)
 }
 
 func TestHardeningErrorText(t *testing.T) {
 	var u tokendist.Uint128
 	err := u.UnmarshalText([]byte(strings.Repeat("9", 100<<10)))
-	if err == nil || len(err.Error()) > 200 || !strings.HasPrefix(err.Error(), "tokendist: ") {
-		t.Errorf("Uint128.UnmarshalText(100 KB): %d bytes of error", len(err.Error()))
-	}
+	require.Error(t, err, "Uint128.UnmarshalText(100 KB): no error")
+	require.LessOrEqual(t, len(err.Error()), 200, "Uint128.UnmarshalText(100 KB): %d bytes of error", len(err.Error()))
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "Uint128.UnmarshalText(100 KB): %.200q", err.Error())
 	var st tokendist.Status
-	if err := st.UnmarshalText(bytes.Repeat([]byte("x"), 100<<10)); err == nil || len(err.Error()) > 200 {
-		t.Errorf("Status.UnmarshalText(100 KB): %v", err != nil)
-	}
+	err = st.UnmarshalText(bytes.Repeat([]byte("x"), 100<<10))
+	require.Error(t, err, "Status.UnmarshalText(100 KB): no error")
+	require.LessOrEqual(t, len(err.Error()), 200, "Status.UnmarshalText(100 KB): %d bytes of error", len(err.Error()))
 	userErr := errors.New("user build failed")
 	g, _ := tokendist.Path(5)
 	_, err = tokendist.NewSpanningTree(g, 0, func(*tokendist.Graph) (tokendist.Balancer, error) { return nil, userErr })
 	require.True(t, errors.Is(err, userErr), "NewSpanningTree build error: %v", err)
 	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "NewSpanningTree build error: %v", err)
 	tr := tokendist.Trace{{Step: 1}}
-	if err := tr.WriteCSV(advFailWriter{}); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
-		t.Errorf("WriteCSV to a failing writer: %v", err)
-	}
-	if err := tr.WriteJSON(advFailWriter{}); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
-		t.Errorf("WriteJSON to a failing writer: %v", err)
-	}
+	err = tr.WriteCSV(advFailWriter{})
+	require.Error(t, err, "WriteCSV to a failing writer")
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "WriteCSV to a failing writer: %v", err)
+	err = tr.WriteJSON(advFailWriter{})
+	require.Error(t, err, "WriteJSON to a failing writer")
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "WriteJSON to a failing writer: %v", err)
 }
