@@ -29,17 +29,14 @@ func TestShufflePairsMatchesShuffle(t *testing.T) {
 				perm[i] = int32(i)
 			}
 			shufflePairs(perm, mate, src)
-			if !slices.Equal(perm, want) {
-				t.Fatalf("m = %d, seed %d: permutation differs from rand.Shuffle", m, seed)
-			}
+			require.True(t, slices.Equal(perm, want), "m = %d, seed %d: permutation differs from rand.Shuffle", m, seed)
 			for i := range perm {
 				if mate[perm[i]] != perm[i^1] {
 					t.Fatalf("m = %d, seed %d: mate[perm[%d]] = %d, want %d", m, seed, i, mate[perm[i]], perm[i^1])
 				}
 			}
-			if a, b := ref.Uint64(), src.Uint64(); a != b {
-				t.Fatalf("m = %d, seed %d: source state differs after the shuffle: next %d, want %d", m, seed, b, a)
-			}
+			a, b := ref.Uint64(), src.Uint64()
+			require.Equal(t, a, b, "m = %d, seed %d: source state differs after the shuffle: next %d, want %d", m, seed, b, a)
 		}
 	}
 }
@@ -68,9 +65,8 @@ func TestPCGStateReject(t *testing.T) {
 			t.Errorf("n = %d: the rejection step was never entered", n)
 		}
 		st.store(src)
-		if a, b := ref.Uint64(), src.Uint64(); a != b {
-			t.Fatalf("n = %d: state differs after store: %d, want %d", n, b, a)
-		}
+		a, b := ref.Uint64(), src.Uint64()
+		require.Equal(t, a, b, "n = %d: state differs after store: %d, want %d", n, b, a)
 	}
 }
 
@@ -83,10 +79,9 @@ func TestRandomRegularMatchesReference(t *testing.T) {
 		t.Helper()
 		g, err := RandomRegular(n, d, seed)
 		h, herr := refRandomRegular(n, d, seed)
-		if (err == nil) != (herr == nil) || (err != nil && err.Error() != herr.Error()) {
-			t.Fatalf("RandomRegular(%d, %d, %d): error %v, reference %v", n, d, seed, err, herr)
-		}
+		require.Equal(t, herr == nil, err == nil, "RandomRegular(%d, %d, %d): error %v, reference %v", n, d, seed, err, herr)
 		if err != nil {
+			require.Equal(t, herr.Error(), err.Error(), "RandomRegular(%d, %d, %d): error %v, reference %v", n, d, seed, err, herr)
 			return
 		}
 		require.True(t, slices.Equal(g.off, h.off), "RandomRegular(%d, %d, %d) differs from the reference", n, d, seed)
@@ -214,15 +209,12 @@ func TestRandomPairingMatchesReference(t *testing.T) {
 					stuck++
 				}
 				g, ok := randomPairing(n, d, src, r, connected)
-				if ok != hok {
-					t.Fatalf("randomPairing(%d, %d) draw %d (connected %v): ok = %v, reference %v", n, d, draw, connected, ok, hok)
+				require.Equal(t, hok, ok, "randomPairing(%d, %d) draw %d (connected %v): ok = %v, reference %v", n, d, draw, connected, ok, hok)
+				if ok {
+					require.True(t, slices.Equal(g.off, h.off), "randomPairing(%d, %d) draw %d: graph differs from the reference", n, d, draw)
+					require.True(t, slices.Equal(g.adj, h.adj), "randomPairing(%d, %d) draw %d: graph differs from the reference", n, d, draw)
 				}
-				if ok && (!slices.Equal(g.off, h.off) || !slices.Equal(g.adj, h.adj)) {
-					t.Fatalf("randomPairing(%d, %d) draw %d: graph differs from the reference", n, d, draw)
-				}
-				if a, b := ref.Uint64(), r.Uint64(); a != b {
-					t.Fatalf("randomPairing(%d, %d) draw %d: stream position differs afterwards", n, d, draw)
-				}
+				require.Equal(t, ref.Uint64(), r.Uint64(), "randomPairing(%d, %d) draw %d: stream position differs afterwards", n, d, draw)
 			}
 		}
 	}
@@ -252,17 +244,14 @@ func TestRegularConnected(t *testing.T) {
 			require.NoError(t, err)
 			want := g.Connected()
 			seen[want]++
-			if got := regularConnected(nb, n, d, make([]int32, n), k%2 == 0); got != want {
-				t.Fatalf("n = %d, d = %d, draw %d: regularConnected = %v, Graph.Connected = %v", n, d, k, got, want)
-			}
+			got := regularConnected(nb, n, d, make([]int32, n), k%2 == 0)
+			require.Equal(t, want, got, "n = %d, d = %d, draw %d: regularConnected = %v, Graph.Connected = %v", n, d, k, got, want)
 		}
 	}
 	require.NotEqual(t, 0, seen[true], "cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
 	require.NotEqual(t, 0, seen[false], "cases were connected %d times and disconnected %d times; the test needs both", seen[true], seen[false])
 	twoK4 := []int32{1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2, 5, 6, 7, 4, 6, 7, 4, 5, 7, 4, 5, 6}
-	if regularConnected(twoK4, 8, 3, make([]int32, 8), false) {
-		t.Error("two disjoint K_4 reported connected")
-	}
+	require.False(t, regularConnected(twoK4, 8, 3, make([]int32, 8), false), "two disjoint K_4 reported connected")
 }
 
 // The reference RandomRegular: the implementation before the issue-15 speed-up, kept

@@ -32,9 +32,8 @@ func TestPerfDriverReference(t *testing.T) {
 	k := 2
 	if s := os.Getenv("TOKENDIST_PERF_ROUNDS"); s != "" {
 		var err error
-		if k, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("TOKENDIST_PERF_ROUNDS: %v", err)
-		}
+		k, err = strconv.Atoi(s)
+		require.NoError(t, err, "TOKENDIST_PERF_ROUNDS")
 	}
 	must := func(err error) {
 		require.NoError(t, err)

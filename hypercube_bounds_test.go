@@ -48,9 +48,7 @@ func TestHypercubeFringeClosedForm(t *testing.T) {
 			require.NoError(t, err)
 			closed, err := HypercubeFringe(d, int64(x))
 			require.NoError(t, err)
-			if int64(f) != closed {
-				t.Fatalf("d=%d x=%d: fringe of the ball %d, closed form %d", d, x, f, closed)
-			}
+			require.Equal(t, closed, int64(f), "d=%d x=%d: fringe of the ball %d, closed form %d", d, x, f, closed)
 		}
 	}
 }

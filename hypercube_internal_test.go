@@ -61,7 +61,7 @@ func drive(t *testing.T, g *Graph, loads Loads, b Balancer) *driven {
 	case *MultiBalancer:
 		r.core = &x.core
 	default:
-		t.Fatalf("drive: %T", b)
+		require.FailNow(t, fmt.Sprintf("drive: %T", b))
 	}
 	require.NoError(t, b.(Initializer).Init(&r.s))
 	c := r.core
@@ -77,9 +77,8 @@ func drive(t *testing.T, g *Graph, loads Loads, b Balancer) *driven {
 		r.s.Steps++
 		r.steps++
 		after := c.eng.rows
-		if got := columnTotals(after, c.w); !slices.Equal(got, colTotals) {
-			t.Fatalf("%v step %d: group totals %v, want %v", c, r.steps, got, colTotals)
-		}
+		got := columnTotals(after, c.w)
+		require.True(t, slices.Equal(got, colTotals), "%v step %d: group totals %v, want %v", c, r.steps, got, colTotals)
 		for v, x := range after {
 			if x < 0 {
 				t.Fatalf("%v step %d: negative count %d at row %d", c, r.steps, x, v)
@@ -102,9 +101,7 @@ func drive(t *testing.T, g *Graph, loads Loads, b Balancer) *driven {
 		case phaseAscend:
 			checkAscendStep(t, c, level, before, after)
 		}
-		if r.s.Time != c.times.Total() {
-			t.Fatalf("%v: CubeTimes %+v do not add up to State.Time %d", c, c.times, r.s.Time)
-		}
+		require.Equal(t, c.times.Total(), r.s.Time, "%v: CubeTimes %+v do not add up to State.Time %d", c, c.times, r.s.Time)
 	}
 	return r
 }

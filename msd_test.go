@@ -395,10 +395,8 @@ func msdRandomLoadsAgree(t *testing.T, ec *tokendist.EdgeColoring, sg1 []int, se
 			if err != nil {
 				return false, err
 			}
-			if got := msdPhaseStable(t, ec, c, l); got != want {
-				t.Errorf("n=%d colour %d: stepper stable=%v, Lemma 10=%v", n, c, got, want)
-				return false, nil
-			}
+			got := msdPhaseStable(t, ec, c, l)
+			require.Equal(t, want, got, "n=%d colour %d: stepper stable=%v, Lemma 10=%v", n, c, got, want)
 		}
 	}
 	return true, nil

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Benchmark inputs, built once on first use.
@@ -128,9 +130,7 @@ func TestRingWorkByLevels(t *testing.T) {
 		got := ringWorkByLevels(np[0], np[1])
 		want, _ := RingWork(np[0], np[1])
 		for i := range want {
-			if got[i].Cmp(want[i]) != 0 {
-				t.Fatalf("n %d p %d i %d: %v vs %v", np[0], np[1], i, got[i], want[i])
-			}
+			require.Zero(t, got[i].Cmp(want[i]), "n %d p %d i %d: %v vs %v", np[0], np[1], i, got[i], want[i])
 		}
 	}
 }
