@@ -66,7 +66,6 @@ func TestRandomChurnStationary(t *testing.T) {
 		})})
 	require.NoError(t, err)
 	want := 0.05 / (0.05 + 0.2 - 0.05*0.2) * float64(g.Size())
-	if got := sum / float64(k); math.Abs(got-want) > 0.1*want {
-		t.Fatalf("mean links down %v, want about %v", got, want)
-	}
+	got := sum / float64(k)
+	require.LessOrEqual(t, math.Abs(got-want), 0.1*want, "mean links down %v, want about %v", got, want)
 }

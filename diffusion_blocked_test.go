@@ -57,18 +57,15 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 						blockedRounds++
 					}
 					a, p := st[0], st[1]
-					if a.Moved != p.Moved || a.Messages != p.Messages {
-						t.Fatalf("round %d: moved/messages %d/%d, plain %d/%d", r, a.Moved, a.Messages, p.Moved, p.Messages)
-					}
+					require.Equal(t, p.Moved, a.Moved, "round %d: moved/messages %d/%d, plain %d/%d", r, a.Moved, a.Messages, p.Moved, p.Messages)
+					require.Equal(t, p.Messages, a.Messages, "round %d: moved/messages %d/%d, plain %d/%d", r, a.Moved, a.Messages, p.Moved, p.Messages)
 					for v := range a.Loads {
 						if a.Loads[v] != p.Loads[v] {
 							t.Fatalf("round %d (format %d): node %d has %d, plain gather %d", r, bs[0].format, v, a.Loads[v], p.Loads[v])
 						}
 					}
 				}
-				if blockedRounds == 0 {
-					t.Fatal("the blocked gather never ran")
-				}
+				require.NotZero(t, blockedRounds, "the blocked gather never ran")
 			})
 		}
 	}

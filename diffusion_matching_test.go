@@ -26,13 +26,9 @@ func TestRandomMatchingUnderLinkFailures(t *testing.T) {
 			}
 			res, err := Run(context.Background(), g, start, b, o)
 			require.NoError(t, err)
-			if res.Status != StatusTarget {
-				t.Fatalf("churn %v seed %d: %v", churn, seed, res)
-			}
+			require.Equal(t, StatusTarget, res.Status, "churn %v seed %d: %v", churn, seed, res)
 			steps[churn] += res.Steps
 		}
 	}
-	if steps[true] <= steps[false] {
-		t.Errorf("churn did not slow balancing: %v", steps)
-	}
+	require.Greater(t, steps[true], steps[false], "churn did not slow balancing: %v", steps)
 }

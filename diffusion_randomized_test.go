@@ -28,9 +28,7 @@ func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) (Loads, int6
 		rng.Reseed(&st.src, s.Seed, s.Steps, c)
 		v0, v1 := b.ln.chunkRange(c)
 		for i := v0; i < v1; {
-			if D > 64 {
-				t.Fatal("reference needs d+1 ≤ 64")
-			}
+			require.LessOrEqual(t, D, uint64(64), "reference needs d+1 ≤ 64")
 			j := b.drawBatch(&st, i, v1, &qs, &rs, &ms)
 			for k := i; k < j; k++ {
 				q, m := int64(qs[k-i]), ms[k-i]
@@ -148,9 +146,7 @@ func TestRandomizedDiffusionChurnWide(t *testing.T) {
 	// Moved counts only tokens over live links: with no churn the same run moves more.
 	b2, _ := NewRandomizedDiffusion(g)
 	res2, _ := Run(context.Background(), g, start, b2, &RunOptions{MaxSteps: 300, Seed: 4})
-	if res.Moved >= res2.Moved {
-		t.Fatalf("moved %d with a dead link, %d without", res.Moved, res2.Moved)
-	}
+	require.Less(t, res.Moved, res2.Moved, "moved %d with a dead link, %d without", res.Moved, res2.Moved)
 }
 
 // TestRandomizedDiffusionAllLinksDown: with every link down every step, randomized
@@ -165,13 +161,10 @@ func TestRandomizedDiffusionAllLinksDown(t *testing.T) {
 		c, _ := NewRandomLinkChurn(1, 0)
 		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 20, Seed: 1, Churn: c})
 		require.NoError(t, err)
-		if res.Moved != 0 || res.Messages != 0 {
-			t.Fatalf("%v: moved %d, messages %d", g, res.Moved, res.Messages)
-		}
+		require.Equal(t, int64(0), res.Moved, "%v: moved %d, messages %d", g, res.Moved, res.Messages)
+		require.Equal(t, int64(0), res.Messages, "%v: moved %d, messages %d", g, res.Moved, res.Messages)
 		for v := range start {
-			if res.Loads[v] != start[v] {
-				t.Fatalf("%v: node %d went from %d to %d", g, v, start[v], res.Loads[v])
-			}
+			require.Equal(t, start[v], res.Loads[v], "%v: node %d went from %d to %d", g, v, start[v], res.Loads[v])
 		}
 	}
 }

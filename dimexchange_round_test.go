@@ -16,9 +16,7 @@ func roundCases(t *testing.T) map[string]*Graph {
 	t.Helper()
 	cases := map[string]*Graph{}
 	add := func(name string, g *Graph, err error) {
-		if err != nil {
-			t.Fatal(name, err)
-		}
+		require.NoError(t, err, name)
 		cases[name] = g
 	}
 	for _, n := range []int{1, 2, 3, 7, 100, 5000} {
@@ -67,9 +65,7 @@ func TestFusedScheduleIsTopological(t *testing.T) {
 			orders = append(orders, append(fwd, plan.cone...), append(back, plan.cone...))
 		}
 		for w, p := range orders {
-			if len(p) != 2*g.Size() {
-				t.Fatalf("%s order %d: %d pairs for %d edges", name, w, len(p)/2, g.Size())
-			}
+			require.Equal(t, 2*g.Size(), len(p), "%s order %d: %d pairs for %d edges", name, w, len(p)/2, g.Size())
 			last := make([]int, g.Order())
 			for v := range last {
 				last[v] = -1
@@ -129,10 +125,10 @@ func TestRoundMatchesSteps(t *testing.T) {
 							require.NoError(t, b.Step(sb))
 							sb.Steps++
 						}
-						if sa.Steps != sb.Steps || sa.Time != sb.Time || sa.Moved != sb.Moved || sa.Messages != sb.Messages {
-							t.Fatalf("%s %s seed %d workers %d round %d: counters %+v, steps give %+v", name, c.name, seed, workers, r,
-								[4]int64{sa.Steps, sa.Time, sa.Moved, sa.Messages}, [4]int64{sb.Steps, sb.Time, sb.Moved, sb.Messages})
-						}
+						require.Equal(t, sb.Steps, sa.Steps, "%s %s seed %d workers %d round %d: steps", name, c.name, seed, workers, r)
+						require.Equal(t, sb.Time, sa.Time, "%s %s seed %d workers %d round %d: time", name, c.name, seed, workers, r)
+						require.Equal(t, sb.Moved, sa.Moved, "%s %s seed %d workers %d round %d: moved", name, c.name, seed, workers, r)
+						require.Equal(t, sb.Messages, sa.Messages, "%s %s seed %d workers %d round %d: messages", name, c.name, seed, workers, r)
 						for v := range sa.Loads {
 							if sa.Loads[v] != sb.Loads[v] {
 								t.Fatalf("%s %s seed %d workers %d round %d: node %d has %d, steps give %d", name, c.name, seed, workers, r, v, sa.Loads[v], sb.Loads[v])
@@ -158,9 +154,8 @@ func TestRunRoundsMatchSteps(t *testing.T) {
 		d, _ := NewThreshold1(g, nil)
 		r, err := newRunner(g, loads, d, &RunOptions{SampleEvery: every})
 		require.NoError(t, err)
-		if got := r.rounder != nil; got != want {
-			t.Fatalf("SampleEvery %d (χ = %d): whole rounds %v, want %v", every, chi, got, want)
-		}
+		got := r.rounder != nil
+		require.Equal(t, want, got, "SampleEvery %d (χ = %d): whole rounds %v, want %v", every, chi, got, want)
 	}
 	for _, maxSteps := range []int64{0, 1, 7, 301} {
 		var res [2]Result
@@ -172,10 +167,12 @@ func TestRunRoundsMatchSteps(t *testing.T) {
 			res[i] = r
 		}
 		a, b := res[0], res[1]
-		if a.Status != b.Status || a.Steps != b.Steps || a.Time != b.Time || a.Moved != b.Moved || a.Messages != b.Messages || !slices.Equal(a.Loads, b.Loads) {
-			t.Fatalf("MaxSteps %d: rounds give %v after %d steps (moved %d), steps give %v after %d (moved %d)",
-				maxSteps, a.Status, a.Steps, a.Moved, b.Status, b.Steps, b.Moved)
-		}
+		require.Equal(t, b.Status, a.Status, "MaxSteps %d: status", maxSteps)
+		require.Equal(t, b.Steps, a.Steps, "MaxSteps %d: steps", maxSteps)
+		require.Equal(t, b.Time, a.Time, "MaxSteps %d: time", maxSteps)
+		require.Equal(t, b.Moved, a.Moved, "MaxSteps %d: moved", maxSteps)
+		require.Equal(t, b.Messages, a.Messages, "MaxSteps %d: messages", maxSteps)
+		require.True(t, slices.Equal(a.Loads, b.Loads), "MaxSteps %d: rounds give loads %v, steps give %v", maxSteps, a.Loads, b.Loads)
 	}
 }
 
@@ -187,13 +184,9 @@ func TestRoundShortLoads(t *testing.T) {
 	round := func(s *State) error { _, err := d.round(s); return err }
 	for _, f := range []func(*State) error{round, d.Step} {
 		s := &State{Net: g, Loads: make(Loads, 10), Workers: 1}
-		if err := d.Init(s); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Init(s))
 		s.Loads = s.Loads[:9]
-		if err := f(s); err == nil {
-			t.Fatal("no error for 9 loads on 10 nodes")
-		}
+		require.Error(t, f(s), "no error for 9 loads on 10 nodes")
 	}
 }
 
@@ -215,9 +208,8 @@ func TestRoundDoesNotAllocate(t *testing.T) {
 		_, err := d.round(s)
 		require.NoError(t, err)
 		if a := testing.AllocsPerRun(20, func() {
-			if _, err := d.round(s); err != nil {
-				t.Fatal(err)
-			}
+			_, err := d.round(s)
+			require.NoError(t, err)
 		}); a != 0 {
 			t.Errorf("workers %d: %v allocations per Round", workers, a)
 		}

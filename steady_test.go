@@ -130,24 +130,22 @@ func TestDynamicEveryBalancer(t *testing.T) {
 				}
 				res, err := Run(context.Background(), g, tc.loads(g.Order()), b, opts)
 				if !want {
-					if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), "does not accept") {
-						t.Fatalf("%s: want a refusal, got %v", mode, err)
-					}
+					require.Error(t, err, "%s: want a refusal, got %v", mode, err)
+					require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "%s: want a refusal, got %v", mode, err)
+					require.True(t, strings.Contains(err.Error(), "does not accept"), "%s: want a refusal, got %v", mode, err)
 					if !errors.Is(err, ErrBadParameter) {
 						t.Errorf("%s: refusal %v does not wrap ErrBadParameter", mode, err)
 					}
 					continue
 				}
 				require.NoError(t, err, "%s", mode)
-				if got, w := res.Loads.Total(), res.Initial+res.Arrived-res.Completed; got != w {
-					t.Fatalf("%s: total %d, want %d", mode, got, w)
+				got, w := res.Loads.Total(), res.Initial+res.Arrived-res.Completed
+				require.Equal(t, w, got, "%s: total %d, want %d", mode, got, w)
+				if mode == "workload" {
+					require.NotZero(t, res.Arrived, "workload: arrived %d, completed %d", res.Arrived, res.Completed)
+					require.NotZero(t, res.Completed, "workload: arrived %d, completed %d", res.Arrived, res.Completed)
 				}
-				if mode == "workload" && (res.Arrived == 0 || res.Completed == 0) {
-					t.Fatalf("workload: arrived %d, completed %d", res.Arrived, res.Completed)
-				}
-				if res.Status != StatusMaxSteps && res.Status != StatusDone {
-					t.Fatalf("%s: status %v", mode, res.Status)
-				}
+				require.True(t, res.Status == StatusMaxSteps || res.Status == StatusDone, "%s: status %v", mode, res.Status)
 			}
 		})
 	}
@@ -185,19 +183,14 @@ func TestDynamicAccountingProperty(t *testing.T) {
 						return nil
 					})
 					res, err := Run(context.Background(), g, tc.loads(g.Order()), b, opts)
-					if err != nil || bad != nil {
-						t.Fatalf("seed %d workers %d: %v %v", seed, workers, err, bad)
-					}
-					if res.Loads.Total() != res.Initial+res.Arrived-res.Completed {
-						t.Fatalf("seed %d: accounting broken", seed)
-					}
+					require.NoError(t, err, "seed %d workers %d: %v %v", seed, workers, err, bad)
+					require.NoError(t, bad, "seed %d workers %d: %v %v", seed, workers, err, bad)
+					require.Equal(t, res.Initial+res.Arrived-res.Completed, res.Loads.Total(), "seed %d: accounting broken", seed)
 					if i == 0 {
 						first = res
 						continue
 					}
-					if !sameResult(first, res) {
-						t.Fatalf("seed %d: workers %d differs from workers 1", seed, workers)
-					}
+					require.True(t, sameResult(first, res), "seed %d: workers %d differs from workers 1", seed, workers)
 				}
 			}
 		})
@@ -247,8 +240,8 @@ func TestDynamicDeterminismLarge(t *testing.T) {
 				require.NoError(t, err)
 				if i == 0 {
 					first = res
-				} else if !sameResult(first, res) {
-					t.Fatalf("%s seed %d: workers %d differs", BalancerName(b), seed, workers)
+				} else {
+					require.True(t, sameResult(first, res), "%s seed %d: workers %d differs", BalancerName(b), seed, workers)
 				}
 			}
 		}
@@ -290,22 +283,27 @@ func TestSteadyStats(t *testing.T) {
 	res, err := Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 2000, Seed: 1, Workload: a, Steady: &SteadyOptions{WarmUp: 1000, Every: 2}})
 	require.NoError(t, err)
 	st := res.Steady
-	if st == nil || st.From != 1002 || st.Samples != 500 || !st.Unstable || math.Abs(st.Growth-1.6) > 0.3 {
-		t.Fatalf("arrivals only: %+v", st)
-	}
+	require.NotNil(t, st, "arrivals only: %+v", st)
+	require.Equal(t, int64(1002), st.From, "arrivals only: %+v", st)
+	require.Equal(t, int64(500), st.Samples, "arrivals only: %+v", st)
+	require.True(t, st.Unstable, "arrivals only: %+v", st)
+	require.LessOrEqual(t, math.Abs(st.Growth-1.6), 0.3, "arrivals only: %+v", st)
 	sv, _ := NewService(0.2)
 	w, _ := NewCombinedWorkload(a, sv)
 	res, err = Run(context.Background(), g, make(Loads, 16), b, &RunOptions{MaxSteps: 4000, Seed: 1, Workload: w, Steady: &SteadyOptions{WarmUp: 1000}})
 	require.NoError(t, err)
-	if st := res.Steady; st.Unstable || st.MeanDiscrepancy <= 0 || float64(st.P95Discrepancy) < st.MeanDiscrepancy-1 || st.MovedPerArrival <= 0 {
-		t.Fatalf("ρ = 0.5: %+v", st)
-	}
+	st = res.Steady
+	require.False(t, st.Unstable, "ρ = 0.5: %+v", st)
+	require.Greater(t, st.MeanDiscrepancy, 0.0, "ρ = 0.5: %+v", st)
+	require.GreaterOrEqual(t, float64(st.P95Discrepancy), st.MeanDiscrepancy-1, "ρ = 0.5: %+v", st)
+	require.Greater(t, st.MovedPerArrival, 0.0, "ρ = 0.5: %+v", st)
 	start, _ := UniformRandom(16, 500, 2)
 	res, err = Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 500, NoStability: true, Steady: &SteadyOptions{}})
 	require.NoError(t, err)
-	if st := res.Steady; st.Unstable || st.ArrivalRate != 0 || st.Samples != 500 {
-		t.Fatalf("closed: %+v", st)
-	}
+	st = res.Steady
+	require.False(t, st.Unstable, "closed: %+v", st)
+	require.Equal(t, 0.0, st.ArrivalRate, "closed: %+v", st)
+	require.Equal(t, int64(500), st.Samples, "closed: %+v", st)
 }
 
 // TestDynamicDefaultBudget: a dynamic run with MaxSteps 0 runs DefaultMaxSteps steps,

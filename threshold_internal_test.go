@@ -32,16 +32,12 @@ func TestThreshold1CompletionsOnlyFinalBound(t *testing.T) {
 		lastMax := start.Max()
 		res, err := Run(context.Background(), g, start, b, &RunOptions{MaxSteps: 300 + 4*int64(g.Order()*g.Order()*g.MaxDegree()), Seed: seed, Workload: w, SampleEvery: 1,
 			UseTarget: false, Recorder: RecorderFunc(func(s *State, smp Sample) error {
-				if smp.Max > lastMax {
-					t.Fatalf("seed %d: max rose from %d to %d at step %d", seed, lastMax, smp.Max, smp.Step)
-				}
+				require.LessOrEqual(t, smp.Max, lastMax, "seed %d: max rose from %d to %d at step %d", seed, lastMax, smp.Max, smp.Step)
 				lastMax = smp.Max
 				return nil
 			})})
 		require.NoError(t, err)
-		if res.Completed == 0 {
-			t.Fatalf("seed %d: no completions", seed)
-		}
+		require.NotZero(t, res.Completed, "seed %d: no completions", seed)
 		if d := res.Discrepancy(); d > int64(msd) {
 			t.Errorf("seed %d (n %d): final discrepancy %d > MSD %d after %d steps", seed, g.Order(), d, msd, res.Steps)
 		}
@@ -81,9 +77,7 @@ func TestThreshold1DynamicCounterexamples(t *testing.T) {
 	t1, _ = NewThreshold1(tree, nil)
 	res, err = Run(context.Background(), tree, make(Loads, tree.Order()), t1, &RunOptions{MaxSteps: 6000, Seed: 1, Workload: cw, Steady: &SteadyOptions{WarmUp: 1000}})
 	require.NoError(t, err)
-	if res.Steady.Unstable {
-		t.Fatalf("hot spot at rate 1: %v", res.Steady)
-	}
+	require.False(t, res.Steady.Unstable, "hot spot at rate 1: %v", res.Steady)
 }
 
 // completeAt removes one token at a node after every step (if it has one).

@@ -45,9 +45,8 @@ func TestDynamicNoAllocPerStep(t *testing.T) {
 				o.Churn = nil
 			}
 			o.MaxSteps = steps
-			if _, err := Run(context.Background(), g, start, b, o); err != nil {
-				t.Fatal(err)
-			}
+			_, err := Run(context.Background(), g, start, b, o)
+			require.NoError(t, err)
 		}
 		few := testing.AllocsPerRun(3, func() { run(20) })
 		many := testing.AllocsPerRun(3, func() { run(1000) })
@@ -61,17 +60,14 @@ func TestDynamicNoAllocPerStep(t *testing.T) {
 	s.Live = make([]bool, 2*g.Size())
 	require.NoError(t, o.Workload.Init(s))
 	require.NoError(t, o.Churn.Init(s))
-	if n := testing.AllocsPerRun(100, func() {
+	n := testing.AllocsPerRun(100, func() {
 		s.Steps++
-		if _, _, err := o.Workload.Apply(s); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := o.Churn.Apply(s); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Errorf("Apply allocates %v times", n)
-	}
+		_, _, err := o.Workload.Apply(s)
+		require.NoError(t, err)
+		_, err = o.Churn.Apply(s)
+		require.NoError(t, err)
+	})
+	require.Zero(t, n, "Apply allocates %v times", n)
 }
 
 // BenchmarkWorkloadOverhead measures what a workload adds to a round of randomized

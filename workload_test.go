@@ -89,9 +89,9 @@ func TestServiceNeverExceedsLoad(t *testing.T) {
 	for _, mu := range []float64{0.3, 1, 2.5} {
 		sv, _ := NewService(mu)
 		res := runIdle(t, 6, Loads{0, 1, 2, 1000, 1000, 1000}, sv, 100, 3)
-		if res.Loads[0] != 0 || res.Loads[1] < 0 || res.Loads[2] < 0 {
-			t.Fatalf("μ %v: loads %v", mu, res.Loads)
-		}
+		require.Equal(t, int64(0), res.Loads[0], "μ %v: loads %v", mu, res.Loads)
+		require.GreaterOrEqual(t, res.Loads[1], int64(0), "μ %v: loads %v", mu, res.Loads)
+		require.GreaterOrEqual(t, res.Loads[2], int64(0), "μ %v: loads %v", mu, res.Loads)
 		busy := float64(3000 - res.Loads[3] - res.Loads[4] - res.Loads[5])
 		if want := 3 * 100 * mu; math.Abs(busy-want) > 5*math.Sqrt(want)+1 {
 			t.Errorf("μ %v: busy nodes completed %v, want about %v", mu, busy, want)
@@ -120,9 +120,9 @@ func TestTraceArrivalsCSV(t *testing.T) {
 	}
 	tr, _ = NewTraceArrivals(strings.NewReader("1,7,1\n"))
 	g, _ := Path(3)
-	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Workload: tr}); err == nil || !strings.Contains(err.Error(), "node 7") {
-		t.Errorf("trace with node 7 on 3 nodes: %v", err)
-	}
+	_, err = Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Workload: tr})
+	require.Error(t, err, "trace with node 7 on 3 nodes")
+	require.True(t, strings.Contains(err.Error(), "node 7"), "trace with node 7 on 3 nodes: %v", err)
 }
 
 // TestBurstsAndWindow: bursts apply only in on steps; a window only inside it.
@@ -130,13 +130,11 @@ func TestBurstsAndWindow(t *testing.T) {
 	tr, _ := NewTraceArrivals(strings.NewReader("1,0,1\n2,0,1\n3,0,1\n4,0,1\n5,0,1\n6,0,1\n7,0,1\n"))
 	b, err := NewBursts(tr, 2, 3) // on at 1, 2, 6, 7
 	require.NoError(t, err)
-	if res := runIdle(t, 1, nil, b, 10, 0); res.Arrived != 4 {
-		t.Fatalf("bursts: arrived %d, want 4", res.Arrived)
-	}
+	res := runIdle(t, 1, nil, b, 10, 0)
+	require.Equal(t, int64(4), res.Arrived, "bursts: arrived %d, want 4", res.Arrived)
 	w, _ := NewWindow(tr, 3, 5)
-	if res := runIdle(t, 1, nil, w, 10, 0); res.Arrived != 3 {
-		t.Fatalf("window: arrived %d, want 3", res.Arrived)
-	}
+	res = runIdle(t, 1, nil, w, 10, 0)
+	require.Equal(t, int64(3), res.Arrived, "window: arrived %d, want 3", res.Arrived)
 }
 
 // TestWorkloadErrors: bad parameters get "tokendist: " errors naming the value.
@@ -159,16 +157,15 @@ func TestWorkloadErrors(t *testing.T) {
 	}
 	h, _ := NewHotSpotArrivals(1, 9)
 	g, _ := Path(3)
-	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Workload: h}); err == nil || !strings.Contains(err.Error(), "9") {
-		t.Errorf("hot spot out of range: %v", err)
-	}
+	_, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Workload: h})
+	require.Error(t, err, "hot spot out of range")
+	require.True(t, strings.Contains(err.Error(), "9"), "hot spot out of range: %v", err)
 	c, _ := NewScheduledLinkChurn([]LinkEvent{{Step: 1, U: 0, V: 2}})
-	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Churn: c}); err == nil || !strings.Contains(err.Error(), "(0, 2)") {
-		t.Errorf("churn of a non-link: %v", err)
-	}
-	if _, err := Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Steady: &SteadyOptions{WarmUp: -1}}); err == nil {
-		t.Error("negative warm-up accepted")
-	}
+	_, err = Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Churn: c})
+	require.Error(t, err, "churn of a non-link")
+	require.True(t, strings.Contains(err.Error(), "(0, 2)"), "churn of a non-link: %v", err)
+	_, err = Run(context.Background(), g, make(Loads, 3), idle(), &RunOptions{Steady: &SteadyOptions{WarmUp: -1}})
+	require.Error(t, err, "negative warm-up accepted")
 }
 
 // TestWorkloadAccountingCaught: a workload that misreports its counts is caught by the
