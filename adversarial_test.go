@@ -82,9 +82,7 @@ func TestAdversarialChild(t *testing.T) {
 	debug.SetMemoryLimit(advMemLimit)
 	if !tokendist.RaceEnabled && runtime.GOOS == "linux" {
 		lim := syscall.Rlimit{Cur: advASLimit, Max: advASLimit}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
-			t.Fatalf("setrlimit: %v", err)
-		}
+		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_AS, &lim), "setrlimit")
 	}
 	advAll()
 	i, ok := advRegistry.index[name]

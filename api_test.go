@@ -14,10 +14,6 @@ import (
 func TestAPISurface(t *testing.T) {
 	removed, added, err := apigen.Diff(".")
 	require.NoError(t, err)
-	if len(removed) > 0 {
-		t.Errorf("%d exported names removed or changed (v1 changes are additive):\n%s", len(removed), strings.Join(removed, "\n"))
-	}
-	if len(added) > 0 {
-		t.Errorf("%d exported names added but not recorded; run `go run ./internal/apigen/cmd -w` and add a CHANGELOG.md line:\n%s", len(added), strings.Join(added, "\n"))
-	}
+	require.Empty(t, removed, "%d exported names removed or changed (v1 changes are additive):\n%s", len(removed), strings.Join(removed, "\n"))
+	require.Empty(t, added, "%d exported names added but not recorded; run `go run ./internal/apigen/cmd -w` and add a CHANGELOG.md line:\n%s", len(added), strings.Join(added, "\n"))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
+
+	"github.com/stretchr/testify/require"
 )
 
 // fndOverheadSteps is the number of steps per benchmark operation in the overhead
@@ -76,7 +78,5 @@ func TestRunOverhead(t *testing.T) {
 	}
 	ratio := float64(run) / float64(bare)
 	t.Logf("%d steps on Ring(10^6): bare loop %v, Run %v, ratio %.3f", fndOverheadSteps, bare, run, ratio)
-	if ratio > 1.05 {
-		t.Errorf("Run costs %.1f%% more than a bare Step loop, want ≤ 5%%", 100*(ratio-1))
-	}
+	require.LessOrEqual(t, ratio, 1.05, "Run costs %.1f%% more than a bare Step loop, want ≤ 5%%", 100*(ratio-1))
 }

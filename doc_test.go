@@ -30,9 +30,7 @@ func TestDocComments(t *testing.T) {
 	}, parser.ParseComments)
 	require.NoError(t, err)
 	pkg := pkgs["tokendist"]
-	if pkg == nil {
-		t.Fatal("package tokendist not found")
-	}
+	require.NotNil(t, pkg, "package tokendist not found")
 	dp := doc.New(pkg, "github.com/tokendist/tokendist", doc.PreserveAST)
 	var missing []string
 	miss := func(pos token.Pos, what string) {
@@ -216,9 +214,7 @@ func TestDocSnippetsCompile(t *testing.T) {
 			where[pkg] = fmt.Sprintf("%s block %d", f, i+1)
 		}
 	}
-	if len(pkgs) == 0 {
-		t.Fatal("README.md shows no Go program")
-	}
+	require.NotEmpty(t, pkgs, "README.md shows no Go program")
 	for _, pkg := range pkgs {
 		cmd := exec.Command(goTool, "vet", pkg)
 		cmd.Dir = dir

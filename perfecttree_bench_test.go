@@ -196,12 +196,8 @@ func TestPerfectTreeConcurrentScale(t *testing.T) {
 		r, err := runPTGoroutines(context.Background(), g, c.loads, nil, 0)
 		used, wall := ptCPU()-cpu, time.Since(start)
 		require.NoError(t, err, "%s", c.name)
-		if err := r.CheckTheorems(g); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if r.Loads.Total() != total {
-			t.Fatalf("%s: %d tokens at the end, want %d", c.name, r.Loads.Total(), total)
-		}
+		require.NoError(t, r.CheckTheorems(g), "%s", c.name)
+		require.Equal(t, int64(total), r.Loads.Total(), "%s: %d tokens at the end, want %d", c.name, r.Loads.Total(), total)
 		t.Logf("%s: n = %d, T = %d: wall %v, CPU %v, moves %d, messages %d (target: wall ≤ 30 s)",
 			c.name, n, total, wall.Round(time.Millisecond), used.Round(time.Millisecond), r.TotalMoves(), r.TotalMessages())
 	}

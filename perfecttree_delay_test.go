@@ -54,7 +54,7 @@ func TestPerfectTreeDelayPolicies(t *testing.T) {
 			require.Greater(t, slow, 0)
 			require.Less(t, slow, len(rec.links))
 		default:
-			t.Fatalf("untested policy %q", name)
+			require.FailNow(t, fmt.Sprintf("untested policy %q", name))
 		}
 	}
 	// Seeds matter for the random policies and port shuffling, and nothing else.

@@ -89,7 +89,5 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 	t.Logf("RandomRegular(%d, 4) built in %v; LambdaMax: λ_2 = %.12f ± %.1e, λ_n = %.12f ± %.1e, %d iterations; wall %v, process CPU %v (build excluded); graph %.1f B/node, LambdaMax allocates %.1f B/node, total %.1f B/node",
 		n, build.Round(time.Millisecond), sp.Lambda2, sp.Bound2, sp.LambdaN, sp.BoundN, sp.Iterations, wall.Round(time.Millisecond), time.Duration(cpu).Round(time.Millisecond),
 		float64(graphBytes)/float64(n), float64(alloc)/float64(n), perNode)
-	if perNode > 100 {
-		t.Errorf("graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
-	}
+	require.LessOrEqual(t, perNode, 100.0, "graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
 }

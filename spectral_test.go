@@ -311,9 +311,7 @@ func TestHardeningLanczosNotConverged(t *testing.T) {
 	g, _ := tokendist.Path(3000)
 	sp, err := tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: 1})
 	require.True(t, errors.Is(err, tokendist.ErrNotConverged), "Path(3000), MaxIter 1: %v, %+v: want ErrNotConverged", err, sp)
-	if sp.Bound2 <= 0 {
-		t.Errorf("non-converged estimate has error bound %v", sp.Bound2)
-	}
+	require.Greater(t, sp.Bound2, 0.0, "non-converged estimate has error bound %v", sp.Bound2)
 	// Path(n)'s λ_2 = (1 + 2cos(π/n))/3. Whenever LambdaMax reports success, its bound
 	// must hold; for every MaxIter that runs out, it must report ErrNotConverged.
 	for _, n := range []int{50, 300, 3000} {

@@ -585,9 +585,7 @@ func FuzzTraceCSV(f *testing.F) {
 	var buf bytes.Buffer
 	tr := tokendist.Trace{{Step: 0, Time: 0, Discrepancy: 5, Max: 5, Min: 0, Potential: tokendist.Uint128{Hi: 1, Lo: 2}, Moved: 0, Messages: 0, Negative: 0},
 		{Step: 3, Time: math.MaxInt64, Discrepancy: 1, Max: 2, Min: 1, Moved: 9, Messages: 4, Negative: 2}}
-	if err := tr.WriteCSV(&buf); err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, tr.WriteCSV(&buf))
 	f.Add(buf.Bytes(), int64(1), int64(2), uint64(3))
 	f.Add([]byte("step,time\n1,2\n"), int64(-1), int64(math.MinInt64), uint64(math.MaxUint64))
 	f.Add([]byte("step,time,discrepancy,max,min,potential,moved,messages,negative\n1,2,3,4,5,-6,7,8,9\n"), int64(0), int64(0), uint64(0))
