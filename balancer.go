@@ -501,14 +501,16 @@ func claim(b Balancer) (release func(), err error) {
 type initGuard struct {
 	net Network
 	n   int
-	cmp bool // net's dynamic type is comparable, so check can compare networks
+	cmp bool // net is a pointer, so check can compare networks without a panic
 	ok  bool
 }
 
 // set records s as prepared; call it at the end of a successful Init.
 func (g *initGuard) set(s *State) {
 	*g = initGuard{net: s.Net, n: len(s.Loads), ok: true}
-	g.cmp = s.Net != nil && reflect.TypeOf(s.Net).Comparable()
+	// Only pointers are compared: == on an interface holding a struct whose fields hold
+	// uncomparable values panics, and a value network is a copy per call anyway.
+	g.cmp = s.Net != nil && reflect.TypeOf(s.Net).Kind() == reflect.Pointer
 }
 
 // reset forgets the prepared network; call it at the start of Init.

@@ -336,3 +336,34 @@ func TestConcurrentRunOfValues(t *testing.T) {
 		require.FailNow(t, "the first Run did not finish")
 	}
 }
+
+// taggedRing is a Network passed by value whose type is comparable but whose tag field
+// holds a slice: == on two such interface values panics.
+type taggedRing struct {
+	g   *Graph
+	tag any
+}
+
+func (r taggedRing) Order() int              { return r.g.Order() }
+func (r taggedRing) Neighbors(v int) []int32 { return r.g.Neighbors(v) }
+
+// TestInitGuardValueNetwork: the Step-before-Init guard never compares two networks
+// that == cannot compare; a run on such a network goes through.
+func TestInitGuardValueNetwork(t *testing.T) {
+	g, err := Ring(8)
+	require.NoError(t, err)
+	net := taggedRing{g: g, tag: []int{1, 2, 3}}
+	loads, err := PointMass(8, 80, 0)
+	require.NoError(t, err)
+	for _, build := range []func() (Balancer, error){
+		func() (Balancer, error) { return NewRandomizedDiffusion(net) },
+		func() (Balancer, error) { return NewRandomMatching(net) },
+		func() (Balancer, error) { return NewRSWDiffusion(net) },
+	} {
+		b, err := build()
+		require.NoError(t, err)
+		res, err := Run(context.Background(), net, loads, b, &RunOptions{MaxSteps: 20, Seed: 1})
+		require.NoError(t, err, "%v", BalancerName(b))
+		require.Equal(t, int64(80), res.Loads.Total())
+	}
+}
