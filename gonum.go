@@ -1,7 +1,6 @@
 package tokendist
 
 import (
-	"fmt"
 	"slices"
 
 	"gonum.org/v1/gonum/graph"
@@ -264,7 +263,7 @@ func FromGonum(g graph.Undirected) (*Graph, []int64, error) {
 				return nil, nil, badParam("gonum graph has an edge to unknown node %d", it.Node().ID())
 			}
 			if int(j) == i {
-				return nil, nil, fmt.Errorf("%w: self-loop at gonum node %d", ErrBadParameter, id)
+				return nil, nil, badParam("self-loop at gonum node %d", id)
 			}
 			if int(j) > i {
 				pairs = append(pairs, int32(i), j)

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tokendist/tokendist/internal/errs"
-
 	"github.com/tokendist/tokendist/internal/par"
 )
 

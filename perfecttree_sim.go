@@ -307,7 +307,7 @@ func (sm *ptSim) run(v int) {
 			}
 			sm.out[v], sm.outF[v] = a.msg, int32(f)
 			if d > MaxDelay {
-				sm.err = fmt.Errorf("%w: delay policy %v gave message %d a delay of %d > MaxDelay = %d", ErrBadParameter, sm.delays, sm.seq, d, MaxDelay)
+				sm.err = badParam("delay policy %v gave message %d a delay of %d > MaxDelay = %d", sm.delays, sm.seq, d, MaxDelay)
 				return
 			}
 			sm.schedule(int32(v), sm.now+max(d, 1))

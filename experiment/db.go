@@ -208,7 +208,7 @@ func OpenDB(path string) (*DB, error) {
 		return nil, wrapf(err, "database %s", path)
 	case v != fmt.Sprint(SchemaVersion):
 		s.Close()
-		return nil, fmt.Errorf("%w: database %s has schema %q, this program writes %d", errs.ErrBadParameter, path, v, SchemaVersion)
+		return nil, errs.BadParam("database %s has schema %q, this program writes %d", path, v, SchemaVersion)
 	}
 	return &DB{sql: s, path: path}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 )
 
 // Kind names a family of registry entries.
@@ -77,7 +78,7 @@ func (p Param) Convert(v any) (any, error) {
 		if len(p.Allowed) > 0 {
 			msg += " (allowed: " + strings.Join(p.Allowed, ", ") + ")"
 		}
-		return nil, fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(msg, "tokendist: "))
+		return nil, errs.BadParam("%s", strings.TrimPrefix(msg, "tokendist: "))
 	}
 	switch p.Type {
 	case ParamInt:
@@ -198,7 +199,7 @@ type Params map[string]any
 func (p Params) get(key string) (any, error) {
 	v, ok := p[key]
 	if !ok {
-		return nil, fmt.Errorf("%w: missing parameter %s", tokendist.ErrBadParameter, key)
+		return nil, errs.BadParam("missing parameter %s", key)
 	}
 	return v, nil
 }
@@ -212,7 +213,7 @@ func (p Params) Int(key string) (int, error) {
 	}
 	i, ok := toInt(v)
 	if !ok || int64(int(i)) != i {
-		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", tokendist.ErrBadParameter, key, describe(v))
+		return 0, errs.BadParam("parameter %s: want int, got %s", key, describe(v))
 	}
 	return int(i), nil
 }
@@ -225,7 +226,7 @@ func (p Params) Int64(key string) (int64, error) {
 	}
 	i, ok := toInt(v)
 	if !ok {
-		return 0, fmt.Errorf("%w: parameter %s: want int, got %s", tokendist.ErrBadParameter, key, describe(v))
+		return 0, errs.BadParam("parameter %s: want int, got %s", key, describe(v))
 	}
 	return i, nil
 }
@@ -251,7 +252,7 @@ func (p Params) Str(key string) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("%w: parameter %s: want string, got %s", tokendist.ErrBadParameter, key, describe(v))
+		return "", errs.BadParam("parameter %s: want string, got %s", key, describe(v))
 	}
 	return s, nil
 }
@@ -264,7 +265,7 @@ func (p Params) Bool(key string) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%w: parameter %s: want bool, got %s", tokendist.ErrBadParameter, key, describe(v))
+		return false, errs.BadParam("parameter %s: want bool, got %s", key, describe(v))
 	}
 	return b, nil
 }
@@ -283,7 +284,7 @@ func (p Params) Ints(key string) ([]int, error) {
 	r := make([]int, len(l))
 	for i, x := range l {
 		if int64(int(x)) != x {
-			return nil, fmt.Errorf("%w: parameter %s: %d overflows int", tokendist.ErrBadParameter, key, x)
+			return nil, errs.BadParam("parameter %s: %d overflows int", key, x)
 		}
 		r[i] = int(x)
 	}
@@ -348,7 +349,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			if len(e.Params) > 0 {
 				known = strings.Join(e.ParamNames(), ", ")
 			}
-			return nil, fmt.Errorf("%w: %s %s has no parameter %q (parameters: %s)", tokendist.ErrBadParameter, e.Kind, e.Name, k, known)
+			return nil, errs.BadParam("%s %s has no parameter %q (parameters: %s)", e.Kind, e.Name, k, known)
 		}
 		c, err := p.Convert(v)
 		if err != nil {
@@ -361,7 +362,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			continue
 		}
 		if p.Default == nil {
-			return nil, fmt.Errorf("%w: %s %s needs parameter %s (%s)", tokendist.ErrBadParameter, e.Kind, e.Name, p.Name, p.Type)
+			return nil, errs.BadParam("%s %s needs parameter %s (%s)", e.Kind, e.Name, p.Name, p.Type)
 		}
 		c, err := p.Convert(p.Default)
 		if err != nil {
@@ -441,16 +442,16 @@ func New() *Registry {
 
 func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 	if e.Name == "" {
-		return fmt.Errorf("%w: %s entry with an empty name", tokendist.ErrBadParameter, kind)
+		return errs.BadParam("%s entry with an empty name", kind)
 	}
 	seen := map[string]bool{}
 	for _, p := range e.Params {
 		if p.Name == "" || seen[p.Name] {
-			return fmt.Errorf("%w: %s %s: empty or repeated parameter name %q", tokendist.ErrBadParameter, kind, e.Name, p.Name)
+			return errs.BadParam("%s %s: empty or repeated parameter name %q", kind, e.Name, p.Name)
 		}
 		seen[p.Name] = true
 		if p.Type < ParamInt || p.Type > ParamInts {
-			return fmt.Errorf("%w: %s %s: parameter %s has type %v", tokendist.ErrBadParameter, kind, e.Name, p.Name, p.Type)
+			return errs.BadParam("%s %s: parameter %s has type %v", kind, e.Name, p.Name, p.Type)
 		}
 		if p.Default != nil {
 			if _, err := p.Convert(p.Default); err != nil {
@@ -475,7 +476,7 @@ func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 // name, a repeated or untyped parameter, a default of the wrong type, or a nil f.
 func (r *Registry) RegisterNetwork(e Entry, f NetworkFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil NetworkFunc for %s", tokendist.ErrBadParameter, e.Name)
+		return errs.BadParam("nil NetworkFunc for %s", e.Name)
 	}
 	return r.add(KindNetwork, e, &regEntry{network: f})
 }
@@ -483,7 +484,7 @@ func (r *Registry) RegisterNetwork(e Entry, f NetworkFunc) error {
 // RegisterLoads adds (or replaces) the load distribution e.Name.
 func (r *Registry) RegisterLoads(e Entry, f LoadsFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil LoadsFunc for %s", tokendist.ErrBadParameter, e.Name)
+		return errs.BadParam("nil LoadsFunc for %s", e.Name)
 	}
 	return r.add(KindLoads, e, &regEntry{loads: f})
 }
@@ -493,7 +494,7 @@ func (r *Registry) RegisterLoads(e Entry, f LoadsFunc) error {
 // file.
 func (r *Registry) RegisterAlgorithm(e Entry, f AlgorithmFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil AlgorithmFunc for %s", tokendist.ErrBadParameter, e.Name)
+		return errs.BadParam("nil AlgorithmFunc for %s", e.Name)
 	}
 	return r.add(KindAlgorithm, e, &regEntry{algorithm: f})
 }
@@ -502,7 +503,7 @@ func (r *Registry) RegisterAlgorithm(e Entry, f AlgorithmFunc) error {
 // for it.
 func (r *Registry) RegisterMetric(e Entry, f MetricFunc) error {
 	if f == nil {
-		return fmt.Errorf("%w: nil MetricFunc for %s", tokendist.ErrBadParameter, e.Name)
+		return errs.BadParam("nil MetricFunc for %s", e.Name)
 	}
 	return r.add(KindMetric, e, &regEntry{metric: f})
 }
@@ -511,7 +512,7 @@ func (r *Registry) RegisterMetric(e Entry, f MetricFunc) error {
 // caller's) with an arbitrary constructor value, retrieved by Constructor.
 func (r *Registry) RegisterOther(kind Kind, e Entry, constructor any) error {
 	if constructor == nil {
-		return fmt.Errorf("%w: nil constructor for %s %s", tokendist.ErrBadParameter, kind, e.Name)
+		return errs.BadParam("nil constructor for %s %s", kind, e.Name)
 	}
 	return r.add(kind, e, &regEntry{other: constructor})
 }
@@ -719,7 +720,7 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 	if s.Steady != nil {
 		st := *s.Steady
 		if st.WarmUp < 0 || st.Every < 0 {
-			return s, fmt.Errorf("%w: negative steady warm_up %d or every %d", tokendist.ErrBadParameter, st.WarmUp, st.Every)
+			return s, errs.BadParam("negative steady warm_up %d or every %d", st.WarmUp, st.Every)
 		}
 		if st.Every == 0 {
 			st.Every = 1
@@ -727,10 +728,10 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 		s.Steady = &st
 	}
 	if s.Stop.MaxSteps < 0 {
-		return s, fmt.Errorf("%w: stop max_steps %d is negative", tokendist.ErrBadParameter, s.Stop.MaxSteps)
+		return s, errs.BadParam("stop max_steps %d is negative", s.Stop.MaxSteps)
 	}
 	if s.SampleEvery < 0 {
-		return s, fmt.Errorf("%w: sample_every %d is negative", tokendist.ErrBadParameter, s.SampleEvery)
+		return s, errs.BadParam("sample_every %d is negative", s.SampleEvery)
 	}
 	ms := append([]string(nil), s.Metrics...)
 	sort.Strings(ms)
@@ -776,7 +777,7 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 		return nil, nil, nil, err
 	}
 	if ne.network == nil || le.loads == nil || ae.algorithm == nil {
-		return nil, nil, nil, fmt.Errorf("%w: entry without a constructor", tokendist.ErrBadParameter)
+		return nil, nil, nil, errs.BadParam("entry without a constructor")
 	}
 	g, err := ne.network(s.Network.Params, DeriveSeed(s.Seed, 1))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 
 	"gonum.org/v1/gonum/graph/encoding/dot"
 	"gonum.org/v1/gonum/graph/simple"
@@ -181,13 +182,13 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 			continue
 		}
 		if len(f) != 2 {
-			return nil, fmt.Errorf("%w: %s:%d: want two node numbers, got %q", tokendist.ErrBadParameter, path, line, t)
+			return nil, errs.BadParam("%s:%d: want two node numbers, got %q", path, line, t)
 		}
 		var e [2]int
 		for i := range f {
 			v, err := strconv.Atoi(f[i])
 			if err != nil || v < 0 || v >= maxFileNodes {
-				return nil, fmt.Errorf("%w: %s:%d: bad node %q (want 0..%d)", tokendist.ErrBadParameter, path, line, f[i], maxFileNodes-1)
+				return nil, errs.BadParam("%s:%d: bad node %q (want 0..%d)", path, line, f[i], maxFileNodes-1)
 			}
 			e[i] = v
 			maxNode = max(maxNode, v)
@@ -201,7 +202,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 		n = maxNode + 1
 	}
 	if maxNode >= n {
-		return nil, fmt.Errorf("%w: %s: node %d but n = %d", tokendist.ErrBadParameter, path, maxNode, n)
+		return nil, errs.BadParam("%s: node %d but n = %d", path, maxNode, n)
 	}
 	return tokendist.NewGraph(n, edges)
 }
@@ -215,11 +216,11 @@ func readDOT(path string) (g *tokendist.Graph, err error) {
 	defer func() {
 		// gonum's builders panic on some malformed inputs (self-loops); report them.
 		if p := recover(); p != nil {
-			g, err = nil, fmt.Errorf("%w: DOT file %s: %v", tokendist.ErrBadParameter, path, p)
+			g, err = nil, errs.BadParam("DOT file %s: %v", path, p)
 		}
 	}()
 	if err := dot.Unmarshal(data, dst); err != nil {
-		return nil, fmt.Errorf("%w: DOT file %s: %v", tokendist.ErrBadParameter, path, err)
+		return nil, errs.BadParam("DOT file %s: %v", path, err)
 	}
 	g, _, err = tokendist.FromGonum(dst)
 	return g, err
@@ -275,7 +276,7 @@ func registerLoads(r *Registry) {
 				return nil, err
 			}
 			if scale < 0 || scale > 1<<32 {
-				return nil, fmt.Errorf("%w: scale %d (want 0..2^32)", tokendist.ErrBadParameter, scale)
+				return nil, errs.BadParam("scale %d (want 0..2^32)", scale)
 			}
 			if scale == 0 {
 				scale = int64(g.MaxDegree())
@@ -355,7 +356,7 @@ func regLog2Order(g *tokendist.Graph) (int, error) {
 		d++
 	}
 	if 1<<d != n {
-		return 0, fmt.Errorf("%w: a network of %d nodes is not of order 2^d", tokendist.ErrBadParameter, n)
+		return 0, errs.BadParam("a network of %d nodes is not of order 2^d", n)
 	}
 	return d, nil
 }
@@ -445,7 +446,7 @@ func registerAlgorithms(r *Registry) {
 				return nil, err
 			}
 			if k < 1 || k > 1<<16 {
-				return nil, fmt.Errorf("%w: groups %d (want 1..65536)", tokendist.ErrBadParameter, k)
+				return nil, errs.BadParam("groups %d (want 1..65536)", k)
 			}
 			asc, err := p.Bool("ascending")
 			if err != nil {

@@ -1,10 +1,10 @@
 package registry
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 )
 
 // WorkloadFunc builds a fresh workload for one run from resolved parameters; it is the
@@ -69,7 +69,7 @@ func registerDynamic(r *Registry) {
 			}
 			fh, err := os.Open(name)
 			if err != nil {
-				return nil, fmt.Errorf("%w: parameter file: %w", tokendist.ErrBadParameter, err)
+				return nil, errs.BadParam("parameter file: %w", err)
 			}
 			defer fh.Close()
 			return tokendist.NewTraceArrivals(fh)
@@ -110,7 +110,7 @@ func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, er
 		}
 		f, ok := re.other.(WorkloadFunc)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: workload %s has no WorkloadFunc", tokendist.ErrBadParameter, c.Name)
+			return nil, nil, errs.BadParam("workload %s has no WorkloadFunc", c.Name)
 		}
 		w, err := f(c.Params)
 		if err != nil {
@@ -138,7 +138,7 @@ func (r *Registry) BuildDynamic(s Spec) (tokendist.Workload, tokendist.Churn, er
 		}
 		f, ok := re.other.(ChurnFunc)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: churn %s has no ChurnFunc", tokendist.ErrBadParameter, s.Churn.Name)
+			return nil, nil, errs.BadParam("churn %s has no ChurnFunc", s.Churn.Name)
 		}
 		if ch, err = f(s.Churn.Params); err != nil {
 			return nil, nil, wrapf(err, "churn %s", s.Churn.Name)
