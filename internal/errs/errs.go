@@ -79,12 +79,3 @@ func Quote(b []byte) string {
 	}
 	return strconv.Quote(string(b[:n])) + fmt.Sprintf("... (%d bytes)", len(b))
 }
-
-// QuoteString is Quote for a string.
-func QuoteString(s string) string {
-	const n = 48
-	if len(s) <= n {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:n]) + fmt.Sprintf("... (%d bytes)", len(s))
-}
