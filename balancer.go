@@ -479,15 +479,10 @@ var running sync.Map
 // wrapping ErrConcurrentUse if b is already running. Only pointers are tracked: a
 // balancer passed by value is a copy per call, and two equal values (two nop{} of a
 // stateless type, say) are not one balancer used twice. O(1).
-func claim(b Balancer) (release func(), err error) {
+func claim(b Balancer) (func(), error) {
 	if reflect.TypeOf(b).Kind() != reflect.Pointer {
 		return func() {}, nil
 	}
-	defer func() {
-		if recover() != nil { // unreachable for pointers; kept so that claim never panics
-			release, err = func() {}, nil
-		}
-	}()
 	if _, busy := running.LoadOrStore(b, struct{}{}); busy {
 		return nil, fmt.Errorf("%w: %s is already inside another Run (build one balancer per goroutine)", ErrConcurrentUse, BalancerName(b))
 	}
