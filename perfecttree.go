@@ -181,12 +181,11 @@ type PerfectTree struct {
 	opts  PerfectTreeOptions
 	sim   ptSim
 	ready initGuard
-	// The goroutine runtime's state: the loads Init validated, whether the run happened,
+	// The goroutine runtime's state: the tree Init validated, whether the run happened,
 	// and its report.
-	g     *Graph
-	start Loads
-	ran   bool
-	conc  PerfectTreeReport
+	g    *Graph
+	ran  bool
+	conc PerfectTreeReport
 }
 
 var (
@@ -256,7 +255,7 @@ func (pt *PerfectTree) Init(s *State) error {
 		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
 	}
 	if pt.opts.Goroutines {
-		pt.g, pt.start, pt.ran, pt.conc = g, append(pt.start[:0], s.Loads...), false, PerfectTreeReport{}
+		pt.g, pt.ran, pt.conc = g, false, PerfectTreeReport{}
 	} else if err := pt.sim.init(g, s, &pt.opts); err != nil {
 		return err
 	}
@@ -288,7 +287,9 @@ func (pt *PerfectTree) runGoroutines(s *State) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, loads, err := runPTConcurrent(ctx, pt.g, pt.start, &pt.opts, s.Seed)
+	// s.Loads are the initial loads (Init refused a workload); the runtime reads them and
+	// returns the final loads separately.
+	rep, loads, err := runPTConcurrent(ctx, pt.g, s.Loads, &pt.opts, s.Seed)
 	pt.ran, pt.conc = true, rep
 	copy(s.Loads, loads)
 	s.Time = rep.Time
