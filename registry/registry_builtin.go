@@ -156,6 +156,7 @@ func registerNetworks(r *Registry) {
 			}
 			return readDOT(f)
 		}))
+	registerNetworkFamilies(r)
 }
 
 // maxFileNodes bounds the nodes of a network read from a file (int32 CSR indices).

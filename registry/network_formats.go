@@ -1,0 +1,240 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
+
+	"gonum.org/v1/gonum/graph/encoding/graph6"
+)
+
+// readGraph6 reads the graph on line index (0-based, blank lines and ">>graph6<<" headers
+// skipped) of a graph6 file (McKay's format, as nauty, NetworkX and House of Graphs
+// write it), decoded by gonum's graph6 package. It costs O(n²), the size of the code.
+func readGraph6(path string, index int) (*tokendist.Graph, error) {
+	if index < 0 {
+		return nil, errs.BadParam("graph6 file %s: index %d is negative", path, index)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, wrapf(err, "graph6")
+	}
+	k := 0
+	for lineNo, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), ">>graph6<<"))
+		if line == "" {
+			continue
+		}
+		if k < index {
+			k++
+			continue
+		}
+		code := graph6.Graph(line)
+		if !graph6.IsValid(code) {
+			return nil, errs.BadParam("graph6 file %s:%d: %s is not a valid graph6 code", path, lineNo+1, errs.Quote([]byte(line)))
+		}
+		g, _, err := tokendist.FromGonum(code)
+		if err != nil {
+			return nil, wrapf(err, "graph6 file %s:%d", path, lineNo+1)
+		}
+		return g, nil
+	}
+	if k == 0 && index == 0 {
+		return nil, errs.BadParam("graph6 file %s holds no graph", path)
+	}
+	return nil, errs.BadParam("graph6 file %s holds %d graphs, index %d is out of range", path, k, index)
+}
+
+// readGraphML reads the first graph of a GraphML file: nodes are numbered 0..n-1 in
+// the order their <node> elements appear, and every <edge> joins two declared nodes.
+// Data keys and attributes other than id, source and target are ignored; a graph with
+// edgedefault="directed", a hyperedge, a self-loop or a repeated edge is refused (the
+// library's networks are simple and undirected). It costs O(n + m) time after the file
+// is read.
+func readGraphML(path string) (*tokendist.Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, wrapf(err, "GraphML")
+	}
+	bad := func(format string, args ...any) error {
+		return errs.BadParam("GraphML file %s: "+format, append([]any{path}, args...)...)
+	}
+	attr := func(e xml.StartElement, name string) (string, bool) {
+		for _, a := range e.Attr {
+			if a.Name.Local == name {
+				return a.Value, true
+			}
+		}
+		return "", false
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	ids := map[string]int{}
+	var edges [][2]int
+	var sources, targets []string
+	depth, graphDepth := 0, -1
+	done := false
+	for !done {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "graph":
+				if graphDepth >= 0 {
+					return nil, bad("nested graphs are not supported")
+				}
+				graphDepth = depth
+				if d, _ := attr(t, "edgedefault"); d == "directed" {
+					return nil, bad(`edgedefault="directed": the library's networks are undirected`)
+				}
+			case "node":
+				if graphDepth < 0 || depth != graphDepth+1 {
+					continue // a node of a nested port or outside the graph
+				}
+				id, ok := attr(t, "id")
+				if !ok {
+					return nil, bad("a node has no id")
+				}
+				if _, dup := ids[id]; dup {
+					return nil, bad("node id %s is declared twice", errs.Quote([]byte(id)))
+				}
+				if len(ids) >= maxFileNodes {
+					return nil, bad("more than %d nodes", maxFileNodes)
+				}
+				ids[id] = len(ids)
+			case "edge":
+				if graphDepth < 0 {
+					continue
+				}
+				s, ok1 := attr(t, "source")
+				d, ok2 := attr(t, "target")
+				if !ok1 || !ok2 {
+					return nil, bad("an edge lacks its source or target")
+				}
+				if dir, _ := attr(t, "directed"); dir == "true" {
+					return nil, bad("edge %s–%s is directed: the library's networks are undirected", errs.Quote([]byte(s)), errs.Quote([]byte(d)))
+				}
+				sources, targets = append(sources, s), append(targets, d)
+			case "hyperedge":
+				return nil, bad("hyperedges are not supported")
+			}
+		case xml.EndElement:
+			if t.Name.Local == "graph" && depth == graphDepth {
+				done = true // only the first graph
+			}
+			depth--
+		}
+	}
+	if graphDepth < 0 {
+		return nil, bad("no <graph> element")
+	}
+	// Edges may come before the nodes they join: resolve them at the end.
+	for i := range sources {
+		u, ok := ids[sources[i]]
+		if !ok {
+			return nil, bad("edge %d names the undeclared node %s", i, errs.Quote([]byte(sources[i])))
+		}
+		v, ok := ids[targets[i]]
+		if !ok {
+			return nil, bad("edge %d names the undeclared node %s", i, errs.Quote([]byte(targets[i])))
+		}
+		edges = append(edges, [2]int{u, v})
+	}
+	g, err := tokendist.NewGraph(len(ids), edges)
+	if err != nil {
+		return nil, wrapf(err, "GraphML file %s", path)
+	}
+	return g, nil
+}
+
+// registerNetworkFamilies registers the random families of network science and the
+// graph6 and GraphML file formats.
+func registerNetworkFamilies(r *Registry) {
+	n := pInt("n", required, "number of nodes")
+	pFloat := func(name, doc string) Param { return Param{Name: name, Type: ParamFloat, Doc: doc} }
+	family := func(e Entry, build func(p Params, n int, seed uint64) (*tokendist.Graph, error)) {
+		e.Params = append(append([]Param{n}, e.Params...), seedParam)
+		must(r.RegisterNetwork(e, func(p Params, seed uint64) (*tokendist.Graph, error) {
+			n, err := p.Int("n")
+			if err != nil {
+				return nil, err
+			}
+			return build(p, n, p.Seed(seed))
+		}))
+	}
+	family(Entry{Name: "erdos-renyi", Doc: "a connected G(n, p) random graph, redrawn until connected (tokendist.ErdosRenyi)",
+		Params: []Param{pFloat("p", "edge probability; above ln(n)/n for connectivity")}},
+		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
+			prob, err := p.Float("p")
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.ErdosRenyi(n, prob, seed)
+		})
+	family(Entry{Name: "barabasi-albert", Doc: "a Barabási–Albert preferential-attachment graph (tokendist.BarabasiAlbert)",
+		Params: []Param{pInt("m", required, "edges from each new node")}},
+		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
+			m, err := p.Int("m")
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.BarabasiAlbert(n, m, seed)
+		})
+	family(Entry{Name: "watts-strogatz", Doc: "a connected Watts–Strogatz small-world graph (tokendist.WattsStrogatz)",
+		Params: []Param{pInt("k", required, "lattice degree (even)"), pFloat("beta", "rewiring probability in [0, 1]")}},
+		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
+			k, err := p.Int("k")
+			if err != nil {
+				return nil, err
+			}
+			beta, err := p.Float("beta")
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.WattsStrogatz(n, k, beta, seed)
+		})
+	family(Entry{Name: "random-geometric", Doc: "a connected random geometric graph in the unit square (tokendist.RandomGeometric)",
+		Params: []Param{pFloat("radius", "connection radius; above sqrt(ln n/(π n)) for connectivity")}},
+		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
+			radius, err := p.Float("radius")
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.RandomGeometric(n, radius, seed)
+		})
+	file := Param{Name: "file", Type: ParamString, Doc: "path of the file"}
+	must(r.RegisterNetwork(Entry{Name: "graph6", Doc: "a network read from a graph6 file (nauty, NetworkX, House of Graphs; one graph per line)",
+		Params: []Param{file, pInt("index", 0, "which graph of the file (0-based line, blank lines skipped)")}},
+		func(p Params, _ uint64) (*tokendist.Graph, error) {
+			f, err := p.Str("file")
+			if err != nil {
+				return nil, err
+			}
+			i, err := p.Int("index")
+			if err != nil {
+				return nil, err
+			}
+			return readGraph6(f, i)
+		}))
+	must(r.RegisterNetwork(Entry{Name: "graphml", Doc: "a network read from a GraphML file (undirected; nodes numbered in order of appearance)",
+		Params: []Param{file}},
+		func(p Params, _ uint64) (*tokendist.Graph, error) {
+			f, err := p.Str("file")
+			if err != nil {
+				return nil, err
+			}
+			return readGraphML(f)
+		}))
+}
