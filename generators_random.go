@@ -43,18 +43,23 @@ func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
 			ErrNotConnected, n, p, iso, math.Log(float64(n))/float64(n))
 	}
 	r := rand.New(rand.NewPCG(seed, 0x676e70))
-	for range maxConnectDraws {
-		pairs := gnpPairs(n, p, r)
-		g, err := fromPairs(n, pairs, false)
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			return g, nil
-		}
+	if g, err := drawConnected(n, func() []int32 { return gnpPairs(n, p, r) }); g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("%w: ErdosRenyi(%d, %v) drew no connected graph in %d draws; raise p above the connectivity threshold ln(n)/n = %.4g",
 		ErrNotConnected, n, p, maxConnectDraws, math.Log(float64(n))/float64(n))
+}
+
+// drawConnected builds a graph on n nodes from the pairs draw returns until one is
+// connected, at most maxConnectDraws times. It returns nil and no error when none is.
+func drawConnected(n int, draw func() []int32) (*Graph, error) {
+	for range maxConnectDraws {
+		g, err := fromPairs(n, draw(), false)
+		if err != nil || g.Connected() {
+			return g, err
+		}
+	}
+	return nil, nil
 }
 
 // gnpPairs draws the edges of one G(n, p) graph as endpoint pairs (v, w), w < v, in
@@ -174,7 +179,7 @@ func WattsStrogatz(n, k int, beta float64, seed uint64) (*Graph, error) {
 		}
 		return uint64(u)<<32 | uint64(v)
 	}
-	for range maxConnectDraws {
+	draw := func() []int32 {
 		pairs := make([]int32, 0, 2*edges)
 		deg := make([]int32, n)
 		for j := 1; j <= k/2; j++ {
@@ -211,13 +216,10 @@ func WattsStrogatz(n, k int, beta float64, seed uint64) (*Graph, error) {
 				pairs[i+1] = w
 			}
 		}
-		g, err := fromPairs(n, pairs, false)
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			return g, nil
-		}
+		return pairs
+	}
+	if g, err := drawConnected(n, draw); g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("%w: WattsStrogatz(%d, %d, %v) drew no connected graph in %d draws; raise k or lower beta",
 		ErrNotConnected, n, k, beta, maxConnectDraws)
@@ -255,18 +257,14 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 	}
 	xs, ys := make([]float64, n), make([]float64, n)
 	r := rand.New(rand.NewPCG(seed, 0x726767))
-	for range maxConnectDraws {
+	draw := func() []int32 {
 		for v := range n {
 			xs[v], ys[v] = r.Float64(), r.Float64()
 		}
-		pairs := geometricPairs(xs, ys, radius)
-		g, err := fromPairs(n, pairs, false)
-		if err != nil {
-			return nil, err
-		}
-		if g.Connected() {
-			return g, nil
-		}
+		return geometricPairs(xs, ys, radius)
+	}
+	if g, err := drawConnected(n, draw); g != nil || err != nil {
+		return g, err
 	}
 	return nil, fmt.Errorf("%w: RandomGeometric(%d, %v) drew no connected graph in %d draws; raise the radius above sqrt(ln n/(π n)) = %.4g",
 		ErrNotConnected, n, radius, maxConnectDraws, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
