@@ -6,17 +6,14 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
-
-	"gonum.org/v1/gonum/graph/encoding/graph6"
 )
 
 // readGraph6 reads the graph on line index (0-based, blank lines and ">>graph6<<" headers
 // skipped) of a graph6 file (McKay's format, as nauty, NetworkX and House of Graphs
-// write it), decoded by gonum's graph6 package. It costs O(n²), the size of the code.
+// write it). It costs O(n²), the size of the code.
 func readGraph6(path string, index int) (*tokendist.Graph, error) {
 	if index < 0 {
 		return nil, errs.BadParam("graph6 file %s: index %d is negative", path, index)
@@ -26,22 +23,18 @@ func readGraph6(path string, index int) (*tokendist.Graph, error) {
 		return nil, wrapf(err, "graph6")
 	}
 	k := 0
-	for lineNo, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), ">>graph6<<"))
-		if line == "" {
+	for lineNo, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte(">>graph6<<")))
+		if len(line) == 0 {
 			continue
 		}
 		if k < index {
 			k++
 			continue
 		}
-		code := graph6.Graph(line)
-		if !graph6.IsValid(code) {
-			return nil, errs.BadParam("graph6 file %s:%d: %s is not a valid graph6 code", path, lineNo+1, errs.Quote([]byte(line)))
-		}
-		g, _, err := tokendist.FromGonum(code)
+		g, err := decodeGraph6(line)
 		if err != nil {
-			return nil, wrapf(err, "graph6 file %s:%d", path, lineNo+1)
+			return nil, wrapf(err, "graph6 file %s:%d: code %s", path, lineNo+1, errs.Quote(line))
 		}
 		return g, nil
 	}
@@ -49,6 +42,52 @@ func readGraph6(path string, index int) (*tokendist.Graph, error) {
 		return nil, errs.BadParam("graph6 file %s holds no graph", path)
 	}
 	return nil, errs.BadParam("graph6 file %s holds %d graphs, index %d is out of range", path, k, index)
+}
+
+// decodeGraph6 decodes one graph6 code: the order n in 1, 4 or 8 bytes, then the upper
+// triangle of the adjacency matrix, column by column (x(0,1), x(0,2), x(1,2), ...), six
+// bits to a byte, each byte plus 63.
+func decodeGraph6(code []byte) (*tokendist.Graph, error) {
+	for i, c := range code {
+		if c < 63 || c > 126 {
+			return nil, errs.BadParam("byte %d is %#x, outside 63..126", i, c)
+		}
+	}
+	var n int64
+	var rest []byte
+	switch {
+	case code[0] < 126:
+		n, rest = int64(code[0]-63), code[1:]
+	case len(code) >= 4 && code[1] < 126:
+		n, rest = int64(code[1]-63)<<12|int64(code[2]-63)<<6|int64(code[3]-63), code[4:]
+	case len(code) >= 8 && code[1] == 126:
+		for _, c := range code[2:8] {
+			n = n<<6 | int64(c-63)
+		}
+		rest = code[8:]
+	default:
+		return nil, errs.BadParam("the order is cut short")
+	}
+	if n >= maxFileNodes {
+		return nil, errs.BadParam("order %d exceeds the limit %d", n, maxFileNodes-1)
+	}
+	bits := n * (n - 1) / 2
+	if want := (bits + 5) / 6; int64(len(rest)) != want {
+		return nil, errs.BadParam("n = %d needs %d bytes of edges, got %d", n, want, len(rest))
+	}
+	var pairs [][2]int
+	i, j := 0, 1
+	for _, c := range rest {
+		for b := 5; b >= 0 && j < int(n); b-- {
+			if (c-63)>>b&1 == 1 {
+				pairs = append(pairs, [2]int{i, j})
+			}
+			if i++; i == j {
+				i, j = 0, j+1
+			}
+		}
+	}
+	return tokendist.NewGraph(int(n), pairs)
 }
 
 // readGraphML reads the first graph of a GraphML file: nodes are numbered 0..n-1 in
