@@ -14,15 +14,19 @@ package experiment
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
+
+	"fmt"
+
 	"math"
-	"os"
+
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
 	"github.com/tokendist/tokendist/registry"
 	"go.yaml.in/yaml/v3"
 )
@@ -67,6 +71,7 @@ type File struct {
 	churn       *registry.Choice
 	steady      *tokendist.SteadyOptions
 	reg         *registry.Registry
+	expanded    []Run // the grid, once Specs has expanded it
 }
 
 var (
@@ -101,22 +106,30 @@ func (p *parser) errw(n *yaml.Node, key string, err error) error {
 
 // ReadFile reads and checks an experiment file against reg. With quick, the file's quick
 // section (if any) overrides its top-level keys.
+//
+// The file must be a regular file (a device, FIFO or directory is refused before it is
+// read) of at most maxFileBytes bytes.
 func ReadFile(path string, reg *registry.Registry, quick bool) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadFile(path, "experiment file", maxFileBytes)
 	if err != nil {
-		msg := err.Error()
+		msg := stripErr(err)
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			msg = pe.Op + ": " + pe.Err.Error() // the path is already the error's location
+		} else {
+			msg = strings.Replace(msg, "experiment file "+files.Name(path)+" ", "", 1)
 		}
-		return nil, &FileError{File: path, Msg: msg, Err: err}
+		return nil, &FileError{File: files.Name(path), Msg: msg, Err: err}
 	}
 	return Parse(path, data, reg, quick)
 }
 
+// maxFileBytes bounds the size of an experiment file.
+const maxFileBytes = 16 << 20
+
 // Parse parses experiment-file data (path names it in errors).
 func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File, error) {
-	p := &parser{path: path, reg: reg}
+	p := &parser{path: files.Name(path), reg: reg}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -759,31 +772,85 @@ type Run struct {
 
 // Specs expands the grid: the networks × loads × algorithms entries, and within each
 // combination the cartesian product of the list-valued fields (fields in one zip group
-// advance together), × seeds. The order is deterministic.
+// advance together), × seeds. The order is deterministic. The grid's size is computed
+// before anything is expanded: a grid of more than MaxRuns runs, or one whose runs would
+// not fit in the memory budget (about runBytes each), is refused at once. The expansion
+// is computed once per File (Parse checks it); later calls return a copy.
 func (f *File) Specs() ([]Run, error) {
-	var out []Run
-	seen := map[string]int{}
+	if f.expanded != nil {
+		return append([]Run(nil), f.expanded...), nil
+	}
+	runs, err := f.specs()
+	if err != nil {
+		return nil, err
+	}
+	f.expanded = runs
+	return append([]Run(nil), runs...), nil
+}
+
+// runBytes is about the memory one expanded run takes (its Run and share of the spec).
+const runBytes = 512
+
+// gridSize returns the number of runs of the grid before duplicates are removed (at most
+// MaxRuns+1: more is reported as MaxRuns+1), or the error of a bad zip group.
+func (f *File) gridSize() (int64, error) {
+	var total int64
 	for _, nc := range f.networks {
 		for _, lc := range f.loads {
 			for _, ac := range f.algorithms {
-				var fields []field
-				fields = append(fields, nc.fields...)
-				fields = append(fields, lc.fields...)
-				fields = append(fields, ac.fields...)
-				fields = append(fields, f.stop...)
+				axes, err := f.axes(f.comboFields(nc, lc, ac))
+				if err != nil {
+					return 0, err
+				}
+				size := int64(len(f.seeds))
+				for _, ax := range axes {
+					size *= int64(len(ax[0].values))
+					if size > MaxRuns {
+						return MaxRuns + 1, nil
+					}
+				}
+				if total += size; total > MaxRuns {
+					return MaxRuns + 1, nil
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+func (f *File) comboFields(nc, lc, ac choiceSpec) []field {
+	var fields []field
+	fields = append(fields, nc.fields...)
+	fields = append(fields, lc.fields...)
+	fields = append(fields, ac.fields...)
+	return append(fields, f.stop...)
+}
+
+func (f *File) specs() ([]Run, error) {
+	size, err := f.gridSize()
+	if err != nil {
+		return nil, err
+	}
+	line := 0
+	if len(f.networks) > 0 {
+		line = f.networks[0].line
+	}
+	if size > MaxRuns {
+		return nil, &FileError{File: f.Path, Line: line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
+	}
+	if err := errs.CheckAlloc("the grid's runs", size, runBytes); err != nil {
+		return nil, &FileError{File: f.Path, Line: line, Msg: fmt.Sprintf("the grid has %d runs, too many for the memory budget: %s", size, stripErr(err)), Err: err}
+	}
+	out := make([]Run, 0, size)
+	seen := make(map[string]int, size)
+	keys := newKeyer()
+	for _, nc := range f.networks {
+		for _, lc := range f.loads {
+			for _, ac := range f.algorithms {
+				fields := f.comboFields(nc, lc, ac)
 				axes, err := f.axes(fields)
 				if err != nil {
 					return nil, err
-				}
-				size := len(out) + len(f.seeds)
-				for _, ax := range axes {
-					size *= len(ax[0].values)
-					if size > MaxRuns {
-						break
-					}
-				}
-				if size > MaxRuns {
-					return nil, &FileError{File: f.Path, Line: nc.line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
 				}
 				idx := make([]int, len(axes))
 				for {
@@ -798,10 +865,15 @@ func (f *File) Specs() ([]Run, error) {
 							vals[fl.key] = fl.values[idx[a]]
 						}
 					}
+					proto, err := f.build(nc, lc, ac, vals)
+					if err != nil {
+						return nil, err
+					}
 					for _, seed := range f.seeds {
-						r, err := f.build(nc, lc, ac, vals, seed)
-						if err != nil {
-							return nil, err
+						r := proto
+						r.Spec.Seed = seed
+						if r.Key, err = keys.key(r.Spec); err != nil {
+							return nil, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
 						}
 						if _, dup := seen[r.Key]; dup {
 							continue // the same run twice in the grid: run it once
@@ -863,7 +935,9 @@ func (f *File) axes(fields []field) ([][]field, error) {
 	return axes, nil
 }
 
-func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) (Run, error) {
+// build returns the run of one combination of values with seed 0 and no key (the
+// canonical spec does not depend on the seed).
+func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value) (Run, error) {
 	params := func(c choiceSpec, prefix string) registry.Params {
 		p := registry.Params{}
 		for _, fl := range c.fields {
@@ -875,7 +949,6 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		Network:     registry.Choice{Name: nc.name, Params: params(nc, "network")},
 		Loads:       registry.Choice{Name: lc.name, Params: params(lc, "loads")},
 		Algorithm:   registry.Choice{Name: ac.name, Params: params(ac, "algorithm")},
-		Seed:        seed,
 		SampleEvery: f.SampleEvery,
 		Metrics:     f.Metrics,
 		Workload:    f.workload,
@@ -901,11 +974,7 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		line := nc.line
 		return Run{}, &FileError{File: f.Path, Line: line, Msg: stripErr(err), Err: err}
 	}
-	key, err := RunKey(cs)
-	if err != nil {
-		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
-	}
-	return Run{Spec: cs, Key: key, Trace: f.Trace, line: nc.line,
+	return Run{Spec: cs, Trace: f.Trace, line: nc.line,
 		Network: f.label(registry.KindNetwork, cs.Network), Loads: f.label(registry.KindLoads, cs.Loads),
 		Algorithm: f.label(registry.KindAlgorithm, cs.Algorithm)}, nil
 }

@@ -139,13 +139,13 @@ func describe(v any) string {
 	case nil:
 		return "nothing"
 	case string:
-		return fmt.Sprintf("%q", v)
+		return errs.Quote([]byte(v.(string)))
 	case []any:
-		return fmt.Sprintf("list %v", v)
+		return "list " + errs.Quote([]byte(fmt.Sprint(v)))
 	case map[string]any:
 		return "a mapping"
 	}
-	return fmt.Sprintf("%v (%T)", v, v)
+	return errs.Quote([]byte(fmt.Sprint(v))) + fmt.Sprintf(" (%T)", v)
 }
 
 func contains(l []string, s string) bool {
@@ -349,7 +349,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			if len(e.Params) > 0 {
 				known = strings.Join(e.ParamNames(), ", ")
 			}
-			return nil, errs.BadParam("%s %s has no parameter %q (parameters: %s)", e.Kind, e.Name, k, known)
+			return nil, errs.BadParam("%s %s has no parameter %s (parameters: %s)", e.Kind, e.Name, errs.Quote([]byte(k)), known)
 		}
 		c, err := p.Convert(v)
 		if err != nil {
@@ -586,7 +586,7 @@ func (r *Registry) lookup(kind Kind, name string) (*regEntry, error) {
 	re := r.entries[kind][name]
 	r.mu.RUnlock()
 	if re == nil {
-		return nil, fmt.Errorf("%w: %s %q (known: %s)", ErrUnknownName, kind, name, strings.Join(r.Names(kind), ", "))
+		return nil, fmt.Errorf("%w: %s %s (known: %s)", ErrUnknownName, kind, errs.Quote([]byte(name)), strings.Join(r.Names(kind), ", "))
 	}
 	return re, nil
 }
