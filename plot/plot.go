@@ -121,7 +121,7 @@ func Lines(lines []Line, opts *Options) ([]byte, error) {
 	if leg != nil && leg.strip != nil {
 		leg.Plot(*leg.strip, p)
 	}
-	return c.finishSVG(o.Title)
+	return c.finishSVG(truncText(o.Title))
 }
 
 // plotArea returns the part of the canvas gonum/plot may draw in: gonum/plot centres the
@@ -170,7 +170,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 	}
 
 	p := gplot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = truncText(o.Title), truncText(o.XLabel), truncText(o.YLabel)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
 
 	// The log axes' tick plans, from the positive data and whether any value is 0.
@@ -199,16 +199,16 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %s: %w", errs.Quote([]byte(ln.Name)), err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
 		p.Add(l)
-		e := legendEntry{name: ln.Name, thumbs: []gplot.Thumbnailer{l}}
+		e := legendEntry{name: truncText(ln.Name), thumbs: []gplot.Thumbnailer{l}}
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %s: %w", errs.Quote([]byte(ln.Name)), err)
 			}
 			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 			p.Add(s)

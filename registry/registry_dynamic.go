@@ -1,7 +1,6 @@
 package registry
 
 import (
-
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
 )
