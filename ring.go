@@ -206,8 +206,8 @@ func (l *idLog) add(x uint64) {
 // NewRingTree returns the policy of opts (default KS-BF) on the ring R_p for the tree-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) {
-	if dag == nil {
-		return nil, badParam("RingScheduler needs a tree growth rule, got nil")
+	if isNilValue(dag) {
+		return nil, badParam("RingScheduler needs a tree growth rule, got nil (%T)", dag)
 	}
 	return newRing(p, dag, nil, opts)
 }
@@ -215,8 +215,8 @@ func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) 
 // NewRingGrid returns the policy of opts (default KS-BF) on the ring R_p for the grid-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingGrid(p int, dag GridDag, opts *RingOptions) (*RingScheduler, error) {
-	if dag == nil {
-		return nil, badParam("RingScheduler needs a grid growth rule, got nil")
+	if isNilValue(dag) {
+		return nil, badParam("RingScheduler needs a grid growth rule, got nil (%T)", dag)
 	}
 	return newRing(p, nil, dag, opts)
 }
