@@ -87,7 +87,9 @@ type PerfectTreeReport struct {
 	// OptimalMoves is the least number of token moves of any perfect distribution of
 	// the initial loads on this tree (OptimalPerfectMoves), ExcessMoves the moves made
 	// beyond it, and Ratio the moves made divided by it: 1 when both are 0, +Inf when
-	// only the optimum is (so it is left out of JSON).
+	// only the optimum is (so it is left out of JSON). OptimalMoves is -1 when it was
+	// not computed: it overflows, or the run was cancelled (the optimum costs
+	// O(N·min(N, T mod N)), too long to wait for after a cancellation).
 	OptimalMoves int64   `json:"optimal_moves"`
 	ExcessMoves  int64   `json:"excess_moves"`
 	Ratio        float64 `json:"-"`
@@ -318,9 +320,9 @@ func (pt *PerfectTree) Report(*State) any {
 
 // ptFinish fills the parts of a report that depend only on the final and initial loads:
 // perfection, the optimum and the ratio.
-func ptFinish(r *PerfectTreeReport, g *Graph, initial, final Loads) {
+func ptFinish(ctx context.Context, r *PerfectTreeReport, g *Graph, initial, final Loads) {
 	r.Perfect = IsPerfectDistribution(final)
-	opt, err := OptimalPerfectMoves(g, initial)
+	opt, err := optimalPerfectMoves(ctx, g, initial)
 	if err != nil {
 		opt = -1
 	}

@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -18,6 +19,15 @@ import (
 // fails with ErrNotTree, ErrBadLoads for loads of the wrong length or negative, or
 // ErrOverflow if the number of moves does not fit in an int64 (less than MaxInt64).
 func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
+	return optimalPerfectMoves(context.Background(), net, loads)
+}
+
+// optimalPerfectMoves is OptimalPerfectMoves, stopping with ctx's error when ctx is
+// done (checked every 64 nodes).
+func optimalPerfectMoves(ctx context.Context, net Network, loads Loads) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g, err := AsGraph(net)
 	if err != nil {
 		return 0, err
@@ -40,6 +50,11 @@ func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
 	sum := make([]int64, n)
 	f := make([][]int64, n)
 	for i := n - 1; i >= 0; i-- {
+		if i&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		v := int(order[i])
 		size[v]++
 		sum[v] += loads[v]

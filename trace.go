@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // Trace is the sequence of samples a run recorded.
@@ -120,6 +121,11 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 			return nil, fmt.Errorf("tokendist: trace CSV line %d, column down: %d is not an int", line, down)
 		}
 		s.Down = int(down)
+		if len(t) == cap(t) {
+			if err := checkAlloc(fmt.Sprintf("trace CSV line %d: the trace", line), int64(2*len(t)+16), int64(unsafe.Sizeof(s))); err != nil {
+				return nil, err
+			}
+		}
 		t = append(t, s)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -336,6 +337,11 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 		}
 		if v[0] < 1 || v[1] < 0 || v[1] > math.MaxInt32 || v[2] < 0 || v[2] > maxArrivalsPerStep {
 			return nil, badParam("arrival trace line %d: (step %d, node %d, count %d) out of range", line, v[0], v[1], v[2])
+		}
+		if len(t.rows) == cap(t.rows) {
+			if err := checkAlloc(fmt.Sprintf("arrival trace line %d: the rows", line), int64(2*len(t.rows)+16), int64(unsafe.Sizeof(traceRow{}))); err != nil {
+				return nil, err
+			}
 		}
 		t.rows = append(t.rows, traceRow{v[0], int32(v[1]), v[2]})
 	}
