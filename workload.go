@@ -314,7 +314,7 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 	if r == nil {
 		return nil, badParam("nil trace reader")
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&recordLimitReader{r: r})
 	cr.FieldsPerRecord = 3
 	cr.TrimLeadingSpace = true
 	t := &TraceArrivals{}
@@ -324,7 +324,7 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: arrival trace: %w", err)
+			return nil, wrapf(err, "arrival trace")
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "step") {
 			continue
@@ -332,14 +332,14 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 		var v [3]int64
 		for i, f := range rec {
 			if v[i], err = strconv.ParseInt(strings.TrimSpace(f), 10, 64); err != nil {
-				return nil, badParam("arrival trace line %d: field %d %q is not an integer", line, i+1, f)
+				return nil, badParam("arrival trace line %d: field %d %s is not an integer", line, i+1, quote([]byte(f)))
 			}
 		}
 		if v[0] < 1 || v[1] < 0 || v[1] > math.MaxInt32 || v[2] < 0 || v[2] > maxArrivalsPerStep {
 			return nil, badParam("arrival trace line %d: (step %d, node %d, count %d) out of range", line, v[0], v[1], v[2])
 		}
 		if len(t.rows) == cap(t.rows) {
-			if err := checkAlloc(fmt.Sprintf("arrival trace line %d: the rows", line), int64(2*len(t.rows)+16), int64(unsafe.Sizeof(traceRow{}))); err != nil {
+			if err := checkAlloc(fmt.Sprintf("arrival trace line %d: the rows", line), int64(3*len(t.rows)+16), int64(unsafe.Sizeof(traceRow{}))); err != nil {
 				return nil, err
 			}
 		}

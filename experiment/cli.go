@@ -95,7 +95,7 @@ func mainCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) in
 	case "merge":
 		return c.merge(rest)
 	}
-	fmt.Fprintf(stderr, "tokendist: unknown command %q\n\n%s", cmd, mainUsage)
+	fmt.Fprintf(stderr, "tokendist: unknown command %s (the commands: run, sweep, list, report, plot, merge, help; see tokendist help)\n", errs.Quote([]byte(cmd)))
 	return ExitUsage
 }
 
@@ -267,7 +267,7 @@ func (c *command) run(args []string) int {
 		st := o.Result.Status.String()
 		if errs[i] != nil {
 			failed++
-			st = "Failed: " + errs[i].Error()
+			st, _, _ = strings.Cut("Failed: "+errs[i].Error(), "\n") // a panic's stack is not shown in the table
 		}
 		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
 		for _, m := range ms {
@@ -639,7 +639,7 @@ func (c *command) merge(args []string) int {
 	for _, p := range pos {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return c.fail(ExitUsage, wrapf(err, "merge"))
+			return c.fail(ExitUsage, wrapf(shortPathErr(err), "merge"))
 		}
 		if a, _ := filepath.Abs(p); a != "" {
 			if b, _ := filepath.Abs(*into); a == b || (target != nil && os.SameFile(fi, target)) {

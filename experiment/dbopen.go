@@ -202,3 +202,13 @@ func OpenDBReadOnly(path string) (*DB, error) {
 	}
 	return db, err
 }
+
+// shortPathErr returns err with the path of an *fs.PathError shortened for a message
+// (files.Name), keeping the cause for errors.Is.
+func shortPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: files.Name(pe.Path), Err: pe.Err}
+	}
+	return err
+}

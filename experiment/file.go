@@ -156,6 +156,10 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 			for k, v := range qk {
 				top[k] = v
 			}
+		} else if _, err := Parse(path, data, reg, true); err != nil {
+			// The quick variant is checked too, so that a bad quick section is found
+			// before the run that needs it.
+			return nil, err
 		}
 	}
 	f := &File{Path: path, reg: reg}
@@ -527,11 +531,18 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 
 // checkDynamic builds c once so that a bad value (a negative rate, a missing trace file)
 // is reported with its line rather than by the first run.
-func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c registry.Choice) (registry.Choice, error) {
+// A constructor that panics is reported as the entry's error (user code never takes
+// the parse down).
+func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c registry.Choice) (_ registry.Choice, err error) {
 	s := registry.Spec{Workload: []registry.Choice{c}}
 	if kind == registry.KindChurn {
 		s = registry.Spec{Churn: &c}
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = p.errf(n, ctx, "%s %s: constructor panicked: %s", kind, c.Name, errs.Quote([]byte(fmt.Sprint(v))))
+		}
+	}()
 	if _, _, err := p.reg.BuildDynamic(s); err != nil {
 		return registry.Choice{}, p.errw(n, ctx, err)
 	}

@@ -77,7 +77,7 @@ func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 	for _, src := range srcs {
 		fi, err := os.Stat(src)
 		if err != nil {
-			return 0, wrapf(err, "merge")
+			return 0, wrapf(shortPathErr(err), "merge")
 		}
 		if target != nil && os.SameFile(fi, target) {
 			return 0, errs.BadParam("merge: source %s is the target %s", fileName(src), fileName(db.path))

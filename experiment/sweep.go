@@ -28,7 +28,7 @@ func ParseShard(s string) (Shard, error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, errs.BadParam("bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
+		return Shard{}, errs.BadParam("bad shard %s (want i/n with 0 ≤ i < n, e.g. 0/4)", errs.Quote([]byte(s)))
 	}
 	return Shard{i, n}, nil
 }
@@ -43,7 +43,7 @@ func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 	num := func(k string) (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
 		if err != nil {
-			return 0, errs.BadParam("%s=%q is not an integer", k, getenv(k))
+			return 0, errs.BadParam("%s=%s is not an integer", k, errs.Quote([]byte(getenv(k))))
 		}
 		return v, nil
 	}

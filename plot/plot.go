@@ -105,7 +105,14 @@ func checkPlotValues(lines []Line) error {
 // must be finite with magnitude at most 1e300 (an error names the first that is not);
 // more than 4096 lines or a side above 16384 cm is refused too.
 // The cost is O(total points) plus the size of the text.
-func Lines(lines []Line, opts *Options) ([]byte, error) {
+func Lines(lines []Line, opts *Options) (svg []byte, err error) {
+	// gonum/plot panics on some extreme inputs (a log axis whose range underflows to
+	// 0); the panic is reported as an error, never raised.
+	defer func() {
+		if p := recover(); p != nil {
+			svg, err = nil, errs.BadParam("plot: the plotting library failed on these values: %s", errs.Quote([]byte(fmt.Sprint(p))))
+		}
+	}()
 	var o Options
 	if opts != nil {
 		o = *opts

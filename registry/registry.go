@@ -447,15 +447,15 @@ func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 	seen := map[string]bool{}
 	for _, p := range e.Params {
 		if p.Name == "" || seen[p.Name] {
-			return errs.BadParam("%s %s: empty or repeated parameter name %q", kind, e.Name, p.Name)
+			return errs.BadParam("%s %s: empty or repeated parameter name %s", kind, errs.Quote([]byte(e.Name)), errs.Quote([]byte(p.Name)))
 		}
 		seen[p.Name] = true
 		if p.Type < ParamInt || p.Type > ParamInts {
-			return errs.BadParam("%s %s: parameter %s has type %v", kind, e.Name, p.Name, p.Type)
+			return errs.BadParam("%s %s: parameter %s has type %v", kind, errs.Quote([]byte(e.Name)), errs.Quote([]byte(p.Name)), p.Type)
 		}
 		if p.Default != nil {
 			if _, err := p.Convert(p.Default); err != nil {
-				return wrapf(err, "%s %s: default", kind, e.Name)
+				return wrapf(err, "%s %s: default", kind, errs.Quote([]byte(e.Name)))
 			}
 		}
 	}

@@ -196,7 +196,7 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 			maxNode = max(maxNode, v)
 		}
 		if len(edges) == cap(edges) {
-			if err := errs.CheckAlloc("edge list "+name, int64(2*len(edges)+16), 16); err != nil {
+			if err := errs.CheckAlloc("edge list "+name, int64(3*len(edges)+16), 16); err != nil {
 				return nil, err
 			}
 		}
