@@ -171,7 +171,7 @@ func advSweepOK(reg *registry.Registry, dir, db, text string, want int, extra ..
 	}
 	n, err := advCountRuns(db)
 	if err != nil {
-		return err
+		return advLost("the sweep succeeded but its database %s cannot be read: %v", db, err)
 	}
 	if n != want {
 		return advLost("%d runs stored in %s, want %d", n, db, want)
@@ -229,20 +229,24 @@ func advSpecialFiles(dir string) map[string]func() string {
 }
 
 // advHostileYAML are experiment files, each a bad or borderline input.
-func advHostileYAML() map[string]string {
-	var b strings.Builder
-	b.WriteString("seeds: [")
-	for i := 0; i < 300000; i++ {
-		if i > 0 {
-			b.WriteString(",")
+func advHostileYAML() map[string]func() string {
+	seeds300k := func() string {
+		var b strings.Builder
+		b.WriteString("seeds: [")
+		for i := 0; i < 300000; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprint(&b, i)
 		}
-		fmt.Fprint(&b, i)
+		b.WriteString("]\n")
+		return b.String()
 	}
-	b.WriteString("]\n")
-	seeds300k := b.String()
-	axis := "networks:\n  - name: ring\n    n: [" + strings.TrimSuffix(strings.Repeat("8,", 1000000), ",") + "]\nloads:\n  - name: point-mass\n    tokens: 9\nalgorithms: [rsw-diffusion]\n"
+	axis := func() string {
+		return "networks:\n  - name: ring\n    n: [" + strings.TrimSuffix(strings.Repeat("8,", 1000000), ",") + "]\nloads:\n  - name: point-mass\n    tokens: 9\nalgorithms: [rsw-diffusion]\n"
+	}
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
-	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	deep := func() string { return strings.Repeat("[", 100000) + strings.Repeat("]", 100000) }
 	base := func(repl ...string) string {
 		s := advBase
 		for i := 0; i+1 < len(repl); i += 2 {
@@ -250,59 +254,77 @@ func advHostileYAML() map[string]string {
 		}
 		return s
 	}
-	return map[string]string{
-		"million-seeds":              base("seeds: 2", "seeds: 1000000"),
-		"seeds-2^40":                 base("seeds: 2", "seeds: 1099511627776"),
-		"seeds-negative":             base("seeds: 2", "seeds: -1"),
-		"seeds-300k-list":            base("seeds: 2\n", seeds300k),
-		"seeds-repeated":             base("seeds: 2", "seeds: [1, 1]"),
-		"axis-1e6-equal":             axis,
-		"grid-over-cap":              base("seeds: 2", "seeds: 1048576", "n: 8", "n: [8, 9, 10, 11, 12, 13, 14, 15, 16]"),
-		"grid-product":               base("n: 8", "n: ["+strings.TrimSuffix(strings.Repeat("8,", 3000), ",")+"]", "tokens: 40", "tokens: ["+strings.TrimSuffix(strings.Repeat("40,", 3000), ",")+"]"),
-		"yaml-bomb":                  bomb,
-		"deep-nesting":               deep,
-		"1MiB-name":                  base("name: adv", "name: "+strings.Repeat("n", 1<<20)),
-		"1MiB-key":                   strings.Repeat("k", 1<<20) + ": 1\n" + advBase,
-		"1MiB-value":                 base("n: 8", "n: "+strings.Repeat("9", 1<<20)),
-		"1MiB-algorithm":             base("rsw-diffusion", strings.Repeat("a", 1<<20)),
-		"n-huge":                     base("n: 8", "n: 100000000000"),
-		"n-maxint":                   base("n: 8", "n: 9223372036854775807"),
-		"n-overflow":                 base("n: 8", "n: 99999999999999999999999"),
-		"n-negative":                 base("n: 8", "n: -8"),
-		"n-float":                    base("n: 8", "n: 8.5"),
-		"n-nan":                      base("n: 8", "n: .nan"),
-		"n-inf":                      base("n: 8", "n: .inf"),
-		"n-string":                   base("n: 8", "n: eight"),
-		"n-null":                     base("n: 8", "n: ~"),
-		"n-mapping":                  base("n: 8", "n: {a: 1}"),
-		"tokens-maxint":              base("tokens: 40", "tokens: 9223372036854775807"),
-		"max-steps-maxint":           base("max_steps: 30", "max_steps: 9223372036854775807", "[randomized-diffusion, rsw-diffusion]", "[threshold-2]"),
-		"max-steps-negative":         base("max_steps: 30", "max_steps: -1"),
-		"unknown-top-key":            advBase + "bogus: 1\n",
-		"unknown-param":              base("n: 8", "n: 8\n    bogus: 1"),
-		"two-documents":              advBase + "---\n" + advBase,
-		"not-a-mapping":              "- a\n- b\n",
-		"empty-lists":                "networks: []\nloads: []\nalgorithms: []\n",
-		"tabs":                       strings.ReplaceAll(advBase, "  ", "\t"),
-		"invalid-utf8":               base("name: adv", "name: \xff\xfe"),
-		"zip-mismatch":               base("n: 8", "n: [8, 9]", "tokens: 40", "tokens: [40, 41, 42]") + "zip: [[network.n, loads.tokens]]\n",
-		"zip-unknown":                advBase + "zip: [[network.q, loads.r]]\n",
-		"record-trace":               advBase + "record:\n  trace: true\n  sample_every: 1\n",
-		"sample-every-maxint":        advBase + "record:\n  sample_every: 9223372036854775807\n",
-		"metrics-unknown":            advBase + "record:\n  metrics: [nope]\n",
-		"workload-poisson-1e11":      advBase + "workload:\n  name: poisson\n  rate: 1.0e11\n  per_node: false\n",
-		"workload-poisson-1e10-node": advBase + "workload:\n  name: poisson\n  rate: 1.0e10\n",
-		"workload-rate-nan":          advBase + "workload:\n  name: poisson\n  rate: .nan\n",
-		"workload-hotspot-bad":       advBase + "workload:\n  name: hotspot\n  rate: 5\n  nodes: [100]\n",
-		"churn-bad":                  advBase + "churn:\n  name: random-churn\n  fail: 2\n  recover: -1\n",
-		"steady-negative":            advBase + "steady:\n  warm_up: -5\n",
-		"quick-bad":                  advBase + "quick:\n  seeds: -1\n",
-		"edge-list-dev-zero":         strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: edge-list\n    file: /dev/zero", 1),
-		"dot-dev-urandom":            strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: dot\n    file: /dev/urandom", 1),
-		"trace-dev-zero":             advBase + "workload:\n  name: trace\n  file: /dev/zero\n",
-		"hypercube-24":               strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: hypercube\n    d: 24", 1),
-		"complete-1e5":               strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: complete\n    n: 100000", 1),
-		"tau-dense-4000":             strings.Replace(strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: random-regular\n    n: 4000\n    d: 3", 1), "max_steps: 30", "max_steps: 1\n  tau: true", 1) + "record:\n  metrics: [lambda_max]\n",
+	return map[string]func() string{
+		"million-seeds":   func() string { return base("seeds: 2", "seeds: 1000000") },
+		"seeds-2^40":      func() string { return base("seeds: 2", "seeds: 1099511627776") },
+		"seeds-negative":  func() string { return base("seeds: 2", "seeds: -1") },
+		"seeds-300k-list": func() string { return base("seeds: 2\n", seeds300k()) },
+		"seeds-repeated":  func() string { return base("seeds: 2", "seeds: [1, 1]") },
+		"axis-1e6-equal":  axis,
+		"grid-over-cap": func() string {
+			return base("seeds: 2", "seeds: 1048576", "n: 8", "n: [8, 9, 10, 11, 12, 13, 14, 15, 16]")
+		},
+		"grid-product": func() string {
+			return base("n: 8", "n: ["+strings.TrimSuffix(strings.Repeat("8,", 3000), ",")+"]", "tokens: 40", "tokens: ["+strings.TrimSuffix(strings.Repeat("40,", 3000), ",")+"]")
+		},
+		"yaml-bomb":      func() string { return bomb },
+		"deep-nesting":   deep,
+		"1MiB-name":      func() string { return base("name: adv", "name: "+strings.Repeat("n", 1<<20)) },
+		"1MiB-key":       func() string { return strings.Repeat("k", 1<<20) + ": 1\n" + advBase },
+		"1MiB-value":     func() string { return base("n: 8", "n: "+strings.Repeat("9", 1<<20)) },
+		"1MiB-algorithm": func() string { return base("rsw-diffusion", strings.Repeat("a", 1<<20)) },
+		"n-huge":         func() string { return base("n: 8", "n: 100000000000") },
+		"n-maxint":       func() string { return base("n: 8", "n: 9223372036854775807") },
+		"n-overflow":     func() string { return base("n: 8", "n: 99999999999999999999999") },
+		"n-negative":     func() string { return base("n: 8", "n: -8") },
+		"n-float":        func() string { return base("n: 8", "n: 8.5") },
+		"n-nan":          func() string { return base("n: 8", "n: .nan") },
+		"n-inf":          func() string { return base("n: 8", "n: .inf") },
+		"n-string":       func() string { return base("n: 8", "n: eight") },
+		"n-null":         func() string { return base("n: 8", "n: ~") },
+		"n-mapping":      func() string { return base("n: 8", "n: {a: 1}") },
+		"tokens-maxint":  func() string { return base("tokens: 40", "tokens: 9223372036854775807") },
+		"max-steps-maxint": func() string {
+			return base("max_steps: 30", "max_steps: 9223372036854775807", "[randomized-diffusion, rsw-diffusion]", "[threshold-2]")
+		},
+		"max-steps-negative": func() string { return base("max_steps: 30", "max_steps: -1") },
+		"unknown-top-key":    func() string { return advBase + "bogus: 1\n" },
+		"unknown-param":      func() string { return base("n: 8", "n: 8\n    bogus: 1") },
+		"two-documents":      func() string { return advBase + "---\n" + advBase },
+		"not-a-mapping":      func() string { return "- a\n- b\n" },
+		"empty-lists":        func() string { return "networks: []\nloads: []\nalgorithms: []\n" },
+		"tabs":               func() string { return strings.ReplaceAll(advBase, "  ", "\t") },
+		"invalid-utf8":       func() string { return base("name: adv", "name: \xff\xfe") },
+		"zip-mismatch": func() string {
+			return base("n: 8", "n: [8, 9]", "tokens: 40", "tokens: [40, 41, 42]") + "zip: [[network.n, loads.tokens]]\n"
+		},
+		"zip-unknown":                func() string { return advBase + "zip: [[network.q, loads.r]]\n" },
+		"record-trace":               func() string { return advBase + "record:\n  trace: true\n  sample_every: 1\n" },
+		"sample-every-maxint":        func() string { return advBase + "record:\n  sample_every: 9223372036854775807\n" },
+		"metrics-unknown":            func() string { return advBase + "record:\n  metrics: [nope]\n" },
+		"workload-poisson-1e11":      func() string { return advBase + "workload:\n  name: poisson\n  rate: 1.0e11\n  per_node: false\n" },
+		"workload-poisson-1e10-node": func() string { return advBase + "workload:\n  name: poisson\n  rate: 1.0e10\n" },
+		"workload-rate-nan":          func() string { return advBase + "workload:\n  name: poisson\n  rate: .nan\n" },
+		"workload-hotspot-bad":       func() string { return advBase + "workload:\n  name: hotspot\n  rate: 5\n  nodes: [100]\n" },
+		"churn-bad":                  func() string { return advBase + "churn:\n  name: random-churn\n  fail: 2\n  recover: -1\n" },
+		"steady-negative":            func() string { return advBase + "steady:\n  warm_up: -5\n" },
+		"quick-bad":                  func() string { return advBase + "quick:\n  seeds: -1\n" },
+		"edge-list-dev-zero": func() string {
+			return strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: edge-list\n    file: /dev/zero", 1)
+		},
+		"dot-dev-urandom": func() string {
+			return strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: dot\n    file: /dev/urandom", 1)
+		},
+		"trace-dev-zero": func() string { return advBase + "workload:\n  name: trace\n  file: /dev/zero\n" },
+		"hypercube-24": func() string {
+			return strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: hypercube\n    d: 24", 1)
+		},
+		"complete-1e5": func() string {
+			return strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: complete\n    n: 100000", 1)
+		},
+		"tau-dense-4000": func() string {
+			return strings.Replace(strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: random-regular\n    n: 4000\n    d: 3", 1), "max_steps: 30", "max_steps: 1\n  tau: true", 1) + "record:\n  metrics: [lambda_max]\n"
+		},
 	}
 }
 
@@ -312,7 +334,7 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 	good := map[string]bool{"tabs": false, "record-trace": true, "axis-1e6-equal": false, "seeds-300k-list": false,
 		"million-seeds": false, "grid-product": false, "workload-poisson-1e11": true, "workload-poisson-1e10-node": true, "sample-every-maxint": true,
 		"max-steps-maxint": true, "tokens-maxint": false, "1MiB-name": false, "tau-dense-4000": false}
-	for name, text := range advHostileYAML() {
+	for name, mkText := range advHostileYAML() {
 		for _, cmd := range []string{"run", "sweep"} {
 			want := advMustFail
 			if ok, listed := good[name]; listed {
@@ -327,7 +349,7 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 			add("cmd", fmt.Sprintf("%s-file/%s", cmd, name), func() error {
 				dir := advDir()
 				defer os.RemoveAll(dir)
-				f := advWrite(filepath.Join(dir, "exp.yaml"), text)
+				f := advWrite(filepath.Join(dir, "exp.yaml"), mkText())
 				args := []string{cmd, "--workers", "2", f}
 				if cmd == "sweep" {
 					args = []string{cmd, "--progress", "none", "--workers", "2", "--db", filepath.Join(dir, "r.db"), f}
@@ -362,27 +384,27 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 		}
 	}
 	// Network and trace files named by an experiment.
-	netFiles := map[string]string{
-		"ok":           "0 1\n1 2\n2 3\n3 0\n",
-		"self-loop":    "0 0\n0 1\n",
-		"negative":     "0 -1\n",
-		"huge-node":    "0 4000000000\n",
-		"node-2^30":    "0 1073741823\n",
-		"three-fields": "0 1 2\n",
-		"garbage":      "zz yy\n",
-		"long-line":    strings.Repeat("1", 2<<20) + " 2\n",
-		"many-edges":   strings.Repeat("0 1\n", 1<<20),
-		"disconnected": "0 1\n2 3\n",
-		"comment-only": "# nothing\n",
-		"nul":          "0\x001\n",
-		"1MiB-token":   strings.Repeat("9", 1<<20) + " 1\n",
-		"star-1e5":     advStarEdges(100000),
+	netFiles := map[string]func() string{
+		"ok":           func() string { return "0 1\n1 2\n2 3\n3 0\n" },
+		"self-loop":    func() string { return "0 0\n0 1\n" },
+		"negative":     func() string { return "0 -1\n" },
+		"huge-node":    func() string { return "0 4000000000\n" },
+		"node-2^30":    func() string { return "0 1073741823\n" },
+		"three-fields": func() string { return "0 1 2\n" },
+		"garbage":      func() string { return "zz yy\n" },
+		"long-line":    func() string { return strings.Repeat("1", 2<<20) + " 2\n" },
+		"many-edges":   func() string { return strings.Repeat("0 1\n", 1<<20) },
+		"disconnected": func() string { return "0 1\n2 3\n" },
+		"comment-only": func() string { return "# nothing\n" },
+		"nul":          func() string { return "0\x001\n" },
+		"1MiB-token":   func() string { return strings.Repeat("9", 1<<20) + " 1\n" },
+		"star-1e5":     func() string { return advStarEdges(100000) },
 	}
-	for name, text := range netFiles {
+	for name, mkText := range netFiles {
 		add("cmd", "edge-list/"+name, func() error {
 			dir := advDir()
 			defer os.RemoveAll(dir)
-			p := advWrite(filepath.Join(dir, "net.txt"), text)
+			p := advWrite(filepath.Join(dir, "net.txt"), mkText())
 			f := advWrite(filepath.Join(dir, "exp.yaml"), strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: edge-list\n    file: "+p, 1))
 			want := advMustFail
 			if name == "ok" || name == "star-1e5" {
@@ -392,22 +414,24 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 			return err
 		})
 	}
-	dotFiles := map[string]string{
-		"ok":             "graph { 0 -- 1; 1 -- 2; 2 -- 3; 3 -- 0 }",
-		"self-loop":      "graph { a -- a; a -- b }",
-		"digraph":        "digraph { a -> b; b -> a }",
-		"garbage":        "graph { ",
-		"1MiB-id":        "graph { " + strings.Repeat("a", 1<<20) + " -- b }",
-		"star-1e5":       advDOTStar(100000),
-		"star-1e4":       advDOTStar(10000),
-		"html-label":     "graph { a [label=<<b>x</b>>]; a -- b }",
-		"deep-subgraphs": "graph { " + strings.Repeat("subgraph { ", 5000) + "a -- b" + strings.Repeat(" }", 5000) + " }",
+	dotFiles := map[string]func() string{
+		"ok":         func() string { return "graph { 0 -- 1; 1 -- 2; 2 -- 3; 3 -- 0 }" },
+		"self-loop":  func() string { return "graph { a -- a; a -- b }" },
+		"digraph":    func() string { return "digraph { a -> b; b -> a }" },
+		"garbage":    func() string { return "graph { " },
+		"1MiB-id":    func() string { return "graph { " + strings.Repeat("a", 1<<20) + " -- b }" },
+		"star-1e5":   func() string { return advDOTStar(100000) },
+		"star-1e4":   func() string { return advDOTStar(10000) },
+		"html-label": func() string { return "graph { a [label=<<b>x</b>>]; a -- b }" },
+		"deep-subgraphs": func() string {
+			return "graph { " + strings.Repeat("subgraph { ", 5000) + "a -- b" + strings.Repeat(" }", 5000) + " }"
+		},
 	}
-	for name, text := range dotFiles {
+	for name, mkText := range dotFiles {
 		add("cmd", "dot/"+name, func() error {
 			dir := advDir()
 			defer os.RemoveAll(dir)
-			p := advWrite(filepath.Join(dir, "net.dot"), text)
+			p := advWrite(filepath.Join(dir, "net.dot"), mkText())
 			f := advWrite(filepath.Join(dir, "exp.yaml"), strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: dot\n    file: "+p, 1))
 			want := advMustFail
 			if name == "ok" || name == "html-label" || name == "star-1e4" || name == "star-1e5" || name == "digraph" || name == "deep-subgraphs" {
@@ -436,21 +460,21 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 			})
 		}
 	}
-	traceFiles := map[string]string{
-		"ok":         "step,node,count\n1,0,5\n2,3,7\n",
-		"node-range": "1,100,5\n",
-		"count-huge": "1,0,9223372036854775807\n",
-		"step-zero":  "0,0,1\n",
-		"garbage":    "a,b,c\n",
-		"rows-1e6":   strings.Repeat("1,0,1\n", 1000000),
-		"step-2^62":  "1,0,1099511627776\n" + strings.Repeat("1,1,1099511627776\n", 5000),
-		"quote-bomb": "\"" + strings.Repeat("x", 2<<20),
+	traceFiles := map[string]func() string{
+		"ok":         func() string { return "step,node,count\n1,0,5\n2,3,7\n" },
+		"node-range": func() string { return "1,100,5\n" },
+		"count-huge": func() string { return "1,0,9223372036854775807\n" },
+		"step-zero":  func() string { return "0,0,1\n" },
+		"garbage":    func() string { return "a,b,c\n" },
+		"rows-1e6":   func() string { return strings.Repeat("1,0,1\n", 1000000) },
+		"step-2^62":  func() string { return "1,0,1099511627776\n" + strings.Repeat("1,1,1099511627776\n", 5000) },
+		"quote-bomb": func() string { return "\"" + strings.Repeat("x", 2<<20) },
 	}
-	for name, text := range traceFiles {
+	for name, mkText := range traceFiles {
 		add("cmd", "trace-file/"+name, func() error {
 			dir := advDir()
 			defer os.RemoveAll(dir)
-			p := advWrite(filepath.Join(dir, "t.csv"), text)
+			p := advWrite(filepath.Join(dir, "t.csv"), mkText())
 			f := advWrite(filepath.Join(dir, "exp.yaml"), advBase+"workload:\n  name: trace\n  file: "+p+"\n")
 			want := advMustFail
 			if name == "ok" || name == "rows-1e6" || name == "step-2^62" {
@@ -988,7 +1012,7 @@ func advShardCases(add func(surface, name string, run func() error)) {
 }
 
 func advRegistryCases(add func(surface, name string, run func() error)) {
-	huge := strings.Repeat("z", 10<<20)
+	huge := strings.Repeat("z", 1<<20)
 	names := map[string]string{"empty": "", "huge": huge, "unicode": "ünï", "nul": "a\x00b", "newline": "a\nb", "prefix": "tokendist: ring"}
 	for _, kind := range []registry.Kind{registry.KindNetwork, registry.KindLoads, registry.KindAlgorithm, registry.KindMetric, registry.KindWorkload, registry.KindChurn, "bogus"} {
 		for nn, name := range names {
@@ -1427,11 +1451,14 @@ func (c *advChurn) Apply(s *tokendist.State) (int, error) {
 }
 
 func advPlotCases(add func(surface, name string, run func() error)) {
-	texts := map[string]string{"1MiB": strings.Repeat("t", 1<<20), "10MiB-unicode": strings.Repeat("é", 5<<20), "control": strings.Repeat("\n\t\x00", 1000), "invalid-utf8": strings.Repeat("\xff", 5000),
+	texts := map[string]string{"1MiB": strings.Repeat("t", 1<<20), "10MiB-unicode": "10MiB-unicode", "control": strings.Repeat("\n\t\x00", 1000), "invalid-utf8": strings.Repeat("\xff", 5000),
 		"markup": strings.Repeat("<script>&amp;</svg>", 500), "empty": "", "rtl": strings.Repeat("\u202e", 3000)}
 	for name, s := range texts {
 		for _, where := range []string{"title", "xlabel", "ylabel", "line"} {
 			add("plots", fmt.Sprintf("text/%s/%s", where, name), func() error {
+				if s == "10MiB-unicode" {
+					s = strings.Repeat("é", 5<<20)
+				}
 				o := &plot.Options{}
 				ln := plot.Line{Name: "a", X: []float64{0, 1, 2}, Y: []float64{3, 1, 2}}
 				switch where {
