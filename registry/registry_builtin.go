@@ -3,6 +3,7 @@ package registry
 import (
 	"bufio"
 	"errors"
+	"io"
 	"fmt"
 	"math"
 	"strconv"
@@ -167,10 +168,16 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	name := files.Name(path)
+	return parseEdgeList(fh, files.Name(path), n)
+}
+
+// parseEdgeList reads an edge list from r (name names it in errors): lines "u v", '#'
+// starts a comment; n = 0 takes the largest node + 1. Lines are at most 1 MiB and the
+// edges within the memory budget.
+func parseEdgeList(r io.Reader, name string, n int) (*tokendist.Graph, error) {
 	var edges [][2]int
 	maxNode := -1
-	sc := bufio.NewScanner(fh)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
 	for sc.Scan() {
@@ -217,12 +224,17 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 	return tokendist.NewGraph(n, edges)
 }
 
-func readDOT(path string) (g *tokendist.Graph, err error) {
+func readDOT(path string) (*tokendist.Graph, error) {
 	data, err := readFile(path, "DOT file", dotFactor)
 	if err != nil {
 		return nil, err
 	}
-	name := files.Name(path)
+	return parseDOT(data, files.Name(path))
+}
+
+// parseDOT builds the network of a DOT document (name names it in errors); a panic of
+// gonum's parser or builder is reported as an error.
+func parseDOT(data []byte, name string) (g *tokendist.Graph, err error) {
 	dst := simple.NewUndirectedGraph()
 	defer func() {
 		// gonum's builders panic on some malformed inputs (self-loops); report them.
