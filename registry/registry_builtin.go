@@ -3,8 +3,8 @@ package registry
 import (
 	"bufio"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
