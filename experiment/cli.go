@@ -346,6 +346,9 @@ func (c *command) sweep(args []string) int {
 	if !ok {
 		return code
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return c.fail(ExitUsage, err)
+	}
 	f, runs, code, ok := c.readRuns("sweep", pos, *quick)
 	if !ok {
 		return code
