@@ -273,7 +273,7 @@ func (p *panicky) Step(s *tokendist.State) error {
 func TestGridSizedBeforeExpansion(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
 	for _, text := range []string{
-		strings.Replace(tinyFile, "seeds: 2", "seeds: 1048576", 1), // 2^21 runs: 1 GiB of runs, over a budget of 256 MiB
+		strings.Replace(tinyFile, "seeds: 2", "seeds: 1048576", 1),                                                                      // 2^21 runs: 1 GiB of runs, over a budget of 256 MiB
 		strings.Replace(strings.Replace(tinyFile, "n: 8", "n: [8, 9, 10, 11, 12, 13, 14, 15, 16]", 1), "seeds: 2", "seeds: 1048576", 1), // over MaxRuns
 	} {
 		start := time.Now()
