@@ -691,7 +691,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	}
 	if w := r.opts.Workload; w != nil {
 		if err := w.Init(&r.s); err != nil {
-			return r, fmt.Errorf("tokendist: workload %s: %w", workloadName(w), err)
+			return r, wrapf(err, "workload %s", workloadName(w))
 		}
 	}
 	if err := r.initSteady(); err != nil {

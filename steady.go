@@ -162,7 +162,7 @@ func (r *runner) initDynamics() error {
 			s.Live[e] = true
 		}
 		if err := c.Init(s); err != nil {
-			return fmt.Errorf("tokendist: churn %v: %w", c, err)
+			return wrapf(err, "churn %v", c)
 		}
 	}
 	return nil
@@ -187,7 +187,7 @@ func (r *runner) applyChurn() error {
 	live := r.s.Live
 	down, err := r.opts.Churn.Apply(&r.s)
 	if err != nil {
-		return fmt.Errorf("tokendist: churn failed before step %d: %w", r.s.Steps, err)
+		return wrapf(err, "churn failed before step %d", r.s.Steps)
 	}
 	// A user Churn must keep State.Live (same slice, same length) and report a count
 	// of links down between 0 and the links of the network.
@@ -224,7 +224,7 @@ func (r *runner) applyWorkload() error {
 	in, out, err := w.Apply(s)
 	if err != nil {
 		restore()
-		return fmt.Errorf("tokendist: workload %s failed after step %d: %w", workloadName(w), s.Steps, err)
+		return wrapf(err, "workload %s failed after step %d", workloadName(w), s.Steps)
 	}
 	if in < 0 || out < 0 {
 		restore()

@@ -206,7 +206,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %s: %w", errs.Quote([]byte(ln.Name)), err)
+			return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
@@ -215,7 +215,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %s: %w", errs.Quote([]byte(ln.Name)), err)
+				return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 			}
 			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 			p.Add(s)
