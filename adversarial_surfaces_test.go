@@ -693,7 +693,7 @@ func advDBCases(add func(surface, name string, run func() error)) {
 		}
 	}
 	// Non-finite metrics are stored (as absent, flagged), never lose a row.
-	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.0, math.MaxFloat64, 5e-324} {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), math.MaxFloat64, 5e-324} {
 		add("db", fmt.Sprintf("metric/%v", v), func() error {
 			dir := advDir()
 			defer os.RemoveAll(dir)
@@ -1615,8 +1615,8 @@ func (b *advBalancer) Step(s *tokendist.State) error {
 			return s.Context.Err()
 		}
 	case "step-nil-panic":
-		var m map[string]int
-		m["x"] = 1
+		var none []int
+		_ = none[b.steps] // a runtime error panic: index out of range
 	}
 	return b.Balancer.Step(s)
 }

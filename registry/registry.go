@@ -135,11 +135,11 @@ func (p Param) Convert(v any) (any, error) {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "nothing"
 	case string:
-		return errs.Quote([]byte(v.(string)))
+		return errs.Quote([]byte(x))
 	case []any:
 		return "list " + errs.Quote([]byte(fmt.Sprint(v)))
 	case map[string]any:
