@@ -315,13 +315,16 @@ record.trace is true.
 Resume: interrupt a sweep at any moment (Ctrl-C, SIGTERM, even SIGKILL) and run the same
 command again: it runs only the runs missing from the database. Finished runs are
 committed in transactions every 200 ms, so no row is ever half written; runs in progress
-at the interruption are not stored and run again. Failed runs are stored with their
-error and not retried unless --retry is given.
+at the interruption are not stored and run again. A second interrupt exits at once,
+naming the runs in progress it abandons. Failed runs are stored with their error (a
+run whose code panicked, with the panic and its stack) and not retried unless --retry
+is given.
 
 Shards: --shard i/n runs the i-th of n disjoint slices of the grid (run number mod n);
 without the flag, a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or
-SLURM_ARRAY_TASK_MIN/MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with
---shards or TOKENDIST_SHARDS) selects the shard. Give each shard its own database: in
+SLURM_ARRAY_TASK_MIN/MAX, and SLURM_ARRAY_TASK_STEP for --array=0-N:STEP) or a
+Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --shards or TOKENDIST_SHARDS) selects
+the shard. Give each shard its own database: in
 --db, {i} and {n} are replaced by the shard index and count (default: FILE's name with
 .db, or .shard-{i}-of-{n}.db when sharded). Combine them with tokendist merge.
 
