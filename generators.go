@@ -18,8 +18,7 @@ func checkOrder(what string, n int) error {
 	if n >= maxNodes {
 		return badParam("%s with n = %d nodes exceeds the int32 node limit", what, n)
 	}
-	// The offsets, and the per-node arrays the construction keeps.
-	return checkAlloc(fmt.Sprintf("%s with n = %d nodes", what, n), int64(n)+1, 16)
+	return nil
 }
 
 // checkEnds rejects a graph with more than maxEdgeEnds edge ends before anything is
@@ -29,7 +28,8 @@ func checkEnds(what string, ends int64) error {
 		return badParam("%s would have %d edge ends, more than the int32 limit 2^31-1", what, ends)
 	}
 	// The adjacency array and the pairs it is built from, 4 bytes each per end, and
-	// the construction's scratch.
+	// the construction's scratch (with at least one end per node in every generator
+	// that calls it, this bounds the per-node arrays too).
 	return checkAlloc(what, ends, 12)
 }
 

@@ -206,8 +206,8 @@ func (l *idLog) add(x uint64) {
 // NewRingTree returns the policy of opts (default KS-BF) on the ring R_p for the tree-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) {
-	if isNilValue(dag) {
-		return nil, badParam("RingScheduler needs a tree growth rule, got nil (%T)", dag)
+	if dag == nil {
+		return nil, badParam("RingScheduler needs a tree growth rule, got nil")
 	}
 	return newRing(p, dag, nil, opts)
 }
@@ -215,8 +215,8 @@ func NewRingTree(p int, dag TreeDag, opts *RingOptions) (*RingScheduler, error) 
 // NewRingGrid returns the policy of opts (default KS-BF) on the ring R_p for the grid-dag
 // grown by dag. It needs p ≥ 1 and a non-nil dag. It costs O(p).
 func NewRingGrid(p int, dag GridDag, opts *RingOptions) (*RingScheduler, error) {
-	if isNilValue(dag) {
-		return nil, badParam("RingScheduler needs a grid growth rule, got nil (%T)", dag)
+	if dag == nil {
+		return nil, badParam("RingScheduler needs a grid growth rule, got nil")
 	}
 	return newRing(p, nil, dag, opts)
 }
@@ -228,6 +228,13 @@ func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingSchedul
 	}
 	if p < 1 || p >= maxNodes {
 		return nil, badParam("RingScheduler needs p ≥ 1 PEs, got p = %d", p)
+	}
+	// A typed nil (a nil TreeDagFunc or GridDagFunc) would panic in the first step.
+	if tree != nil && isNilValue(tree) {
+		return nil, badParam("RingScheduler needs a tree growth rule, got a nil %T", tree)
+	}
+	if grid != nil && isNilValue(grid) {
+		return nil, badParam("RingScheduler needs a grid growth rule, got a nil %T", grid)
 	}
 	if b.opts.Policy < 0 || int(b.opts.Policy) >= len(ringPolicyNames) {
 		return nil, badParam("unknown ring policy %d", int(b.opts.Policy))
