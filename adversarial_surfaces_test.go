@@ -33,6 +33,21 @@ func advLost(format string, args ...any) error {
 	return &advWrongError{"data loss: " + fmt.Sprintf(format, args...)}
 }
 
+// advHuge stands for strings.Repeat(unit, n) in a table, expanded by advExpand only when
+// the case runs, so that building the table (in every child) stays cheap.
+func advHuge(unit string, n int) string { return fmt.Sprintf("\x00huge:%d:%s", n, unit) }
+
+func advExpand(s string) string {
+	rest, ok := strings.CutPrefix(s, "\x00huge:")
+	if !ok {
+		return s
+	}
+	ns, unit, _ := strings.Cut(rest, ":")
+	var n int
+	fmt.Sscan(ns, &n)
+	return strings.Repeat(unit, n)
+}
+
 // advExpectation of a command: it must succeed, must fail, or may do either cleanly.
 type advExpectation int
 
@@ -494,7 +509,7 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 		"workers-huge-run":   {advMustFail, []string{"run", "--workers", "3000000", "FILE"}},
 		"workers-overflow":   {advMustFail, []string{"run", "--workers", "99999999999999999999", "FILE"}},
 		"unknown-flag":       {advMustFail, []string{"sweep", "--bogus", "FILE"}},
-		"unknown-flag-long":  {advMustFail, []string{"run", "--" + strings.Repeat("x", 1<<20), "FILE"}},
+		"unknown-flag-long":  {advMustFail, []string{"run", advHuge("x", 1<<20), "FILE"}},
 		"bad-format":         {advMustFail, []string{"run", "--format", "xml", "FILE"}},
 		"bad-progress":       {advMustFail, []string{"sweep", "--progress", "sideways", "FILE"}},
 		"bad-shard":          {advMustFail, []string{"sweep", "--shard", "5/3", "FILE"}},
@@ -504,7 +519,7 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 		"two-files":          {advMustFail, []string{"run", "FILE", "FILE"}},
 		"no-file":            {advMustFail, []string{"sweep"}},
 		"unknown-command":    {advMustFail, []string{"frobnicate"}},
-		"huge-command":       {advMustFail, []string{strings.Repeat("c", 1<<20)}},
+		"huge-command":       {advMustFail, []string{advHuge("c", 1<<20)}},
 		"help":               {advMustSucceed, []string{"help", "sweep"}},
 		"list":               {advMustSucceed, []string{"list"}},
 		"list-json":          {advMustSucceed, []string{"list", "--json"}},
@@ -519,7 +534,7 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 		"run-trace-dir-full": {advMustFail, []string{"run", "--trace-dir", "/dev/full", "FILE"}},
 		"run-plot-dev-full":  {advMustFail, []string{"run", "--plot", "/dev/full", "FILE"}},
 		"plot-out-dev-full":  {advMustFail, []string{"plot", "--db", "DB", "--out", "/dev/full"}},
-		"plot-title-1MiB":    {advMustSucceed, []string{"plot", "--db", "DB", "--out", "DIR/p.svg", "--title", strings.Repeat("t", 1<<20)}},
+		"plot-title-1MiB":    {advMustSucceed, []string{"plot", "--db", "DB", "--out", "DIR/p.svg", "--title", advHuge("t", 1<<20)}},
 		"plot-bad-column":    {advMustFail, []string{"plot", "--db", "DB", "--out", "DIR/p.svg", "--y", "nope"}},
 		"report-ok":          {advMustSucceed, []string{"report", "--db", "DB"}},
 		"report-summary":     {advMustSucceed, []string{"report", "--db", "DB", "--summary", "--format", "jsonl"}},
@@ -537,6 +552,10 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 			}
 			args := make([]string, len(fc.args))
 			for i, a := range fc.args {
+				a = advExpand(a)
+				if name == "unknown-flag-long" && i == 1 {
+					a = "--" + a
+				}
 				a = strings.ReplaceAll(a, "FILE", f)
 				a = strings.ReplaceAll(a, "DB", db)
 				args[i] = strings.ReplaceAll(a, "DIR", dir)
@@ -945,7 +964,7 @@ func advShardCases(add func(surface, name string, run func() error)) {
 		"step-negative":   {"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MAX": "10", "SLURM_ARRAY_TASK_STEP": "-2"},
 		"step-text":       {"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MAX": "10", "SLURM_ARRAY_TASK_STEP": "two"},
 		"id-text":         {"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "3"},
-		"id-1MiB":         {"SLURM_ARRAY_TASK_ID": strings.Repeat("9", 1<<20), "SLURM_ARRAY_TASK_COUNT": "3"},
+		"id-1MiB":         {"SLURM_ARRAY_TASK_ID": advHuge("9", 1<<20), "SLURM_ARRAY_TASK_COUNT": "3"},
 		"id-maxint":       {"SLURM_ARRAY_TASK_ID": "9223372036854775807", "SLURM_ARRAY_TASK_COUNT": "3"},
 		"min-maxint":      {"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "9223372036854775807", "SLURM_ARRAY_TASK_MAX": "0"},
 		"max-below-min":   {"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_MAX": "2"},
@@ -961,15 +980,16 @@ func advShardCases(add func(surface, name string, run func() error)) {
 	}
 	for name, env := range bad {
 		add("shards", "bad-env/"+name, func() error {
-			_, ok, err := experiment.ShardFromEnv(func(k string) string { return env[k] }, 0)
+			_, ok, err := experiment.ShardFromEnv(func(k string) string { return advExpand(env[k]) }, 0)
 			if err == nil {
 				return advWrong("accepted (ok=%v)", ok)
 			}
 			return err
 		})
 	}
-	for _, s := range []string{"", "/", "0/0", "-1/4", "4/4", "1/-1", "a/b", "0/1/2", " 0 / 2 ", "0/9223372036854775807", "0/99999999999999999999", strings.Repeat("1", 1<<20) + "/2", "0x1/4", "1.5/4", "0/1", "3/4"} {
+	for _, s := range []string{"", "/", "0/0", "-1/4", "4/4", "1/-1", "a/b", "0/1/2", " 0 / 2 ", "0/9223372036854775807", "0/99999999999999999999", advHuge("1", 1<<20), "0x1/4", "1.5/4", "0/1", "3/4"} {
 		add("shards", fmt.Sprintf("parse/%.40q", s), func() error {
+			s := advExpand(s)
 			sh, err := experiment.ParseShard(s)
 			if err != nil {
 				return err
@@ -1012,11 +1032,12 @@ func advShardCases(add func(surface, name string, run func() error)) {
 }
 
 func advRegistryCases(add func(surface, name string, run func() error)) {
-	huge := strings.Repeat("z", 1<<20)
+	huge := advHuge("z", 1<<20)
 	names := map[string]string{"empty": "", "huge": huge, "unicode": "ünï", "nul": "a\x00b", "newline": "a\nb", "prefix": "tokendist: ring"}
 	for _, kind := range []registry.Kind{registry.KindNetwork, registry.KindLoads, registry.KindAlgorithm, registry.KindMetric, registry.KindWorkload, registry.KindChurn, "bogus"} {
 		for nn, name := range names {
 			add("registry", fmt.Sprintf("lookup/%s/%s", kind, nn), func() error {
+				name := advExpand(name)
 				_, err := registry.New().Lookup(kind, name)
 				if err == nil {
 					return advWrong("found %q", name)
@@ -1042,6 +1063,9 @@ func advRegistryCases(add func(surface, name string, run func() error)) {
 				reg := registry.New()
 				s := registry.Spec{Network: registry.Choice{Name: "ring", Params: registry.Params{"n": 8}}, Loads: registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 40}},
 					Algorithm: registry.Choice{Name: "rsw-diffusion"}, Stop: registry.StopRule{MaxSteps: 20}}
+				if vs, ok := v.(string); ok {
+					v = advExpand(vs)
+				}
 				c := registry.Choice{Name: entry.name, Params: registry.Params{entry.param: v}}
 				switch entry.kind {
 				case registry.KindNetwork:
@@ -1102,7 +1126,7 @@ func advRegistryCases(add func(surface, name string, run func() error)) {
 			return r.RegisterMetric(registry.Entry{Name: "m", Params: []registry.Param{{Name: "a", Type: registry.ParamInt, Default: "x"}}}, func(registry.MetricInput) (float64, error) { return 0, nil })
 		},
 		"huge-param-name": func(r *registry.Registry) error {
-			return r.RegisterMetric(registry.Entry{Name: "m", Params: []registry.Param{{Name: huge, Type: 99}}}, func(registry.MetricInput) (float64, error) { return 0, nil })
+			return r.RegisterMetric(registry.Entry{Name: "m", Params: []registry.Param{{Name: advExpand(huge), Type: 99}}}, func(registry.MetricInput) (float64, error) { return 0, nil })
 		},
 		"other-nil": func(r *registry.Registry) error {
 			return r.RegisterOther(registry.KindWorkload, registry.Entry{Name: "w"}, nil)
@@ -1246,11 +1270,14 @@ func advWorkloadCases(add func(surface, name string, run func() error)) {
 		"endless-rows":    &advRepeatReader{line: []byte("1,0,1\n")},
 		"endless-garbage": &advRepeatReader{line: []byte("xxxxxxxx")},
 		"endless-quote":   io.MultiReader(strings.NewReader("\""), &advRepeatReader{line: []byte("x")}),
-		"huge-field":      strings.NewReader(strings.Repeat("9", 5<<20) + ",0,1\n"),
+		"huge-field":      nil, // built when the case runs
 		"failing":         io.MultiReader(strings.NewReader("1,0,1\n"), advErrReader{}),
 		"nil":             nil,
 	}
 	for name, r := range traces {
+		if name == "huge-field" {
+			r = &advLazyReader{mk: func() io.Reader { return strings.NewReader(strings.Repeat("9", 5<<20) + ",0,1\n") }}
+		}
 		add("workloads", "trace-reader/"+name, func() error {
 			_, err := tokendist.NewTraceArrivals(r)
 			if err == nil {
@@ -1451,11 +1478,12 @@ func (c *advChurn) Apply(s *tokendist.State) (int, error) {
 }
 
 func advPlotCases(add func(surface, name string, run func() error)) {
-	texts := map[string]string{"1MiB": strings.Repeat("t", 1<<20), "10MiB-unicode": "10MiB-unicode", "control": strings.Repeat("\n\t\x00", 1000), "invalid-utf8": strings.Repeat("\xff", 5000),
+	texts := map[string]string{"1MiB": advHuge("t", 1<<20), "10MiB-unicode": "10MiB-unicode", "control": strings.Repeat("\n\t\x00", 1000), "invalid-utf8": strings.Repeat("\xff", 5000),
 		"markup": strings.Repeat("<script>&amp;</svg>", 500), "empty": "", "rtl": strings.Repeat("\u202e", 3000)}
 	for name, s := range texts {
 		for _, where := range []string{"title", "xlabel", "ylabel", "line"} {
 			add("plots", fmt.Sprintf("text/%s/%s", where, name), func() error {
+				s := advExpand(s)
 				if s == "10MiB-unicode" {
 					s = strings.Repeat("é", 5<<20)
 				}
@@ -1715,4 +1743,17 @@ func advCallbackCases(add func(surface, name string, run func() error)) {
 			})
 		}
 	}
+}
+
+// advLazyReader builds its reader at the first Read.
+type advLazyReader struct {
+	mk func() io.Reader
+	r  io.Reader
+}
+
+func (l *advLazyReader) Read(p []byte) (int, error) {
+	if l.r == nil {
+		l.r = l.mk()
+	}
+	return l.r.Read(p)
 }
