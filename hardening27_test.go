@@ -2,6 +2,7 @@ package tokendist_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"runtime/debug"
@@ -244,4 +245,35 @@ func mustPoisson(t *testing.T, rate float64, perNode bool) tokendist.Workload {
 	w, err := tokendist.NewPoissonArrivals(rate, perNode)
 	require.NoError(t, err)
 	return w
+}
+
+// TestJSONDecodeErrorsPrefixed: decoding a Trace or a Result with a value of the wrong
+// type fails with a prefixed error that names the field; valid JSON round-trips.
+func TestJSONDecodeErrorsPrefixed(t *testing.T) {
+	var tr tokendist.Trace
+	err := json.Unmarshal([]byte(`[{"step": "x"}]`), &tr)
+	require.ErrorIs(t, err, tokendist.ErrBadParameter)
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), err.Error())
+	require.Contains(t, err.Error(), "step")
+	var res tokendist.Result
+	err = json.Unmarshal([]byte(`{"steps": [1, 2]}`), &res)
+	require.ErrorIs(t, err, tokendist.ErrBadParameter)
+	require.Contains(t, err.Error(), "steps")
+	err = json.Unmarshal([]byte(`{"status": "`+strings.Repeat("z", 1<<20)+`"}`), &res)
+	require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), err.Error())
+	require.Equal(t, 1, strings.Count(err.Error(), "tokendist: "), err.Error())
+	require.Less(t, len(err.Error()), 300)
+	ring, err := tokendist.Ring(8)
+	require.NoError(t, err)
+	l := make(tokendist.Loads, 8)
+	l[0] = 50
+	want, err := tokendist.Run(context.Background(), ring, l, mustRSW(t, ring), &tokendist.RunOptions{MaxSteps: 20, SampleEvery: 5})
+	require.NoError(t, err)
+	js, err := json.Marshal(want)
+	require.NoError(t, err)
+	var got tokendist.Result
+	require.NoError(t, json.Unmarshal(js, &got))
+	require.Equal(t, want.Trace, got.Trace)
+	require.Equal(t, want.Loads, got.Loads)
+	require.Equal(t, want.Steps, got.Steps)
 }
