@@ -83,7 +83,7 @@ func advRunCmd(reg *registry.Registry, want advExpectation, args ...string) (str
 			return out.String(), errors.New(line) // unprefixed
 		}
 		if len(line) > 2000 && !strings.Contains(line, "panicked") {
-			return out.String(), fmt.Errorf("tokendist: long error line of %d bytes: %.200s", len(line), line)
+			return out.String(), errors.New(line) // the harness reports it as an over-long error
 		}
 		if first == "" && strings.HasPrefix(line, "tokendist: ") {
 			first = line

@@ -401,7 +401,7 @@ func (c *command) sweep(args []string) int {
 		o.Progress = c.stderr
 	case "none":
 	default:
-		fmt.Fprintf(c.stderr, "tokendist: --progress %q (allowed: auto, bar, lines, none)\n", *prog)
+		fmt.Fprintf(c.stderr, "tokendist: --progress %s (allowed: auto, bar, lines, none)\n", errs.Quote([]byte(*prog)))
 		return ExitUsage
 	}
 	if shard.Count > 1 {
@@ -456,7 +456,7 @@ func (c *command) list(args []string) int {
 			found = found || x == k
 		}
 		if !found {
-			fmt.Fprintf(c.stderr, "tokendist: unknown kind %q (kinds: %v)\n", pos[0], kinds)
+			fmt.Fprintf(c.stderr, "tokendist: unknown kind %s (kinds: %v)\n", errs.Quote([]byte(pos[0])), kinds)
 			return ExitUsage
 		}
 		kinds = []registry.Kind{k}
@@ -532,7 +532,7 @@ func (c *command) report(args []string) int {
 		return ExitUsage
 	}
 	if !contains([]string{"text", "csv", "markdown", "jsonl"}, *format) {
-		fmt.Fprintf(c.stderr, "tokendist: --format %q (allowed: text, csv, markdown, jsonl)\n", *format)
+		fmt.Fprintf(c.stderr, "tokendist: --format %s (allowed: text, csv, markdown, jsonl)\n", errs.Quote([]byte(*format)))
 		return ExitUsage
 	}
 	db, err := openExisting(*dbPath)

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
@@ -248,7 +249,7 @@ func (p *parser) mapping(n *yaml.Node, ctx string, allowed []string) (map[string
 	out := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		key := join(ctx, k.Value)
+		key := join(ctx, short(k.Value))
 		if k.Kind != yaml.ScalarNode {
 			return nil, p.errf(k, ctx, "keys must be plain names")
 		}
@@ -261,6 +262,18 @@ func (p *parser) mapping(n *yaml.Node, ctx string, allowed []string) (map[string
 		out[k.Value] = v
 	}
 	return out, nil
+}
+
+// q quotes a value of the file for an error message: at most 48 bytes of it.
+func q(s string) string { return errs.Quote([]byte(s)) }
+
+// short returns a key of the file for an error message: itself when it is a short
+// printable name, else quoted and cut to 48 bytes.
+func short(s string) string {
+	if len(s) <= 48 && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == utf8.RuneError || r == '"' }) {
+		return s
+	}
+	return q(s)
 }
 
 func join(a, b string) string {
@@ -291,7 +304,7 @@ func kindOf(n *yaml.Node) string {
 	if n.Tag == "!!null" {
 		return "nothing"
 	}
-	return fmt.Sprintf("%q", n.Value)
+	return q(n.Value)
 }
 
 func (p *parser) str(n *yaml.Node, key string) (string, error) {
@@ -313,19 +326,19 @@ func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
 	case "!!int":
 		var i int64
 		if err := n.Decode(&i); err != nil {
-			return nil, p.errf(n, key, "integer %s out of range", n.Value)
+			return nil, p.errf(n, key, "integer %s out of range", q(n.Value))
 		}
 		return i, nil
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, p.errf(n, key, "bad number %s", n.Value)
+			return nil, p.errf(n, key, "bad number %s", q(n.Value))
 		}
 		return f, nil
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, p.errf(n, key, "bad boolean %s", n.Value)
+			return nil, p.errf(n, key, "bad boolean %s", q(n.Value))
 		}
 		return b, nil
 	case "!!str":
@@ -333,7 +346,7 @@ func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
 	case "!!null":
 		return nil, p.errf(n, key, "missing value")
 	}
-	return nil, p.errf(n, key, "unsupported value %s (tag %s)", n.Value, n.Tag)
+	return nil, p.errf(n, key, "unsupported value %s (tag %s)", q(n.Value), q(n.Tag))
 }
 
 // paramField decodes a parameter value: a scalar, or a list (a grid axis). For a
@@ -406,7 +419,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 			// A bare name: the entry with its defaults.
 			e, err := p.reg.Lookup(kind, it.Value)
 			if err != nil {
-				return nil, p.errf(it, ctx, "unknown %s %q (known: %s)", kind, it.Value, strings.Join(p.reg.Names(kind), ", "))
+				return nil, p.errf(it, ctx, "unknown %s %s (known: %s)", kind, q(it.Value), strings.Join(p.reg.Names(kind), ", "))
 			}
 			if _, err := e.Resolve(nil); err != nil {
 				return nil, p.errw(it, ctx, err)
@@ -431,7 +444,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 		}
 		e, err := p.reg.Lookup(kind, name)
 		if err != nil {
-			return nil, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, strings.Join(p.reg.Names(kind), ", "))
+			return nil, p.errf(nn, ctx+".name", "unknown %s %s (known: %s)", kind, q(name), strings.Join(p.reg.Names(kind), ", "))
 		}
 		cs := choiceSpec{name: name, line: it.Line}
 		for j := 0; j+1 < len(it.Content); j += 2 {
@@ -445,7 +458,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 				if len(e.Params) > 0 {
 					known = strings.Join(e.ParamNames(), ", ")
 				}
-				return nil, p.errf(k, ctx+"."+k.Value, "%s %s has no such parameter (parameters: %s)", kind, name, known)
+				return nil, p.errf(k, ctx+"."+short(k.Value), "%s %s has no such parameter (parameters: %s)", kind, name, known)
 			}
 			fld, err := p.paramField(v, ctx+"."+k.Value, par)
 			if err != nil {
@@ -471,7 +484,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 	if n.Kind == yaml.ScalarNode {
 		e, err := p.reg.Lookup(kind, n.Value)
 		if err != nil {
-			return registry.Choice{}, p.errf(n, ctx, "unknown %s %q (known: %s)", kind, n.Value, known)
+			return registry.Choice{}, p.errf(n, ctx, "unknown %s %s (known: %s)", kind, q(n.Value), known)
 		}
 		ps, err := e.Resolve(nil)
 		if err != nil {
@@ -496,7 +509,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 	}
 	e, err := p.reg.Lookup(kind, name)
 	if err != nil {
-		return registry.Choice{}, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, known)
+		return registry.Choice{}, p.errf(nn, ctx+".name", "unknown %s %s (known: %s)", kind, q(name), known)
 	}
 	raw := map[string]any{}
 	for j := 0; j+1 < len(n.Content); j += 2 {
@@ -504,7 +517,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 		if k.Value == "name" {
 			continue
 		}
-		key := ctx + "." + k.Value
+		key := ctx + "." + short(k.Value)
 		par, ok := e.Param(k.Value)
 		if !ok {
 			pn := "none"
@@ -676,7 +689,7 @@ func (p *parser) record(n *yaml.Node, f *File) error {
 				return err
 			}
 			if _, err := p.reg.Lookup(registry.KindMetric, s); err != nil {
-				return p.errf(it, "record.metrics", "unknown metric %q (known: %s)", s, strings.Join(p.reg.Names(registry.KindMetric), ", "))
+				return p.errf(it, "record.metrics", "unknown metric %s (known: %s)", q(s), strings.Join(p.reg.Names(registry.KindMetric), ", "))
 			}
 			f.Metrics = append(f.Metrics, s)
 		}
@@ -729,10 +742,10 @@ func (p *parser) zip(n *yaml.Node, f *File) ([][]string, error) {
 					ks = append(ks, k)
 				}
 				sort.Strings(ks)
-				return nil, p.errf(c, "zip", "%q is not a list-valued field of this file (list-valued: %s)", s, strings.Join(ks, ", "))
+				return nil, p.errf(c, "zip", "%s is not a list-valued field of this file (list-valued: %s)", q(s), strings.Join(ks, ", "))
 			}
 			if used[s] {
-				return nil, p.errf(c, "zip", "%q is in two groups", s)
+				return nil, p.errf(c, "zip", "%s is in two groups", q(s))
 			}
 			used[s] = true
 			grp = append(grp, s)
