@@ -203,6 +203,7 @@ func advSurfaceCases() []advCase {
 	advCmdCases(add)
 	advDBCases(add)
 	advMergeCases(add)
+	advMergePolicyCases(add)
 	advShardCases(add)
 	advRegistryCases(add)
 	advWorkloadCases(add)
@@ -899,6 +900,111 @@ func advMergeCases(add func(surface, name string, run func() error)) {
 			}
 			return nil
 		})
+	}
+}
+
+// advMergePolicyCases: every conflict policy on disjoint, overlapping and conflicting
+// sources, with the expected rows computed from the sources themselves.
+func advMergePolicyCases(add func(surface, name string, run func() error)) {
+	other := strings.Replace(advBase, "tokens: 40", "tokens: 41", 1)
+	for _, policy := range []string{"fail", "keep", "replace"} {
+		for _, shape := range []string{"disjoint", "overlap", "conflict-one", "conflict-all", "nonfinite", "three-way"} {
+			add("merge", fmt.Sprintf("policy-%s/%s", policy, shape), func() error {
+				dir := advDir()
+				defer os.RemoveAll(dir)
+				mk := func(name, text string, reg *registry.Registry, want int) string {
+					p := filepath.Join(dir, name)
+					if err := advSweepOK(reg, dir, p, text, want); err != nil {
+						panic(err)
+					}
+					return p
+				}
+				bump := func(p, where string) {
+					s, err := sql.Open("sqlite", p)
+					if err != nil {
+						panic(err)
+					}
+					defer s.Close()
+					if _, err := s.Exec(`UPDATE runs SET moved = moved + 1 WHERE ` + where); err != nil {
+						panic(err)
+					}
+				}
+				var srcs []string
+				wantRuns, conflict := 0, false
+				switch shape {
+				case "disjoint":
+					srcs, wantRuns = []string{mk("a.db", advBase, nil, 4), mk("b.db", other, nil, 4)}, 8
+				case "overlap":
+					srcs, wantRuns = []string{mk("a.db", advBase, nil, 4), mk("b.db", advBase, nil, 4)}, 4
+				case "conflict-one", "conflict-all":
+					a, b := mk("a.db", advBase, nil, 4), mk("b.db", advBase, nil, 4)
+					where := "seed = 1 AND algorithm_name = 'rsw-diffusion'"
+					if shape == "conflict-all" {
+						where = "1 = 1"
+					}
+					bump(b, where)
+					srcs, wantRuns, conflict = []string{a, b}, 4, true
+				case "three-way":
+					a, b, c := mk("a.db", advBase, nil, 4), mk("b.db", advBase, nil, 4), mk("c.db", other, nil, 4)
+					bump(b, "seed = 2")
+					srcs, wantRuns, conflict = []string{a, c, b}, 8, true
+				case "nonfinite":
+					reg := advCallbackRegistry("metric", func() float64 { return math.NaN() })
+					text := strings.Replace(advBase, "algorithms: [randomized-diffusion, rsw-diffusion]", "algorithms: [randomized-diffusion]", 1) + "record:\n  metrics: [adv]\n"
+					srcs, wantRuns = []string{mk("a.db", text, reg, 2)}, 2
+				}
+				into := filepath.Join(dir, "out.db")
+				want := advMustSucceed
+				if conflict && policy == "fail" {
+					want = advMustFail
+				}
+				_, err := advRunCmd(nil, want, append([]string{"merge", "--on-conflict", policy, "--into", into}, srcs...)...)
+				if err != nil {
+					if _, serr := os.Stat(into); serr == nil {
+						return advLost("a refused merge left its target")
+					}
+					return err
+				}
+				n, err := advCountRuns(into)
+				if err != nil || n != wantRuns {
+					return advLost("%d runs after the merge, want %d (%v)", n, wantRuns, err)
+				}
+				if conflict {
+					// keep: every row is the first source's that has its key; replace:
+					// the last one's.
+					order := srcs
+					if policy == "replace" {
+						order = []string{srcs[len(srcs)-1]}
+						for i := len(srcs) - 2; i >= 0; i-- {
+							order = append(order, srcs[i])
+						}
+					}
+					got, _ := advDump(into)
+					for _, line := range strings.Split(got, "\n") {
+						if !strings.HasPrefix(line, "key=") {
+							continue
+						}
+						key, _, _ := strings.Cut(line, ";")
+						for _, src := range order {
+							d, _ := advDump(src)
+							if strings.Contains(d, key+";") {
+								if !strings.Contains(d, line) {
+									return advWrong("--on-conflict %s kept a row of another source for %s", policy, key)
+								}
+								break
+							}
+						}
+					}
+				}
+				if shape == "nonfinite" {
+					got, _ := advDump(into)
+					if strings.Count(got, "nonfinite ") != 2 {
+						return advLost("the non-finite flags were not merged: %d of 2", strings.Count(got, "nonfinite "))
+					}
+				}
+				return nil
+			})
+		}
 	}
 }
 
