@@ -416,6 +416,9 @@ func (c *command) sweep(args []string) int {
 			fmt.Fprintf(c.stderr, "tokendist: sweep interrupted: %d runs stored; run the same command to finish\n", st.Ran)
 			return ExitFailed
 		}
+		if m := err.Error(); strings.Contains(m, "disk I/O error") || strings.Contains(m, "disk is full") || strings.Contains(m, "readonly database") {
+			err = fmt.Errorf("%w (%d runs stored before it; the disk may be full or the file not writable: fix that and run the same command to finish)", err, st.Ran)
+		}
 		return c.fail(ExitFailed, err)
 	}
 	if st.Failed > 0 {
