@@ -113,7 +113,8 @@ type keyer struct {
 
 func newKeyer() *keyer { return &keyer{version: Version(), files: map[string][]byte{}} }
 
-// maxKeyCache bounds the file contents a keyer keeps.
+// maxKeyCache bounds the file contents a keyer keeps (and an eighth of the memory
+// budget, whichever is smaller).
 const maxKeyCache = 64 << 20
 
 func (k *keyer) key(s registry.Spec) (string, error) {
@@ -152,7 +153,7 @@ func (k *keyer) hashFile(w io.Writer, name string) error {
 		return err
 	}
 	defer fh.Close()
-	if k.files != nil && k.cached+fh.Size <= maxKeyCache {
+	if k.files != nil && k.cached+fh.Size <= min(maxKeyCache, errs.MemoryBudget()/8) {
 		data, err := io.ReadAll(fh)
 		if err != nil {
 			return err
