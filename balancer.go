@@ -548,6 +548,12 @@ func safeName(b Balancer) string {
 	return BalancerName(b)
 }
 
+// nilReceiver is the error of a balancer method called on a nil pointer (a typed nil
+// Balancer): it wraps ErrNilBalancer instead of panicking.
+func nilReceiver(typ, method string) error {
+	return fmt.Errorf("%w: %s on a nil *%s", ErrNilBalancer, method, typ)
+}
+
 // isNilValue reports whether v is a nil interface or holds a nil pointer, map, slice,
 // func or chan (a typed nil).
 func isNilValue(v any) bool {

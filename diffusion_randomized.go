@@ -200,6 +200,9 @@ func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
 // same *Graph.
 func (b *RandomizedDiffusion) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomizedDiffusion", "Init")
+	}
 	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -231,6 +234,9 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 // Step performs one synchronous round. It costs O(n + m) (see the type). Before Init it
 // returns an error wrapping ErrNotInitialized.
 func (b *RandomizedDiffusion) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomizedDiffusion", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

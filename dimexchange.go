@@ -288,7 +288,7 @@ func (d *DimensionExchange) ActiveColor(t int64) int { return d.activeColor(t) }
 // O(n + m) otherwise) and prepares the per-run buffers (O(Δ) under churn).
 func (d *DimensionExchange) Init(s *State) error {
 	if d == nil {
-		return fmt.Errorf("%w: Init on a nil *DimensionExchange", ErrNilBalancer)
+		return nilReceiver("DimensionExchange", "Init")
 	}
 	if err := d.init(s); err != nil {
 		return err
@@ -314,7 +314,7 @@ func (d *DimensionExchange) Period(*State) int64 {
 // ErrNotInitialized.
 func (d *DimensionExchange) Step(s *State) error {
 	if d == nil {
-		return fmt.Errorf("%w: Step on a nil *DimensionExchange", ErrNilBalancer)
+		return nilReceiver("DimensionExchange", "Step")
 	}
 	return d.stepAt(s, s.Steps)
 }
@@ -419,6 +419,9 @@ func (b *SpanningTree) onTree(s *State, f func(*State) error) error {
 // tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
 // indexes the links of the graph, not of the tree.
 func (b *SpanningTree) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("SpanningTree", "Init")
+	}
 	b.ready.reset()
 	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
 		return err
@@ -451,6 +454,9 @@ func (b *SpanningTree) Init(s *State) error {
 // Step performs one step of the tree algorithm on the tree, at the tree algorithm's cost.
 // Before Init it returns an error wrapping ErrNotInitialized.
 func (b *SpanningTree) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("SpanningTree", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

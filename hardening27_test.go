@@ -277,3 +277,31 @@ func TestJSONDecodeErrorsPrefixed(t *testing.T) {
 	require.Equal(t, want.Loads, got.Loads)
 	require.Equal(t, want.Steps, got.Steps)
 }
+
+// TestTypedNilBalancers: Init and Step of a nil pointer of every exported balancer type
+// return ErrNilBalancer instead of panicking.
+func TestTypedNilBalancers(t *testing.T) {
+	ring, err := tokendist.Ring(8)
+	require.NoError(t, err)
+	s := &tokendist.State{Net: ring, Loads: make(tokendist.Loads, 8)}
+	type ib interface {
+		tokendist.Balancer
+		Init(*tokendist.State) error
+	}
+	for name, b := range map[string]ib{
+		"DimensionExchange":   (*tokendist.DimensionExchange)(nil),
+		"RandomMatching":      (*tokendist.RandomMatching)(nil),
+		"RandomizedDiffusion": (*tokendist.RandomizedDiffusion)(nil),
+		"SpanningTree":        (*tokendist.SpanningTree)(nil),
+		"Discrepancy1":        (*tokendist.Discrepancy1)(nil),
+		"Funcs":               (*tokendist.Funcs)(nil),
+		"CubeBalancer":        (*tokendist.CubeBalancer)(nil),
+		"MultiBalancer":       (*tokendist.MultiBalancer)(nil),
+		"PerfectTree":         (*tokendist.PerfectTree)(nil),
+		"RingScheduler":       (*tokendist.RingScheduler)(nil),
+	} {
+		require.ErrorIs(t, b.Init(s), tokendist.ErrNilBalancer, name)
+		require.ErrorIs(t, b.Step(s), tokendist.ErrNilBalancer, name)
+		require.Contains(t, b.Step(s).Error(), name)
+	}
+}

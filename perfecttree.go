@@ -235,6 +235,9 @@ func (pt *PerfectTree) String() string {
 // the fixed total up the tree once and then distributes exactly that many tokens, and
 // its messages travel over fixed links (Margara et al., section 3).
 func (pt *PerfectTree) Init(s *State) error {
+	if pt == nil {
+		return nilReceiver("PerfectTree", "Init")
+	}
 	pt.ready.reset()
 	if err := refuseDynamic(s, "PerfectTree", false, false, "the protocol counts a fixed total once and distributes exactly it over fixed links"); err != nil {
 		return err
@@ -270,6 +273,9 @@ func (pt *PerfectTree) Init(s *State) error {
 // the nodes' work, without allocating. Before Init it returns an error wrapping
 // ErrNotInitialized.
 func (pt *PerfectTree) Step(s *State) error {
+	if pt == nil {
+		return nilReceiver("PerfectTree", "Step")
+	}
 	if err := pt.ready.check(s, pt); err != nil {
 		return err
 	}
