@@ -933,6 +933,7 @@ func advTable() []advCase {
 		return res.Trace.WriteJSON(advFailWriter{})
 	})
 	add("io/FromGonum(nil)", func() error { _, _, err := tokendist.FromGonum(nil); return err })
+	cs = append(cs, advSurfaceCases()...)
 	return cs
 }
 

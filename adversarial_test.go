@@ -163,9 +163,22 @@ func TestAdversarial(t *testing.T) {
 		close(results)
 	}()
 	counts := map[string]int{}
+	bySurface := map[string]map[string]int{}
 	var bad []advOutcome
 	for r := range results {
+		if r.kind == "wrong" && strings.HasPrefix(r.detail, "data loss") {
+			r.kind = "loss"
+		}
 		counts[r.kind]++
+		surface := "core"
+		if rest, ok := strings.CutPrefix(r.name, "S."); ok {
+			surface, _, _ = strings.Cut(rest, "/")
+		}
+		if bySurface[surface] == nil {
+			bySurface[surface] = map[string]int{}
+		}
+		bySurface[surface][r.kind]++
+		bySurface[surface]["total"]++
 		if r.kind != "ok" && r.kind != "clean" {
 			bad = append(bad, r)
 		}
@@ -178,8 +191,18 @@ func TestAdversarial(t *testing.T) {
 	for _, n := range counts {
 		total += n
 	}
+	surfaces := make([]string, 0, len(bySurface))
+	for k := range bySurface {
+		surfaces = append(surfaces, k)
+	}
+	sort.Strings(surfaces)
+	for _, k := range surfaces {
+		c := bySurface[k]
+		t.Logf("adversarial suite, %s: %d cases: %d clean errors, %d correct values; %d panics, %d hangs, %d absurd allocations, %d crashes, %d data loss, %d silent wrong numbers (%d unprefixed errors, %d over-long errors, %d goroutine leaks)",
+			k, c["total"], c["clean"], c["ok"], c["panic"], c["hang"], c["alloc"], c["other"], c["loss"], c["wrong"], c["unprefixed"], c["long-error"], c["leak"])
+	}
 	t.Logf("adversarial suite: %d cases tried: %d correct values, %d clean errors; %d panics, %d hangs, %d absurd allocations, %d silent wrong results, %d unprefixed errors, %d goroutine leaks, %d other failures",
-		total, counts["ok"], counts["clean"], counts["panic"], counts["hang"], counts["alloc"], counts["wrong"], counts["unprefixed"], counts["leak"], counts["other"]+counts["long-error"])
+		total, counts["ok"], counts["clean"], counts["panic"], counts["hang"], counts["alloc"], counts["wrong"]+counts["loss"], counts["unprefixed"], counts["leak"], counts["other"]+counts["long-error"])
 }
 
 func advRunChild(name string) advOutcome {

@@ -494,15 +494,19 @@ func claim(b Balancer) (func(), error) {
 // that are missing or sized for another network. check costs O(1) and does not allocate
 // unless it fails.
 type initGuard struct {
-	net Network
-	n   int
-	cmp bool // net is a pointer, so check can compare networks without a panic
-	ok  bool
+	net  Network
+	n    int
+	ends int  // the length State.Live must have (the *Graph's edge ends; -1: unknown)
+	cmp  bool // net is a pointer, so check can compare networks without a panic
+	ok   bool
 }
 
 // set records s as prepared; call it at the end of a successful Init.
 func (g *initGuard) set(s *State) {
-	*g = initGuard{net: s.Net, n: len(s.Loads), ok: true}
+	*g = initGuard{net: s.Net, n: len(s.Loads), ends: -1, ok: true}
+	if gr, isGraph := s.Net.(*Graph); isGraph && gr != nil {
+		g.ends = len(gr.adj)
+	}
 	// Only pointers are compared: == on an interface holding a struct whose fields hold
 	// uncomparable values panics, and a value network is a copy per call anyway.
 	g.cmp = s.Net != nil && reflect.TypeOf(s.Net).Kind() == reflect.Pointer
@@ -514,7 +518,7 @@ func (g *initGuard) reset() { *g = initGuard{} }
 // check returns nil if s is the State Init prepared (the same network and load count),
 // else an error wrapping ErrNotInitialized that names b (b.String is called only then).
 func (g *initGuard) check(s *State, b fmt.Stringer) error {
-	if g.ok && len(s.Loads) == g.n && (!g.cmp || s.Net == g.net) {
+	if g.ok && len(s.Loads) == g.n && (!g.cmp || s.Net == g.net) && (s.Live == nil || g.ends < 0 || len(s.Live) == g.ends) {
 		return nil
 	}
 	return g.fail(s, b)
@@ -527,6 +531,8 @@ func (g *initGuard) fail(s *State, b fmt.Stringer) error {
 		return fmt.Errorf("%w: %s has not been initialised (call Run, or Init before Step)", ErrNotInitialized, b)
 	case len(s.Loads) != g.n:
 		return fmt.Errorf("%w: %s was initialised for %d loads, Step got %d (call Init again)", ErrNotInitialized, b, g.n, len(s.Loads))
+	case s.Live != nil && g.ends >= 0 && len(s.Live) != g.ends:
+		return badParam("%s: State.Live has %d flags, the network has %d edge ends", b, len(s.Live), g.ends)
 	}
 	return fmt.Errorf("%w: %s was initialised for another network (call Init again)", ErrNotInitialized, b)
 }
@@ -540,6 +546,12 @@ func safeName(b Balancer) string {
 		return ""
 	}
 	return BalancerName(b)
+}
+
+// nilReceiver is the error of a balancer method called on a nil pointer (a typed nil
+// Balancer): it wraps ErrNilBalancer instead of panicking.
+func nilReceiver(typ, method string) error {
+	return fmt.Errorf("%w: %s on a nil *%s", ErrNilBalancer, method, typ)
 }
 
 // isNilValue reports whether v is a nil interface or holds a nil pointer, map, slice,
@@ -573,6 +585,7 @@ type runner struct {
 	steady   *steadyMeter
 	rounder  rounder // non-nil when whole rounds may replace steps (setRounder)
 	roundLen int64   // the steps in one of its rounds
+	saved    Loads   // the loads before a workload step near overflow (applyWorkload)
 }
 
 // rounder is a Balancer that can also perform a whole round of Colors() steps at once,
@@ -684,7 +697,7 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	}
 	if w := r.opts.Workload; w != nil {
 		if err := w.Init(&r.s); err != nil {
-			return r, fmt.Errorf("tokendist: workload %s: %w", workloadName(w), err)
+			return r, wrapf(err, "workload %s", workloadName(w))
 		}
 	}
 	if err := r.initSteady(); err != nil {

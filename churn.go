@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"unsafe"
 
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -72,6 +73,9 @@ func NewRandomLinkChurn(fail, recover float64) (*LinkChurn, error) {
 // are applied by step (ties in the given order). Steps must be ≥ 0; Init checks that
 // every (U, V) is a link of the network.
 func NewScheduledLinkChurn(events []LinkEvent) (*LinkChurn, error) {
+	if err := checkAlloc(fmt.Sprintf("churn schedule of %d events", len(events)), int64(len(events)), int64(unsafe.Sizeof(LinkEvent{}))); err != nil {
+		return nil, err
+	}
 	ev := append([]LinkEvent(nil), events...)
 	for i, e := range ev {
 		if e.Step < 0 || e.U < 0 || e.V < 0 {

@@ -122,14 +122,23 @@ func (ec *EdgeColoring) Color(u, v int) int {
 }
 
 // EndColor returns the colour of edge end i (0 ≤ i < 2·Size()), in CSR order, in O(1).
-// It panics if i is out of range, as a slice index does.
-func (ec *EdgeColoring) EndColor(i int) int { return int(ec.color[i]) }
+// It returns -1 if i is not an edge end (it never panics).
+func (ec *EdgeColoring) EndColor(i int) int {
+	if i < 0 || i >= len(ec.color) {
+		return -1
+	}
+	return int(ec.color[i])
+}
 
 // Matching returns colour c's edges, the edges active at steps t ≡ c (mod χ) (Houle et
 // al., section 1.1), as flat pairs u0, v0, u1, v1, ... (u < v, ascending), in O(1). The
-// slice is read-only.
-// It panics unless 0 ≤ c < Colors(), as a slice index does.
-func (ec *EdgeColoring) Matching(c int) []int32 { return ec.match[c] }
+// slice is read-only. It returns nil unless 0 ≤ c < Colors() (it never panics).
+func (ec *EdgeColoring) Matching(c int) []int32 {
+	if c < 0 || c >= len(ec.match) {
+		return nil
+	}
+	return ec.match[c]
+}
 
 // String returns a short description such as "EdgeColoring(χ=3, m=7)".
 func (ec *EdgeColoring) String() string {

@@ -81,6 +81,9 @@ func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepB
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
 // same *Graph.
 func (b *RandomMatching) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomMatching", "Init")
+	}
 	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -99,6 +102,9 @@ func (b *RandomMatching) Init(s *State) error {
 // Step performs one round: draw a random matching and balance across its links. It costs
 // O(n + m). Before Init it returns an error wrapping ErrNotInitialized.
 func (b *RandomMatching) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomMatching", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

@@ -142,7 +142,8 @@ type packedWord interface {
 
 // NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
 // a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
-// O(n + m) time and memory; the balancer can be reused for many runs on net.
+// O(n + m) time and memory, and 8·(1 + ⌈(Δ+1)/64⌉) bytes per node of round records
+// (refused beyond the memory budget); the balancer can be reused for many runs on net.
 // Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
 // StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
 // DefaultMaxSteps.
@@ -153,6 +154,11 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	}
 	D := ln.d + 1
 	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 1 + (D+63)/64}
+	// The wide record format, used when the packed ones do not fit (always for Δ ≥ 64),
+	// takes 1 + ⌈(Δ+1)/64⌉ words per node: a star of 10^5 nodes needs 1.25 GB.
+	if err := checkAlloc(fmt.Sprintf("RandomizedDiffusion records of %d nodes of maximum degree %d", ln.g.Order(), ln.d), int64(b.stride)*int64(ln.g.Order()), 8); err != nil {
+		return nil, err
+	}
 	pos := ln.backPositions()
 	if D <= 64 && ln.g.Order() <= 1<<26 {
 		b.link = make([]uint32, len(pos))
@@ -194,6 +200,9 @@ func (b *RandomizedDiffusion) StepBudget(s *State) (int64, error) { return b.ln.
 // costs O(n) the first time and O(1) after, plus O(n + m) for a network that is not the
 // same *Graph.
 func (b *RandomizedDiffusion) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomizedDiffusion", "Init")
+	}
 	b.ready.reset()
 	if err := b.ln.same(s.Net); err != nil {
 		return err
@@ -225,6 +234,9 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 // Step performs one synchronous round. It costs O(n + m) (see the type). Before Init it
 // returns an error wrapping ErrNotInitialized.
 func (b *RandomizedDiffusion) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("RandomizedDiffusion", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

@@ -240,8 +240,8 @@ var (
 // otherwise run with RunOptions.NoStability. It costs the colouring's construction or
 // validation, O(n + m).
 func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExchange, error) {
-	if p == nil {
-		return nil, badParam("nil Protocol")
+	if isNilValue(p) {
+		return nil, badParam("nil Protocol (%T)", p)
 	}
 	d, err := newDimensionExchange(g, ec, custom, fmt.Sprintf("DIMENSION-EXCHANGE(%T)", p))
 	if err != nil {
@@ -287,6 +287,9 @@ func (d *DimensionExchange) ActiveColor(t int64) int { return d.activeColor(t) }
 // Init checks that the run's network is the coloured graph (O(1) for the same *Graph,
 // O(n + m) otherwise) and prepares the per-run buffers (O(Δ) under churn).
 func (d *DimensionExchange) Init(s *State) error {
+	if d == nil {
+		return nilReceiver("DimensionExchange", "Init")
+	}
 	if err := d.init(s); err != nil {
 		return err
 	}
@@ -309,7 +312,12 @@ func (d *DimensionExchange) Period(*State) int64 {
 // colour s.Steps mod χ are active and each applies the protocol. It costs
 // O(|matching|) and does not allocate. Before Init it returns an error wrapping
 // ErrNotInitialized.
-func (d *DimensionExchange) Step(s *State) error { return d.stepAt(s, s.Steps) }
+func (d *DimensionExchange) Step(s *State) error {
+	if d == nil {
+		return nilReceiver("DimensionExchange", "Step")
+	}
+	return d.stepAt(s, s.Steps)
+}
 
 // stepAt performs the step whose colour is t mod χ.
 func (d *DimensionExchange) stepAt(s *State, t int64) error {
@@ -411,6 +419,9 @@ func (b *SpanningTree) onTree(s *State, f func(*State) error) error {
 // tree algorithm (which accepts or refuses it); Churn is refused, because State.Live
 // indexes the links of the graph, not of the tree.
 func (b *SpanningTree) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("SpanningTree", "Init")
+	}
 	b.ready.reset()
 	if err := refuseDynamic(s, b.String(), true, false, "churn on a spanning tree is not supported"); err != nil {
 		return err
@@ -443,6 +454,9 @@ func (b *SpanningTree) Init(s *State) error {
 // Step performs one step of the tree algorithm on the tree, at the tree algorithm's cost.
 // Before Init it returns an error wrapping ErrNotInitialized.
 func (b *SpanningTree) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("SpanningTree", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

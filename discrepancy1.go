@@ -187,6 +187,9 @@ func (d *Discrepancy1) ActiveColor(t int64) int { return d.activeColor(t) }
 // O(n + m) otherwise), refuses a Workload and Churn, and resets the per-run state (the
 // per-node arrays, O(n)).
 func (d *Discrepancy1) Init(s *State) error {
+	if d == nil {
+		return nilReceiver("Discrepancy1", "Init")
+	}
 	if err := d.init(s); err != nil {
 		return err
 	}
@@ -219,6 +222,9 @@ func (d *Discrepancy1) Period(*State) int64 {
 // costs O(|matching|), plus O(n) at the first and last step of a cycle, and does not
 // allocate. Before Init it returns an error wrapping ErrNotInitialized.
 func (d *Discrepancy1) Step(s *State) error {
+	if d == nil {
+		return nilReceiver("Discrepancy1", "Step")
+	}
 	if active, err := d.begin(s, d); !active || err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ func (f *Funcs) String() string {
 
 // Step calls StepFunc. Before Init it returns an error wrapping ErrNotInitialized.
 func (f *Funcs) Step(s *State) error {
+	if f == nil {
+		return nilReceiver("Funcs", "Step")
+	}
 	if f.StepFunc == nil {
 		return badParam("Funcs %q has no StepFunc", f.String())
 	}
@@ -72,6 +75,9 @@ func (f *Funcs) Step(s *State) error {
 
 // Init calls InitFunc if set.
 func (f *Funcs) Init(s *State) error {
+	if f == nil {
+		return nilReceiver("Funcs", "Init")
+	}
 	f.ready.reset()
 	if f.StepFunc == nil {
 		return badParam("Funcs %q has no StepFunc", f.String())

@@ -27,7 +27,10 @@ func checkEnds(what string, ends int64) error {
 	if ends > maxEdgeEnds {
 		return badParam("%s would have %d edge ends, more than the int32 limit 2^31-1", what, ends)
 	}
-	return nil
+	// The adjacency array and the pairs it is built from, 4 bytes each per end, and
+	// the construction's scratch (with at least one end per node in every generator
+	// that calls it, this bounds the per-node arrays too).
+	return checkAlloc(what, ends, 12)
 }
 
 // checkTreeOrder checks the order of a graph with n-1 edges (paths, stars, trees).
@@ -205,6 +208,12 @@ func Hypercube(d int) (*Graph, error) {
 		return nil, badParam("hypercube dimension must be in 0..26, got d = %d", d)
 	}
 	n := 1 << d
+	if err := checkOrder(fmt.Sprintf("Hypercube(%d)", d), n); err != nil {
+		return nil, err
+	}
+	if err := checkEnds(fmt.Sprintf("Hypercube(%d)", d), int64(n)*int64(d)); err != nil {
+		return nil, err
+	}
 	off := make([]int, n+1)
 	adj := make([]int32, n*d)
 	for v := 0; v < n; v++ {
@@ -238,6 +247,12 @@ func ShuffleExchange(d int) (*Graph, error) {
 		return nil, badParam("shuffle-exchange dimension must be in 1..29, got d = %d", d)
 	}
 	n := 1 << d
+	if err := checkOrder(fmt.Sprintf("ShuffleExchange(%d)", d), n); err != nil {
+		return nil, err
+	}
+	if err := checkEnds(fmt.Sprintf("ShuffleExchange(%d)", d), 3*int64(n)); err != nil {
+		return nil, err
+	}
 	pairs := make([]int32, 0, 3*n)
 	for i := 0; i < n; i++ {
 		if i&1 == 0 {
@@ -366,6 +381,10 @@ func RandomRegular(n, d int, seed uint64) (*Graph, error) {
 		return nil, fmt.Errorf("%w: no connected %d-regular graph on %d nodes", ErrNotConnected, d, n)
 	case int64(n)*int64(d) > maxEdgeEnds:
 		return nil, badParam("RandomRegular(%d, %d) has more than 2^31 edge ends", n, d)
+	}
+	// The pairing's mate and perm arrays and the graph: 20 bytes per edge end.
+	if err := checkAlloc(fmt.Sprintf("RandomRegular(%d, %d)", n, d), int64(n)*int64(d), 20); err != nil {
+		return nil, err
 	}
 	src := rand.NewPCG(seed, 0x726567756c6172)
 	r := rand.New(src)

@@ -178,8 +178,11 @@ func (g *Graph) HasEdge(u, v int) bool {
 // EdgeIndex returns the position of v in u's adjacency list, that is the index of the
 // edge end (u, v) in the CSR array, or -1 if u and v are not adjacent. Edge ends are
 // numbered 0..2·Size()-1; they index per-end arrays such as flows.
-// It panics if u is not a node, as a slice index does.
+// It returns -1 too if u or v is not a node (it never panics).
 func (g *Graph) EdgeIndex(u, v int) int {
+	if u < 0 || u >= g.Order() || v < 0 || v >= g.Order() {
+		return -1
+	}
 	i, ok := slices.BinarySearch(g.Neighbors(u), int32(v))
 	if !ok {
 		return -1

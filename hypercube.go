@@ -326,6 +326,9 @@ func newCubeBalancer(name string, net Network, opts *CubeOptions, algo cubeAlgo)
 // It refuses a Workload and Churn: the schedule is fixed in advance for the initial
 // loads and fixed links (Plaxton's algorithms balance a fixed total).
 func (b *CubeBalancer) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("CubeBalancer", "Init")
+	}
 	b.core.ready.reset()
 	if err := refuseDynamic(s, b.core.name, false, false, "its schedule is fixed in advance for a fixed total and fixed links"); err != nil {
 		return err
@@ -339,7 +342,12 @@ func (b *CubeBalancer) Init(s *State) error {
 
 // Step runs the next step of the schedule (Balancer). Before Init it returns an error
 // wrapping ErrNotInitialized.
-func (b *CubeBalancer) Step(s *State) error { return b.core.step(s) }
+func (b *CubeBalancer) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("CubeBalancer", "Step")
+	}
+	return b.core.step(s)
+}
 
 // Done reports whether the schedule is finished (Terminator).
 func (b *CubeBalancer) Done(*State) bool { return b.core.phase == phaseDone }

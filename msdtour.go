@@ -268,8 +268,11 @@ func (gp *Gaps) Color() int { return gp.color }
 
 // Gap returns gap_c(v, w) in 0..n-1: the number of rounds after which the observer that
 // starts at v stands where the observer of w started. It costs O(1).
-// It panics if v or w is not a node, as a slice index does.
+// It returns -1 if v or w is not a node (it never panics).
 func (gp *Gaps) Gap(v, w int) int {
+	if v < 0 || v >= len(gp.pos) || w < 0 || w >= len(gp.pos) {
+		return -1
+	}
 	d := int(gp.pos[w]) - int(gp.pos[v])
 	if d < 0 {
 		d += len(gp.pos)
@@ -279,9 +282,12 @@ func (gp *Gaps) Gap(v, w int) int {
 
 // Observer returns obs(v) after k rounds of a c-phase: the node at position k (mod n)
 // of the c-ordering starting at v. It costs O(1).
-// It panics if v is not a node, as a slice index does.
+// It returns -1 if v is not a node (it never panics).
 func (gp *Gaps) Observer(v, k int) int {
 	n := len(gp.pos)
+	if v < 0 || v >= n {
+		return -1
+	}
 	k %= n
 	if k < 0 {
 		k += n

@@ -120,6 +120,9 @@ func NewMultiBalance(net Network, groups []Loads, opts *MultiOptions) (*MultiBal
 // It refuses a Workload and Churn: the loads must stay the sums of the group loads, and
 // the schedule is fixed in advance.
 func (b *MultiBalancer) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("MultiBalancer", "Init")
+	}
 	c := &b.core
 	c.ready.reset()
 	if err := refuseDynamic(s, c.name, false, false, "the loads must stay the sums of the group loads on a fixed schedule"); err != nil {
@@ -148,7 +151,12 @@ func (b *MultiBalancer) Init(s *State) error {
 
 // Step runs the next step of the schedule (Balancer). Before Init it returns an error
 // wrapping ErrNotInitialized.
-func (b *MultiBalancer) Step(s *State) error { return b.core.step(s) }
+func (b *MultiBalancer) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("MultiBalancer", "Step")
+	}
+	return b.core.step(s)
+}
 
 // Done reports whether the schedule is finished (Terminator).
 func (b *MultiBalancer) Done(*State) bool { return b.core.phase == phaseDone }

@@ -87,7 +87,9 @@ type PerfectTreeReport struct {
 	// OptimalMoves is the least number of token moves of any perfect distribution of
 	// the initial loads on this tree (OptimalPerfectMoves), ExcessMoves the moves made
 	// beyond it, and Ratio the moves made divided by it: 1 when both are 0, +Inf when
-	// only the optimum is (so it is left out of JSON).
+	// only the optimum is (so it is left out of JSON). OptimalMoves is -1 when it was
+	// not computed: it overflows, or the run was cancelled (the optimum costs
+	// O(N·min(N, T mod N)), too long to wait for after a cancellation).
 	OptimalMoves int64   `json:"optimal_moves"`
 	ExcessMoves  int64   `json:"excess_moves"`
 	Ratio        float64 `json:"-"`
@@ -233,6 +235,9 @@ func (pt *PerfectTree) String() string {
 // the fixed total up the tree once and then distributes exactly that many tokens, and
 // its messages travel over fixed links (Margara et al., section 3).
 func (pt *PerfectTree) Init(s *State) error {
+	if pt == nil {
+		return nilReceiver("PerfectTree", "Init")
+	}
 	pt.ready.reset()
 	if err := refuseDynamic(s, "PerfectTree", false, false, "the protocol counts a fixed total once and distributes exactly it over fixed links"); err != nil {
 		return err
@@ -268,6 +273,9 @@ func (pt *PerfectTree) Init(s *State) error {
 // the nodes' work, without allocating. Before Init it returns an error wrapping
 // ErrNotInitialized.
 func (pt *PerfectTree) Step(s *State) error {
+	if pt == nil {
+		return nilReceiver("PerfectTree", "Step")
+	}
 	if err := pt.ready.check(s, pt); err != nil {
 		return err
 	}
@@ -318,9 +326,9 @@ func (pt *PerfectTree) Report(*State) any {
 
 // ptFinish fills the parts of a report that depend only on the final and initial loads:
 // perfection, the optimum and the ratio.
-func ptFinish(r *PerfectTreeReport, g *Graph, initial, final Loads) {
+func ptFinish(ctx context.Context, r *PerfectTreeReport, g *Graph, initial, final Loads) {
 	r.Perfect = IsPerfectDistribution(final)
-	opt, err := OptimalPerfectMoves(g, initial)
+	opt, err := optimalPerfectMoves(ctx, g, initial)
 	if err != nil {
 		opt = -1
 	}

@@ -37,7 +37,7 @@ func runPTConcurrent(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeO
 		go c.runNode(v)
 	}
 	c.wg.Wait()
-	r, final := c.result(loads)
+	r, final := c.result(ctx, loads)
 	cause := context.Cause(c.ctx)
 	switch {
 	case r.Finished == r.N:
@@ -316,7 +316,7 @@ func (c *ptConc) await(v int, what int, port int32) bool {
 }
 
 // result gathers the metrics and the final loads once every goroutine has exited.
-func (c *ptConc) result(initial Loads) (PerfectTreeReport, Loads) {
+func (c *ptConc) result(ctx context.Context, initial Loads) (PerfectTreeReport, Loads) {
 	var r PerfectTreeReport
 	loads := make(Loads, c.n)
 	for v := range c.nodes {
@@ -337,6 +337,6 @@ func (c *ptConc) result(initial Loads) (PerfectTreeReport, Loads) {
 	}
 	c.stats.finished = int(c.done.Load())
 	c.stats.fill(&r)
-	ptFinish(&r, c.g, initial, loads)
+	ptFinish(ctx, &r, c.g, initial, loads)
 	return r, loads
 }

@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -15,8 +16,18 @@ import (
 // flow across an edge is fixed by how many larger shares lie below it; a knapsack over
 // the tree (f_v[k] = least cost inside v's subtree with k larger shares there) finds the
 // best placement in O(N · min(N, T mod N)) time and O(N) memory beyond its output. It
-// fails with ErrNotTree, or ErrBadLoads for loads of the wrong length or negative.
+// fails with ErrNotTree, ErrBadLoads for loads of the wrong length or negative, or
+// ErrOverflow if the number of moves does not fit in an int64 (less than MaxInt64).
 func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
+	return optimalPerfectMoves(context.Background(), net, loads)
+}
+
+// optimalPerfectMoves is OptimalPerfectMoves, stopping with ctx's error when ctx is
+// done (checked every 64 nodes).
+func optimalPerfectMoves(ctx context.Context, net Network, loads Loads) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g, err := AsGraph(net)
 	if err != nil {
 		return 0, err
@@ -39,6 +50,11 @@ func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
 	sum := make([]int64, n)
 	f := make([][]int64, n)
 	for i := n - 1; i >= 0; i-- {
+		if i&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		v := int(order[i])
 		size[v]++
 		sum[v] += loads[v]
@@ -59,12 +75,25 @@ func OptimalPerfectMoves(net Network, loads Loads) (int64, error) {
 				if d < 0 {
 					d = -d
 				}
-				cur[k] += d
+				cur[k] = satAdd(cur[k], d)
 			}
 		}
 		f[v] = cur
 	}
-	return f[order[0]][extra], nil
+	best := f[order[0]][extra]
+	if best == math.MaxInt64 {
+		return 0, overflow("OptimalPerfectMoves: the least number of moves exceeds %d", int64(math.MaxInt64-1))
+	}
+	return best, nil
+}
+
+// satAdd returns x + y for x, y ≥ 0, or math.MaxInt64 if the sum overflows (a cost of
+// math.MaxInt64 stands for "too large" and stays so).
+func satAdd(x, y int64) int64 {
+	if x > math.MaxInt64-y {
+		return math.MaxInt64
+	}
+	return x + y
 }
 
 // ptMinPlus returns the (min, +) convolution of a and b truncated to indices 0..limit.
@@ -78,7 +107,7 @@ func ptMinPlus(a, b []int64, limit int) []int64 {
 			if i+j >= len(out) {
 				break
 			}
-			if s := x + y; s < out[i+j] {
+			if s := satAdd(x, y); s < out[i+j] {
 				out[i+j] = s
 			}
 		}

@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 )
@@ -432,6 +433,6 @@ func (sm *ptSim) result() PerfectTreeReport {
 	}
 	sm.stats.fill(&r)
 	r.Time = sm.now
-	ptFinish(&r, sm.g, sm.init0, sm.st.Loads)
+	ptFinish(context.Background(), &r, sm.g, sm.init0, sm.st.Loads)
 	return r
 }

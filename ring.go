@@ -229,6 +229,13 @@ func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingSchedul
 	if p < 1 || p >= maxNodes {
 		return nil, badParam("RingScheduler needs p ≥ 1 PEs, got p = %d", p)
 	}
+	// A typed nil (a nil TreeDagFunc or GridDagFunc) would panic in the first step.
+	if tree != nil && isNilValue(tree) {
+		return nil, badParam("RingScheduler needs a tree growth rule, got a nil %T", tree)
+	}
+	if grid != nil && isNilValue(grid) {
+		return nil, badParam("RingScheduler needs a grid growth rule, got a nil %T", grid)
+	}
 	if b.opts.Policy < 0 || int(b.opts.Policy) >= len(ringPolicyNames) {
 		return nil, badParam("unknown ring policy %d", int(b.opts.Policy))
 	}
@@ -327,6 +334,9 @@ func (r ringNb) String() string { return fmt.Sprint(r.v[:r.n]) }
 // and the rule (Resetter), and queues the root. It refuses a Workload and Churn: its
 // loads are the tasks of a dag, which spawn and finish by the dag's own rule.
 func (b *RingScheduler) Init(s *State) error {
+	if b == nil {
+		return nilReceiver("RingScheduler", "Init")
+	}
 	b.ready.reset()
 	if err := refuseDynamic(s, "RingScheduler", false, false, "its loads are the tasks of a growing dag, accounted by the dag"); err != nil {
 		return err
@@ -397,6 +407,9 @@ func (b *RingScheduler) Report(*State) any { return b.stats() }
 // (always for KS-BF on T_n and G_n, Theorems 2.2 and 3.2) and O(log q) otherwise, for a
 // queue of q tasks. Before Init it returns an error wrapping ErrNotInitialized.
 func (b *RingScheduler) Step(s *State) error {
+	if b == nil {
+		return nilReceiver("RingScheduler", "Step")
+	}
 	if err := b.ready.check(s, b); err != nil {
 		return err
 	}

@@ -290,7 +290,7 @@ func RingGridTau(x GridNode, p int) (int64, error) {
 	if p < 1 {
 		return 0, badParam("RingGridTau needs p ≥ 1, got p = %d", p)
 	}
-	if x.K < 0 || x.L < 0 || x.Level() >= math.MaxInt32 {
+	if x.K < 0 || x.L < 0 || x.K >= math.MaxInt32 || x.L >= math.MaxInt32 || x.Level() >= math.MaxInt32 {
 		return 0, badParam("RingGridTau: %v is not a grid node", x)
 	}
 	pi := int64(x.K % p)

@@ -37,6 +37,10 @@ func (ln *lazyNet) dense() (*mat.SymDense, error) {
 	if n > maxDenseOrder {
 		return nil, badParam("dense transition matrix of %d nodes exceeds %d nodes", n, maxDenseOrder)
 	}
+	// The matrix, and gonum's eigensolver's copy and work space: three n×n float64s.
+	if err := checkAlloc(fmt.Sprintf("dense transition matrix of %d nodes", n), int64(n)*int64(n), 24); err != nil {
+		return nil, err
+	}
 	D := float64(ln.d + 1)
 	p := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {

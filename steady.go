@@ -162,7 +162,7 @@ func (r *runner) initDynamics() error {
 			s.Live[e] = true
 		}
 		if err := c.Init(s); err != nil {
-			return fmt.Errorf("tokendist: churn %v: %w", c, err)
+			return wrapf(err, "churn %v", c)
 		}
 	}
 	return nil
@@ -184,9 +184,20 @@ func (r *runner) initSteady() error {
 
 // applyChurn updates the live links before a step.
 func (r *runner) applyChurn() error {
+	live := r.s.Live
 	down, err := r.opts.Churn.Apply(&r.s)
 	if err != nil {
-		return fmt.Errorf("tokendist: churn failed before step %d: %w", r.s.Steps, err)
+		return wrapf(err, "churn failed before step %d", r.s.Steps)
+	}
+	// A user Churn must keep State.Live (same slice, same length) and report a count
+	// of links down between 0 and the links of the network.
+	if len(r.s.Live) != len(live) || (len(live) > 0 && &r.s.Live[0] != &live[0]) {
+		n := len(r.s.Live)
+		r.s.Live = live
+		return badParam("churn %T replaced State.Live (%d flags, want the %d of the run) before step %d", r.opts.Churn, n, len(live), r.s.Steps)
+	}
+	if links := len(live) / 2; down < 0 || down > links {
+		return badParam("churn %T reported %d links down of %d before step %d", r.opts.Churn, down, links, r.s.Steps)
 	}
 	r.down = down
 	return nil
@@ -196,14 +207,31 @@ func (r *runner) applyChurn() error {
 func (r *runner) applyWorkload() error {
 	s := &r.s
 	w := r.opts.Workload
+	// Near the top of int64 (a total of 2^62 or more) a step's arrivals can overflow a
+	// node's load: the loads are saved first and restored if the workload fails, so that
+	// the partial Result never holds a wrapped load. Below it, the built-in workloads
+	// cannot overflow (each adds at most 2^62 per step).
+	var saved Loads
+	if r.total+s.Arrived-s.Completed >= 1<<62 {
+		r.saved = append(r.saved[:0], s.Loads...)
+		saved = r.saved
+	}
+	restore := func() {
+		if saved != nil {
+			copy(s.Loads, saved)
+		}
+	}
 	in, out, err := w.Apply(s)
 	if err != nil {
-		return fmt.Errorf("tokendist: workload %s failed after step %d: %w", workloadName(w), s.Steps, err)
+		restore()
+		return wrapf(err, "workload %s failed after step %d", workloadName(w), s.Steps)
 	}
 	if in < 0 || out < 0 {
+		restore()
 		return fmt.Errorf("tokendist: workload %s reported %d arrivals and %d completions after step %d", workloadName(w), in, out, s.Steps)
 	}
 	if in > math.MaxInt64-s.Arrived || r.total+s.Arrived-s.Completed > math.MaxInt64-in {
+		restore()
 		return fmt.Errorf("%w: workload %s overflows the total after step %d", ErrBadLoads, workloadName(w), s.Steps)
 	}
 	s.Arrived += in

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // Trace is the sequence of samples a run recorded.
@@ -65,11 +66,11 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 	if r == nil {
 		return nil, badParam("ReadTraceCSV of a nil reader")
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&recordLimitReader{r: r})
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("tokendist: trace CSV header: %w", err)
+		return nil, wrapf(err, "trace CSV header")
 	}
 	want := traceHeader
 	if len(head) == len(traceHeader)+len(dynamicHeader) {
@@ -90,7 +91,7 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 			return t, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: trace CSV: %w", err)
+			return nil, wrapf(err, "trace CSV")
 		}
 		var s Sample
 		ints := []*int64{&s.Step, &s.Time, &s.Discrepancy, &s.Max, &s.Min, nil, &s.Moved, &s.Messages}
@@ -120,6 +121,11 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 			return nil, fmt.Errorf("tokendist: trace CSV line %d, column down: %d is not an int", line, down)
 		}
 		s.Down = int(down)
+		if len(t) == cap(t) {
+			if err := checkAlloc(fmt.Sprintf("trace CSV line %d: the trace", line), int64(3*len(t)+16), int64(unsafe.Sizeof(s))); err != nil {
+				return nil, err
+			}
+		}
 		t = append(t, s)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -60,8 +61,9 @@ const maxArrivalsPerStep = 1 << 40
 // tokens and gives each to a node drawn uniformly from its target set (every node, or
 // the hot-spot nodes). With Λ = λ·n over all n nodes this is exactly independent
 // Poisson(λ) arrivals per node. Build it with NewPoissonArrivals or NewHotSpotArrivals. Apply
-// costs O(1 + N) (O(n) per step only when arrivals are per node on a network whose
-// size is unknown before Init) and does not allocate.
+// costs O(1 + min(N, 8m)) for m target nodes, whatever the rate: when Λ ≥ 8m each
+// target draws its own Poisson(Λ/m) count (the same distribution) instead of each token
+// being placed. It does not allocate.
 type Arrivals struct {
 	rate    float64 // λ: per node if perNode, else per network
 	perNode bool
@@ -73,7 +75,16 @@ type Arrivals struct {
 	r       *rand.Rand
 	pois    poisson
 	name    string
+	// split: Λ is at least splitFactor arrivals per target, so each target draws its
+	// own Poisson(Λ/m) (the same distribution: a Poisson number of arrivals placed
+	// uniformly is independent Poisson arrivals per target) in O(m) per step instead
+	// of placing each token.
+	split bool
+	per   poisson
 }
+
+// splitFactor is the arrivals per target above which Arrivals draws per target.
+const splitFactor = 8
 
 // NewPoissonArrivals returns Poisson arrivals at rate λ = rate tokens per step, per node
 // if perNode (each node independently Poisson(λ)) or for the whole network (Poisson(λ)
@@ -145,6 +156,14 @@ func (a *Arrivals) Init(s *State) error {
 		a.r = rand.New(&a.pcg)
 	}
 	a.pois.setup(a.lambda)
+	m := a.n
+	if a.nodes != nil {
+		m = len(a.nodes)
+	}
+	a.split = m > 1 && a.lambda >= splitFactor*float64(m)
+	if a.split {
+		a.per.setup(a.lambda / float64(m))
+	}
 	return nil
 }
 
@@ -154,6 +173,23 @@ func (a *Arrivals) Apply(s *State) (int64, int64, error) {
 		return 0, 0, nil
 	}
 	rng.Reseed(&a.pcg, s.Seed, s.Steps, a.stream)
+	if a.split {
+		var k int64
+		if a.nodes != nil {
+			for _, v := range a.nodes {
+				c := a.per.draw(a.r)
+				s.Loads[v] += c
+				k += c
+			}
+		} else {
+			for v := range a.n {
+				c := a.per.draw(a.r)
+				s.Loads[v] += c
+				k += c
+			}
+		}
+		return k, 0, nil
+	}
 	k := a.pois.draw(a.r)
 	if len(a.nodes) == 1 {
 		s.Loads[a.nodes[0]] += k
@@ -278,7 +314,7 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 	if r == nil {
 		return nil, badParam("nil trace reader")
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&recordLimitReader{r: r})
 	cr.FieldsPerRecord = 3
 	cr.TrimLeadingSpace = true
 	t := &TraceArrivals{}
@@ -288,7 +324,7 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokendist: arrival trace: %w", err)
+			return nil, wrapf(err, "arrival trace")
 		}
 		if line == 1 && strings.EqualFold(strings.TrimSpace(rec[0]), "step") {
 			continue
@@ -296,11 +332,16 @@ func NewTraceArrivals(r io.Reader) (*TraceArrivals, error) {
 		var v [3]int64
 		for i, f := range rec {
 			if v[i], err = strconv.ParseInt(strings.TrimSpace(f), 10, 64); err != nil {
-				return nil, badParam("arrival trace line %d: field %d %q is not an integer", line, i+1, f)
+				return nil, badParam("arrival trace line %d: field %d %s is not an integer", line, i+1, quote([]byte(f)))
 			}
 		}
 		if v[0] < 1 || v[1] < 0 || v[1] > math.MaxInt32 || v[2] < 0 || v[2] > maxArrivalsPerStep {
 			return nil, badParam("arrival trace line %d: (step %d, node %d, count %d) out of range", line, v[0], v[1], v[2])
+		}
+		if len(t.rows) == cap(t.rows) {
+			if err := checkAlloc(fmt.Sprintf("arrival trace line %d: the rows", line), int64(3*len(t.rows)+16), int64(unsafe.Sizeof(traceRow{}))); err != nil {
+				return nil, err
+			}
 		}
 		t.rows = append(t.rows, traceRow{v[0], int32(v[1]), v[2]})
 	}
@@ -328,10 +369,15 @@ func (t *TraceArrivals) Apply(s *State) (int64, int64, error) {
 	for t.next < len(t.rows) && t.rows[t.next].step < s.Steps {
 		t.next++
 	}
-	for ; t.next < len(t.rows) && t.rows[t.next].step == s.Steps; t.next++ {
+	end := t.next
+	for ; end < len(t.rows) && t.rows[end].step == s.Steps; end++ {
+		if k += t.rows[end].count; k > 1<<62 {
+			return 0, 0, overflow("arrival trace: step %d adds more than 2^62 tokens", s.Steps)
+		}
+	}
+	for ; t.next < end; t.next++ {
 		r := t.rows[t.next]
 		s.Loads[r.node] += r.count
-		k += r.count
 	}
 	return k, 0, nil
 }

@@ -1,24 +1,22 @@
 package experiment
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/plot"
 	"github.com/tokendist/tokendist/registry"
 )
@@ -48,7 +46,24 @@ The file format and workflow: docs/experiments.md; clusters: docs/cluster.md.
 // Main runs the tokendist command line with args (without the program name) against
 // reg and returns the exit status. Interrupts (SIGINT, SIGTERM) stop a sweep between
 // runs after committing the finished ones.
+//
+// Every write to stdout is checked: a failed write (a full disk, a closed pipe) makes
+// Main print the error on stderr and return ExitFailed.
 func Main(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
+	out := &checkedWriter{w: stdout}
+	code := mainCmd(reg, args, out, stderr)
+	if out.err != nil {
+		fmt.Fprintf(stderr, "tokendist: writing the output: %v\n", out.err)
+		return max(code, ExitFailed)
+	}
+	return code
+}
+
+func mainCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
+	if reg == nil {
+		fmt.Fprintln(stderr, "tokendist: nil registry")
+		return ExitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage)
 		return ExitUsage
@@ -65,7 +80,7 @@ func Main(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
 		}
 		cmd, rest = rest[0], []string{"--help"}
 	}
-	c := &command{reg: reg, stdout: stdout, stderr: stderr}
+	c := &command{reg: reg, stdout: stdout, stderr: stderr, exit: os.Exit}
 	switch cmd {
 	case "run":
 		return c.run(rest)
@@ -80,7 +95,7 @@ func Main(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
 	case "merge":
 		return c.merge(rest)
 	}
-	fmt.Fprintf(stderr, "tokendist: unknown command %q\n\n%s", cmd, mainUsage)
+	fmt.Fprintf(stderr, "tokendist: unknown command %s (the commands: run, sweep, list, report, plot, merge, help; see tokendist help)\n", errs.Quote([]byte(cmd)))
 	return ExitUsage
 }
 
@@ -88,6 +103,7 @@ type command struct {
 	reg            *registry.Registry
 	stdout, stderr io.Writer
 	helping        bool // set while parsing arguments that ask for --help
+	exit           func(int)
 }
 
 // flags returns a FlagSet whose --help prints manual.
@@ -113,7 +129,11 @@ func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		c.helping = slices.ContainsFunc(args, func(a string) bool {
 			return a == "-h" || a == "-help" || a == "--help" || a == "--h"
 		})
+		// The flag package prints its own unprefixed message and the usage on an
+		// error: it writes nowhere, and the error is reported here with the prefix.
+		fs.SetOutput(io.Discard)
 		err := fs.Parse(args)
+		fs.SetOutput(c.stderr)
 		c.helping = false
 		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -121,6 +141,7 @@ func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 				fs.Usage()
 				return nil, ExitOK, false
 			}
+			fmt.Fprintf(c.stderr, "tokendist: %s: %s (see tokendist help %s)\n", fs.Name(), errs.Quote([]byte(err.Error())), fs.Name())
 			return nil, ExitUsage, false
 		}
 		args = fs.Args()
@@ -188,12 +209,16 @@ func (c *command) run(args []string) int {
 	if !ok {
 		return code
 	}
+	if err := checkWorkers(*workers); err != nil {
+		return c.fail(ExitUsage, err)
+	}
 	if *traceDir != "" {
 		if err := os.MkdirAll(*traceDir, 0o755); err != nil {
-			return c.fail(ExitUsage, err)
+			return c.fail(ExitUsage, wrapf(err, "run --trace-dir"))
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	fl := newInflight()
+	ctx, stop := c.interrupts("run", fl)
 	defer stop()
 	outs := make([]registry.Result, len(runs))
 	errs := make([]error, len(runs))
@@ -201,6 +226,7 @@ func (c *command) run(args []string) int {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
+	w = max(1, min(w, len(runs)))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for i := 0; i < w; i++ {
@@ -208,7 +234,9 @@ func (c *command) run(args []string) int {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				outs[j], errs[j] = c.reg.Run(ctx, runs[j].Spec, &tokendist.RunOptions{Workers: 1})
+				fl.add(runs[j])
+				outs[j], errs[j] = runSafely(ctx, c.reg, runs[j], &tokendist.RunOptions{Workers: 1})
+				fl.remove(runs[j])
 			}
 		}()
 	}
@@ -239,7 +267,7 @@ func (c *command) run(args []string) int {
 		st := o.Result.Status.String()
 		if errs[i] != nil {
 			failed++
-			st = "Failed: " + errs[i].Error()
+			st, _, _ = strings.Cut("Failed: "+errs[i].Error(), "\n") // a panic's stack is not shown in the table
 		}
 		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
 		for _, m := range ms {
@@ -251,12 +279,9 @@ func (c *command) run(args []string) int {
 		}
 		t.Rows = append(t.Rows, row)
 		if *traceDir != "" && errs[i] == nil {
-			fh, err := os.Create(filepath.Join(*traceDir, r.Key+".csv"))
-			if err != nil {
+			if err := writeTraceFile(filepath.Join(*traceDir, r.Key+".csv"), o.Result.Trace); err != nil {
 				return c.fail(ExitFailed, err)
 			}
-			o.Result.Trace.WriteCSV(fh)
-			fh.Close()
 		}
 		series = append(series, plot.Series{Name: fmt.Sprintf("%s %s s%d", r.Algorithm, r.Network, r.Spec.Seed), Trace: o.Result.Trace})
 	}
@@ -290,13 +315,16 @@ record.trace is true.
 Resume: interrupt a sweep at any moment (Ctrl-C, SIGTERM, even SIGKILL) and run the same
 command again: it runs only the runs missing from the database. Finished runs are
 committed in transactions every 200 ms, so no row is ever half written; runs in progress
-at the interruption are not stored and run again. Failed runs are stored with their
-error and not retried unless --retry is given.
+at the interruption are not stored and run again. A second interrupt exits at once,
+naming the runs in progress it abandons. Failed runs are stored with their error (a
+run whose code panicked, with the panic and its stack) and not retried unless --retry
+is given.
 
 Shards: --shard i/n runs the i-th of n disjoint slices of the grid (run number mod n);
 without the flag, a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or
-SLURM_ARRAY_TASK_MIN/MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with
---shards or TOKENDIST_SHARDS) selects the shard. Give each shard its own database: in
+SLURM_ARRAY_TASK_MIN/MAX, and SLURM_ARRAY_TASK_STEP for --array=0-N:STEP) or a
+Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --shards or TOKENDIST_SHARDS) selects
+the shard. Give each shard its own database: in
 --db, {i} and {n} are replaced by the shard index and count (default: FILE's name with
 .db, or .shard-{i}-of-{n}.db when sharded). Combine them with tokendist merge.
 
@@ -320,6 +348,9 @@ func (c *command) sweep(args []string) int {
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return c.fail(ExitUsage, err)
 	}
 	f, runs, code, ok := c.readRuns("sweep", pos, *quick)
 	if !ok {
@@ -370,19 +401,23 @@ func (c *command) sweep(args []string) int {
 		o.Progress = c.stderr
 	case "none":
 	default:
-		fmt.Fprintf(c.stderr, "tokendist: --progress %q (allowed: auto, bar, lines, none)\n", *prog)
+		fmt.Fprintf(c.stderr, "tokendist: --progress %s (allowed: auto, bar, lines, none)\n", errs.Quote([]byte(*prog)))
 		return ExitUsage
 	}
 	if shard.Count > 1 {
 		fmt.Fprintf(c.stderr, "sweep: shard %d/%d into %s\n", shard.Index, shard.Count, path)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	fl := newInflight()
+	ctx, stop := c.interrupts("sweep", fl)
 	defer stop()
-	st, err := Sweep(ctx, c.reg, runs, db, o)
+	st, err := sweep(ctx, c.reg, runs, db, o, fl)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(c.stderr, "tokendist: sweep interrupted: %d runs stored; run the same command to finish\n", st.Ran)
 			return ExitFailed
+		}
+		if m := err.Error(); strings.Contains(m, "disk I/O error") || strings.Contains(m, "disk is full") || strings.Contains(m, "readonly database") {
+			err = fmt.Errorf("%w (%d runs stored before it; the disk may be full or the file not writable: fix that and run the same command to finish)", err, st.Ran)
 		}
 		return c.fail(ExitFailed, err)
 	}
@@ -424,7 +459,7 @@ func (c *command) list(args []string) int {
 			found = found || x == k
 		}
 		if !found {
-			fmt.Fprintf(c.stderr, "tokendist: unknown kind %q (kinds: %v)\n", pos[0], kinds)
+			fmt.Fprintf(c.stderr, "tokendist: unknown kind %s (kinds: %v)\n", errs.Quote([]byte(pos[0])), kinds)
 			return ExitUsage
 		}
 		kinds = []registry.Kind{k}
@@ -500,7 +535,7 @@ func (c *command) report(args []string) int {
 		return ExitUsage
 	}
 	if !contains([]string{"text", "csv", "markdown", "jsonl"}, *format) {
-		fmt.Fprintf(c.stderr, "tokendist: --format %q (allowed: text, csv, markdown, jsonl)\n", *format)
+		fmt.Fprintf(c.stderr, "tokendist: --format %s (allowed: text, csv, markdown, jsonl)\n", errs.Quote([]byte(*format)))
 		return ExitUsage
 	}
 	db, err := openExisting(*dbPath)
@@ -526,12 +561,8 @@ func (c *command) report(args []string) int {
 	return ExitOK
 }
 
-func openExisting(path string) (*DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, wrapf(err, "database")
-	}
-	return OpenDB(path)
-}
+// openExisting opens a database to read (report, plot): read-only, never created.
+func openExisting(path string) (*DB, error) { return OpenDBReadOnly(path) }
 
 const plotManual = `Usage: tokendist plot [flags] --db FILE --out FILE.svg
 
@@ -580,16 +611,23 @@ func (c *command) plot(args []string) int {
 	return ExitOK
 }
 
-const mergeManual = `Usage: tokendist merge --into OUT.db SRC.db...
+const mergeManual = `Usage: tokendist merge [--on-conflict fail|keep|replace] --into OUT.db SRC.db...
 
 Copies into OUT.db (created if missing) every run and trace of the SRC databases that OUT
 lacks, one transaction per source. Runs are keyed by their configuration hash, so merging
 a database twice, or overlapping shards, stores each run once: merge is idempotent.
+
+The sources are opened read-only and checked (PRAGMA quick_check) before anything is
+written; a merge that fails leaves no OUT.db it created. A run stored in two databases
+with different results is a conflict: merge refuses the source (exit 1) unless
+--on-conflict says which row wins: keep (the one already in OUT.db) or replace (the
+source's).
 `
 
 func (c *command) merge(args []string) int {
 	fs := c.flags("merge", mergeManual)
 	into := fs.String("into", "", "target database")
+	onConflict := fs.String("on-conflict", ConflictFail, "a run stored with different results in two databases: fail, keep (the target's row) or replace (the source's row)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -598,26 +636,55 @@ func (c *command) merge(args []string) int {
 		fmt.Fprintln(c.stderr, "tokendist: merge needs --into OUT.db and at least one SRC.db")
 		return ExitUsage
 	}
+	switch *onConflict {
+	case ConflictFail, ConflictKeep, ConflictReplace:
+	default:
+		fmt.Fprintf(c.stderr, "tokendist: merge: --on-conflict %s (allowed: fail, keep, replace)\n", errs.Quote([]byte(*onConflict)))
+		return ExitUsage
+	}
+	// Every source is checked (read-only) before the target is opened, so that a bad
+	// source leaves no target behind.
+	target, _ := os.Stat(*into)
 	for _, p := range pos {
-		if _, err := os.Stat(p); err != nil {
-			return c.fail(ExitUsage, err)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return c.fail(ExitUsage, wrapf(shortPathErr(err), "merge"))
 		}
 		if a, _ := filepath.Abs(p); a != "" {
-			if b, _ := filepath.Abs(*into); a == b {
-				fmt.Fprintf(c.stderr, "tokendist: merge: %s is the target\n", p)
+			if b, _ := filepath.Abs(*into); a == b || (target != nil && os.SameFile(fi, target)) {
+				fmt.Fprintf(c.stderr, "tokendist: merge: %s is the target\n", fileName(p))
 				return ExitUsage
 			}
 		}
+		s, err := OpenDBReadOnly(p)
+		if err != nil {
+			return c.fail(ExitFailed, wrapf(err, "merge"))
+		}
+		s.Close()
 	}
+	created := target == nil
 	db, err := OpenDB(*into)
 	if err != nil {
 		return c.fail(ExitFailed, err)
 	}
-	defer db.Close()
-	n, err := db.Merge(pos)
+	n, err := db.MergeWith(pos, *onConflict)
+	cerr := db.Close()
+	if err == nil && cerr != nil {
+		err = wrapf(cerr, "merge: close %s", fileName(*into))
+	}
 	if err != nil {
+		if created {
+			removeDB(*into) // a target this merge created holds nothing of value
+		}
 		return c.fail(ExitFailed, err)
 	}
 	fmt.Fprintf(c.stderr, "merge: %d runs added to %s\n", n, *into)
 	return ExitOK
+}
+
+// removeDB removes a database file and its WAL and shared-memory files.
+func removeDB(path string) {
+	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suf)
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
 	"github.com/tokendist/tokendist/registry"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
 )
@@ -99,12 +100,30 @@ const SchemaVersion = 1
 func RunKey(s registry.Spec) (string, error) { return runKey(Version(), s) }
 
 func runKey(version string, s registry.Spec) (string, error) {
+	return (&keyer{version: version}).key(s)
+}
+
+// keyer computes run keys, keeping the contents of the small files the specs read so
+// that a grid of many runs over one network file reads it once.
+type keyer struct {
+	version string
+	files   map[string][]byte
+	cached  int64
+}
+
+func newKeyer() *keyer { return &keyer{version: Version(), files: map[string][]byte{}} }
+
+// maxKeyCache bounds the file contents a keyer keeps (and an eighth of the memory
+// budget, whichever is smaller).
+const maxKeyCache = 64 << 20
+
+func (k *keyer) key(s registry.Spec) (string, error) {
 	js, err := json.Marshal(s)
 	if err != nil {
 		return "", wrapf(err, "run key")
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "tokendist %s\n", version)
+	fmt.Fprintf(h, "tokendist %s\n", k.version)
 	h.Write(js)
 	files := []struct{ what, name string }{}
 	if f, ok := s.Network.Params["file"].(string); ok {
@@ -116,11 +135,36 @@ func runKey(version string, s registry.Spec) (string, error) {
 		}
 	}
 	for _, f := range files {
-		if err := hashFile(h, f.name); err != nil {
-			return "", wrapf(err, "run key: %s file %s", f.what, f.name)
+		if data, ok := k.files[f.name]; ok {
+			h.Write(data)
+			continue
+		}
+		if err := k.hashFile(h, f.name); err != nil {
+			return "", wrapf(err, "run key: %s file %s", f.what, fileName(f.name))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// hashFile writes the contents of the file to w, keeping them when there is room.
+func (k *keyer) hashFile(w io.Writer, name string) error {
+	fh, err := files.Open(name, "file", files.Limit(1, 1<<40))
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	if k.files != nil && k.cached+fh.Size <= min(maxKeyCache, errs.MemoryBudget()/8) {
+		data, err := io.ReadAll(fh)
+		if err != nil {
+			return err
+		}
+		k.files[name] = data
+		k.cached += int64(len(data))
+		_, err = w.Write(data)
+		return err
+	}
+	_, err = io.Copy(w, fh)
+	return err
 }
 
 const schema = `
@@ -170,6 +214,12 @@ CREATE TABLE IF NOT EXISTS traces (
 	negative INTEGER NOT NULL,
 	PRIMARY KEY (key, step)
 );
+CREATE TABLE IF NOT EXISTS nonfinite (
+	key TEXT NOT NULL,
+	metric TEXT NOT NULL,
+	value TEXT NOT NULL,
+	PRIMARY KEY (key, metric)
+);
 `
 
 // runColumns are the columns of runs, in table order.
@@ -179,21 +229,52 @@ var runColumns = []string{"key", "experiment", "version", "config", "network", "
 
 // DB is a results database.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql      *sql.DB
+	path     string
+	readonly bool
+	tables   map[string]bool // the tables present when it was opened
 }
 
 // OpenDB opens (creating if needed) the SQLite results database at path, in WAL mode.
+// The path is opened as a file name, never read as an SQLite URI ('?', '#' and '%' are
+// parts of the name). Before anything is written it checks that an existing file is a
+// regular file, that SQLite finds it intact (PRAGMA quick_check; a damaged file fails
+// with an error wrapping ErrCorrupt) and that it is empty or a tokendist results
+// database of this schema (another program's SQLite file fails with an error wrapping
+// ErrNotResults and is left untouched). The check reads the whole file once.
 func OpenDB(path string) (*DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	exists, err := checkPath(path)
+	if err != nil {
+		return nil, err
+	}
+	name := files.Name(path)
+	if exists {
+		dsn, err := dbURI(path, "mode=ro&_pragma=busy_timeout(10000)")
+		if err != nil {
+			return nil, err
+		}
+		s, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, wrapf(err, "database %s", name)
+		}
+		_, err = checkDatabase(s, path)
+		s.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	dsn, err := dbURI(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
 	s, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, wrapf(err, "database %s", path)
+		return nil, wrapf(err, "database %s", name)
 	}
 	s.SetMaxOpenConns(1)
 	if _, err := s.Exec(schema); err != nil {
 		s.Close()
-		return nil, wrapf(err, "database %s", path)
+		return nil, wrapf(err, "database %s", name)
 	}
 	var v string
 	err = s.QueryRow(`SELECT v FROM meta WHERE k = 'schema'`).Scan(&v)
@@ -201,16 +282,16 @@ func OpenDB(path string) (*DB, error) {
 	case err == sql.ErrNoRows:
 		if _, err := s.Exec(`INSERT INTO meta (k, v) VALUES ('schema', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 			s.Close()
-			return nil, wrapf(err, "database %s", path)
+			return nil, wrapf(err, "database %s", name)
 		}
 	case err != nil:
 		s.Close()
-		return nil, wrapf(err, "database %s", path)
+		return nil, wrapf(err, "database %s", name)
 	case v != fmt.Sprint(SchemaVersion):
 		s.Close()
-		return nil, errs.BadParam("database %s has schema %q, this program writes %d", path, v, SchemaVersion)
+		return nil, errs.BadParam("database %s has schema %s, this program writes %d", name, errs.Quote([]byte(v)), SchemaVersion)
 	}
-	return &DB{sql: s, path: path}, nil
+	return &DB{sql: s, path: path, tables: map[string]bool{"meta": true, "runs": true, "traces": true, "nonfinite": true}}, nil
 }
 
 // Close closes the database.
@@ -248,6 +329,7 @@ func (db *DB) deleteFailed() error {
 	defer tx.Rollback()
 	for _, q := range []string{
 		`DELETE FROM traces WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`,
+		`DELETE FROM nonfinite WHERE key IN (SELECT key FROM runs WHERE status = 'Failed')`,
 		`DELETE FROM runs WHERE status = 'Failed'`,
 	} {
 		if _, err := tx.Exec(q); err != nil {
@@ -267,12 +349,17 @@ type Record struct {
 }
 
 // Insert stores the records in one transaction (all or none; a key already present is
-// left as it is).
+// left as it is). A metric that is NaN or ±Inf is left out of the run's metrics JSON
+// (a report shows it as empty, never as a number) and recorded in the table nonfinite
+// (key, metric, value "NaN", "+Inf" or "-Inf"): the run is stored all the same.
 func (db *DB) Insert(recs []Record) error {
 	return wrapf(db.insert(recs), "database %s", db.path)
 }
 
 func (db *DB) insert(recs []Record) error {
+	if db.readonly {
+		return errs.BadParam("opened read-only")
+	}
 	ctx := context.Background()
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -285,15 +372,16 @@ func (db *DB) insert(recs []Record) error {
 		return err
 	}
 	defer st.Close()
-	var tr *sql.Stmt
+	var tr, nf *sql.Stmt
 	for _, r := range recs {
 		cfg, err := json.Marshal(r.Run.Spec)
 		if err != nil {
 			return err
 		}
+		finite, nonfinite := splitMetrics(r.Out.Metrics)
 		met := []byte("{}")
-		if len(r.Out.Metrics) > 0 {
-			if met, err = json.Marshal(r.Out.Metrics); err != nil {
+		if len(finite) > 0 {
+			if met, err = json.Marshal(finite); err != nil {
 				return err
 			}
 		}
@@ -313,7 +401,22 @@ func (db *DB) insert(recs []Record) error {
 		if err != nil {
 			return err
 		}
-		if n, _ := res2.RowsAffected(); n == 0 || !r.Run.Trace {
+		n, _ := res2.RowsAffected()
+		if n == 0 {
+			continue
+		}
+		for _, m := range nonfinite {
+			if nf == nil {
+				if nf, err = tx.Prepare(`INSERT OR IGNORE INTO nonfinite (key, metric, value) VALUES (?,?,?)`); err != nil {
+					return err
+				}
+				defer nf.Close()
+			}
+			if _, err := nf.Exec(r.Run.Key, m[0], m[1]); err != nil {
+				return err
+			}
+		}
+		if !r.Run.Trace {
 			continue
 		}
 		if tr == nil {
@@ -332,53 +435,50 @@ func (db *DB) insert(recs []Record) error {
 }
 
 // Merge copies every run (and trace) of the databases at srcs that db lacks, in one
-// transaction per source. Merging the same source twice changes nothing. It returns the
-// number of runs added.
-func (db *DB) Merge(srcs []string) (int64, error) {
-	var added int64
-	for _, src := range srcs {
-		if _, err := os.Stat(src); err != nil {
-			return added, wrapf(err, "merge")
-		}
-		// Open each source once to check its schema (and replay its WAL).
-		s, err := OpenDB(src)
-		if err != nil {
-			return added, err
-		}
-		s.Close()
-		ctx := context.Background()
-		conn, err := db.sql.Conn(ctx)
-		if err != nil {
-			return added, wrapf(err, "merge %s into %s", src, db.path)
-		}
-		err = func() error {
-			defer conn.Close()
-			if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, src); err != nil {
-				return wrapf(err, "merge %s", src)
-			}
-			defer conn.ExecContext(ctx, `DETACH DATABASE src`)
-			tx, err := conn.BeginTx(ctx, nil)
-			if err != nil {
-				return wrapf(err, "merge %s", src)
-			}
-			defer tx.Rollback()
-			cols := strings.Join(runColumns, ",")
-			res, err := tx.Exec(`INSERT OR IGNORE INTO main.runs (` + cols + `) SELECT ` + cols + ` FROM src.runs`)
-			if err != nil {
-				return wrapf(err, "merge %s", src)
-			}
-			n, _ := res.RowsAffected()
-			added += n
-			if _, err := tx.Exec(`INSERT OR IGNORE INTO main.traces SELECT * FROM src.traces`); err != nil {
-				return wrapf(err, "merge %s", src)
-			}
-			return wrapf(tx.Commit(), "merge %s", src)
-		}()
-		if err != nil {
-			return added, err
+// transaction per source; it is MergeWith(srcs, ConflictFail).
+func (db *DB) Merge(srcs []string) (int64, error) { return db.MergeWith(srcs, ConflictFail) }
+
+// splitMetrics returns the finite metrics and the names and values ("NaN", "+Inf",
+// "-Inf") of the others, sorted by name.
+func splitMetrics(m map[string]float64) (map[string]float64, [][2]string) {
+	var bad [][2]string
+	finite := make(map[string]float64, len(m))
+	for k, v := range m {
+		switch {
+		case math.IsNaN(v):
+			bad = append(bad, [2]string{k, "NaN"})
+		case math.IsInf(v, 1):
+			bad = append(bad, [2]string{k, "+Inf"})
+		case math.IsInf(v, -1):
+			bad = append(bad, [2]string{k, "-Inf"})
+		default:
+			finite[k] = v
 		}
 	}
-	return added, nil
+	sort.Slice(bad, func(i, j int) bool { return bad[i][0] < bad[j][0] })
+	return finite, bad
+}
+
+// NonFinite returns the metrics of run key that were NaN or ±Inf (stored as absent from
+// the metrics, with this flag), by name: "NaN", "+Inf" or "-Inf".
+func (db *DB) NonFinite(key string) (map[string]string, error) {
+	out := map[string]string{}
+	if !db.tables["nonfinite"] {
+		return out, nil
+	}
+	rows, err := db.sql.Query(`SELECT metric, value FROM nonfinite WHERE key = ?`, key)
+	if err != nil {
+		return nil, wrapf(err, "database %s: nonfinite", fileName(db.path))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m, v string
+		if err := rows.Scan(&m, &v); err != nil {
+			return nil, wrapf(err, "database %s: nonfinite", fileName(db.path))
+		}
+		out[m] = v
+	}
+	return out, wrapf(rows.Err(), "database %s: nonfinite", fileName(db.path))
 }
 
 // Row is one stored run as strings and numbers, for reports.
@@ -478,16 +578,29 @@ func (db *DB) dump() ([]string, error) {
 		}
 		out = append(out, fmt.Sprint(v...))
 	}
+	if err := trs.Err(); err != nil {
+		return nil, err
+	}
+	if db.tables["nonfinite"] {
+		nf, err := db.sql.Query(`SELECT key, metric, value FROM nonfinite`)
+		if err != nil {
+			return nil, err
+		}
+		defer nf.Close()
+		for nf.Next() {
+			var k, m, v string
+			if err := nf.Scan(&k, &m, &v); err != nil {
+				return nil, err
+			}
+			out = append(out, "nonfinite "+k+" "+m+" "+v)
+		}
+		if err := nf.Err(); err != nil {
+			return nil, err
+		}
+	}
 	sort.Strings(out)
-	return out, trs.Err()
+	return out, nil
 }
 
-func hashFile(w io.Writer, name string) error {
-	fh, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	_, err = io.Copy(w, fh)
-	return err
-}
+// fileName is a path for an error message (quoted and cut when long).
+func fileName(path string) string { return files.Name(path) }

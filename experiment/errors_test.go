@@ -62,7 +62,7 @@ func TestErrorsPrefixed(t *testing.T) {
 		want []error
 		has  string
 	}{
-		{"ReadFile missing", second(ReadFile(missing, registry.New(), false)), []error{ErrFile, fs.ErrNotExist}, missing + ": open: "},
+		{"ReadFile missing", second(ReadFile(missing, registry.New(), false)), []error{ErrFile, fs.ErrNotExist}, missing + ": stat: "},
 		{"ReadFile bad parameter", second(ReadFile(badFile, registry.New(), false)), []error{ErrFile, tokendist.ErrBadParameter}, badFile + ":3: networks[0].n: "},
 		{"Parse bad parameter", parseErr, []error{ErrFile, tokendist.ErrBadParameter}, "exp.yaml:3: "},
 		{"Parse bad YAML", second(Parse("exp.yaml", []byte("a: [b\n"), registry.New(), false)), []error{ErrFile}, "exp.yaml: not valid YAML"},

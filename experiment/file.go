@@ -14,15 +14,20 @@ package experiment
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
+
+	"fmt"
+
 	"math"
-	"os"
+
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
 	"github.com/tokendist/tokendist/registry"
 	"go.yaml.in/yaml/v3"
 )
@@ -67,6 +72,7 @@ type File struct {
 	churn       *registry.Choice
 	steady      *tokendist.SteadyOptions
 	reg         *registry.Registry
+	expanded    []Run // the grid, once Specs has expanded it
 }
 
 var (
@@ -101,22 +107,30 @@ func (p *parser) errw(n *yaml.Node, key string, err error) error {
 
 // ReadFile reads and checks an experiment file against reg. With quick, the file's quick
 // section (if any) overrides its top-level keys.
+//
+// The file must be a regular file (a device, FIFO or directory is refused before it is
+// read) of at most maxFileBytes bytes.
 func ReadFile(path string, reg *registry.Registry, quick bool) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadFile(path, "experiment file", maxFileBytes)
 	if err != nil {
-		msg := err.Error()
+		msg := stripErr(err)
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			msg = pe.Op + ": " + pe.Err.Error() // the path is already the error's location
+		} else {
+			msg = strings.Replace(msg, "experiment file "+files.Name(path)+" ", "", 1)
 		}
-		return nil, &FileError{File: path, Msg: msg, Err: err}
+		return nil, &FileError{File: files.Name(path), Msg: msg, Err: err}
 	}
 	return Parse(path, data, reg, quick)
 }
 
+// maxFileBytes bounds the size of an experiment file.
+const maxFileBytes = 16 << 20
+
 // Parse parses experiment-file data (path names it in errors).
 func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File, error) {
-	p := &parser{path: path, reg: reg}
+	p := &parser{path: files.Name(path), reg: reg}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -143,6 +157,10 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 			for k, v := range qk {
 				top[k] = v
 			}
+		} else if _, err := Parse(path, data, reg, true); err != nil {
+			// The quick variant is checked too, so that a bad quick section is found
+			// before the run that needs it.
+			return nil, err
 		}
 	}
 	f := &File{Path: path, reg: reg}
@@ -231,7 +249,7 @@ func (p *parser) mapping(n *yaml.Node, ctx string, allowed []string) (map[string
 	out := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		key := join(ctx, k.Value)
+		key := join(ctx, short(k.Value))
 		if k.Kind != yaml.ScalarNode {
 			return nil, p.errf(k, ctx, "keys must be plain names")
 		}
@@ -244,6 +262,18 @@ func (p *parser) mapping(n *yaml.Node, ctx string, allowed []string) (map[string
 		out[k.Value] = v
 	}
 	return out, nil
+}
+
+// q quotes a value of the file for an error message: at most 48 bytes of it.
+func q(s string) string { return errs.Quote([]byte(s)) }
+
+// short returns a key of the file for an error message: itself when it is a short
+// printable name, else quoted and cut to 48 bytes.
+func short(s string) string {
+	if len(s) <= 48 && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == utf8.RuneError || r == '"' }) {
+		return s
+	}
+	return q(s)
 }
 
 func join(a, b string) string {
@@ -274,7 +304,7 @@ func kindOf(n *yaml.Node) string {
 	if n.Tag == "!!null" {
 		return "nothing"
 	}
-	return fmt.Sprintf("%q", n.Value)
+	return q(n.Value)
 }
 
 func (p *parser) str(n *yaml.Node, key string) (string, error) {
@@ -296,19 +326,19 @@ func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
 	case "!!int":
 		var i int64
 		if err := n.Decode(&i); err != nil {
-			return nil, p.errf(n, key, "integer %s out of range", n.Value)
+			return nil, p.errf(n, key, "integer %s out of range", q(n.Value))
 		}
 		return i, nil
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, p.errf(n, key, "bad number %s", n.Value)
+			return nil, p.errf(n, key, "bad number %s", q(n.Value))
 		}
 		return f, nil
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, p.errf(n, key, "bad boolean %s", n.Value)
+			return nil, p.errf(n, key, "bad boolean %s", q(n.Value))
 		}
 		return b, nil
 	case "!!str":
@@ -316,7 +346,7 @@ func (p *parser) scalar(n *yaml.Node, key string) (any, error) {
 	case "!!null":
 		return nil, p.errf(n, key, "missing value")
 	}
-	return nil, p.errf(n, key, "unsupported value %s (tag %s)", n.Value, n.Tag)
+	return nil, p.errf(n, key, "unsupported value %s (tag %s)", q(n.Value), q(n.Tag))
 }
 
 // paramField decodes a parameter value: a scalar, or a list (a grid axis). For a
@@ -389,7 +419,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 			// A bare name: the entry with its defaults.
 			e, err := p.reg.Lookup(kind, it.Value)
 			if err != nil {
-				return nil, p.errf(it, ctx, "unknown %s %q (known: %s)", kind, it.Value, strings.Join(p.reg.Names(kind), ", "))
+				return nil, p.errf(it, ctx, "unknown %s %s (known: %s)", kind, q(it.Value), strings.Join(p.reg.Names(kind), ", "))
 			}
 			if _, err := e.Resolve(nil); err != nil {
 				return nil, p.errw(it, ctx, err)
@@ -414,7 +444,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 		}
 		e, err := p.reg.Lookup(kind, name)
 		if err != nil {
-			return nil, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, strings.Join(p.reg.Names(kind), ", "))
+			return nil, p.errf(nn, ctx+".name", "unknown %s %s (known: %s)", kind, q(name), strings.Join(p.reg.Names(kind), ", "))
 		}
 		cs := choiceSpec{name: name, line: it.Line}
 		for j := 0; j+1 < len(it.Content); j += 2 {
@@ -428,7 +458,7 @@ func (p *parser) choices(n *yaml.Node, kind registry.Kind, key, single string) (
 				if len(e.Params) > 0 {
 					known = strings.Join(e.ParamNames(), ", ")
 				}
-				return nil, p.errf(k, ctx+"."+k.Value, "%s %s has no such parameter (parameters: %s)", kind, name, known)
+				return nil, p.errf(k, ctx+"."+short(k.Value), "%s %s has no such parameter (parameters: %s)", kind, name, known)
 			}
 			fld, err := p.paramField(v, ctx+"."+k.Value, par)
 			if err != nil {
@@ -454,7 +484,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 	if n.Kind == yaml.ScalarNode {
 		e, err := p.reg.Lookup(kind, n.Value)
 		if err != nil {
-			return registry.Choice{}, p.errf(n, ctx, "unknown %s %q (known: %s)", kind, n.Value, known)
+			return registry.Choice{}, p.errf(n, ctx, "unknown %s %s (known: %s)", kind, q(n.Value), known)
 		}
 		ps, err := e.Resolve(nil)
 		if err != nil {
@@ -479,7 +509,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 	}
 	e, err := p.reg.Lookup(kind, name)
 	if err != nil {
-		return registry.Choice{}, p.errf(nn, ctx+".name", "unknown %s %q (known: %s)", kind, name, known)
+		return registry.Choice{}, p.errf(nn, ctx+".name", "unknown %s %s (known: %s)", kind, q(name), known)
 	}
 	raw := map[string]any{}
 	for j := 0; j+1 < len(n.Content); j += 2 {
@@ -487,7 +517,7 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 		if k.Value == "name" {
 			continue
 		}
-		key := ctx + "." + k.Value
+		key := ctx + "." + short(k.Value)
 		par, ok := e.Param(k.Value)
 		if !ok {
 			pn := "none"
@@ -514,11 +544,18 @@ func (p *parser) single(n *yaml.Node, kind registry.Kind, ctx string) (registry.
 
 // checkDynamic builds c once so that a bad value (a negative rate, a missing trace file)
 // is reported with its line rather than by the first run.
-func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c registry.Choice) (registry.Choice, error) {
+// A constructor that panics is reported as the entry's error (user code never takes
+// the parse down).
+func (p *parser) checkDynamic(n *yaml.Node, kind registry.Kind, ctx string, c registry.Choice) (_ registry.Choice, err error) {
 	s := registry.Spec{Workload: []registry.Choice{c}}
 	if kind == registry.KindChurn {
 		s = registry.Spec{Churn: &c}
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = p.errf(n, ctx, "%s %s: constructor panicked: %s", kind, c.Name, errs.Quote([]byte(fmt.Sprint(v))))
+		}
+	}()
 	if _, _, err := p.reg.BuildDynamic(s); err != nil {
 		return registry.Choice{}, p.errw(n, ctx, err)
 	}
@@ -652,7 +689,7 @@ func (p *parser) record(n *yaml.Node, f *File) error {
 				return err
 			}
 			if _, err := p.reg.Lookup(registry.KindMetric, s); err != nil {
-				return p.errf(it, "record.metrics", "unknown metric %q (known: %s)", s, strings.Join(p.reg.Names(registry.KindMetric), ", "))
+				return p.errf(it, "record.metrics", "unknown metric %s (known: %s)", q(s), strings.Join(p.reg.Names(registry.KindMetric), ", "))
 			}
 			f.Metrics = append(f.Metrics, s)
 		}
@@ -705,10 +742,10 @@ func (p *parser) zip(n *yaml.Node, f *File) ([][]string, error) {
 					ks = append(ks, k)
 				}
 				sort.Strings(ks)
-				return nil, p.errf(c, "zip", "%q is not a list-valued field of this file (list-valued: %s)", s, strings.Join(ks, ", "))
+				return nil, p.errf(c, "zip", "%s is not a list-valued field of this file (list-valued: %s)", q(s), strings.Join(ks, ", "))
 			}
 			if used[s] {
-				return nil, p.errf(c, "zip", "%q is in two groups", s)
+				return nil, p.errf(c, "zip", "%s is in two groups", q(s))
 			}
 			used[s] = true
 			grp = append(grp, s)
@@ -759,31 +796,85 @@ type Run struct {
 
 // Specs expands the grid: the networks × loads × algorithms entries, and within each
 // combination the cartesian product of the list-valued fields (fields in one zip group
-// advance together), × seeds. The order is deterministic.
+// advance together), × seeds. The order is deterministic. The grid's size is computed
+// before anything is expanded: a grid of more than MaxRuns runs, or one whose runs would
+// not fit in the memory budget (about runBytes each), is refused at once. The expansion
+// is computed once per File (Parse checks it); later calls return a copy.
 func (f *File) Specs() ([]Run, error) {
-	var out []Run
-	seen := map[string]int{}
+	if f.expanded != nil {
+		return append([]Run(nil), f.expanded...), nil
+	}
+	runs, err := f.specs()
+	if err != nil {
+		return nil, err
+	}
+	f.expanded = runs
+	return append([]Run(nil), runs...), nil
+}
+
+// runBytes is about the memory one expanded run takes (its Run and share of the spec).
+const runBytes = 512
+
+// gridSize returns the number of runs of the grid before duplicates are removed (at most
+// MaxRuns+1: more is reported as MaxRuns+1), or the error of a bad zip group.
+func (f *File) gridSize() (int64, error) {
+	var total int64
 	for _, nc := range f.networks {
 		for _, lc := range f.loads {
 			for _, ac := range f.algorithms {
-				var fields []field
-				fields = append(fields, nc.fields...)
-				fields = append(fields, lc.fields...)
-				fields = append(fields, ac.fields...)
-				fields = append(fields, f.stop...)
+				axes, err := f.axes(f.comboFields(nc, lc, ac))
+				if err != nil {
+					return 0, err
+				}
+				size := int64(len(f.seeds))
+				for _, ax := range axes {
+					size *= int64(len(ax[0].values))
+					if size > MaxRuns {
+						return MaxRuns + 1, nil
+					}
+				}
+				if total += size; total > MaxRuns {
+					return MaxRuns + 1, nil
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+func (f *File) comboFields(nc, lc, ac choiceSpec) []field {
+	var fields []field
+	fields = append(fields, nc.fields...)
+	fields = append(fields, lc.fields...)
+	fields = append(fields, ac.fields...)
+	return append(fields, f.stop...)
+}
+
+func (f *File) specs() ([]Run, error) {
+	size, err := f.gridSize()
+	if err != nil {
+		return nil, err
+	}
+	line := 0
+	if len(f.networks) > 0 {
+		line = f.networks[0].line
+	}
+	if size > MaxRuns {
+		return nil, &FileError{File: f.Path, Line: line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
+	}
+	if err := errs.CheckAlloc("the grid's runs", size, runBytes); err != nil {
+		return nil, &FileError{File: f.Path, Line: line, Msg: fmt.Sprintf("the grid has %d runs, too many for the memory budget: %s", size, stripErr(err)), Err: err}
+	}
+	out := make([]Run, 0, size)
+	seen := make(map[string]int, size)
+	keys := newKeyer()
+	for _, nc := range f.networks {
+		for _, lc := range f.loads {
+			for _, ac := range f.algorithms {
+				fields := f.comboFields(nc, lc, ac)
 				axes, err := f.axes(fields)
 				if err != nil {
 					return nil, err
-				}
-				size := len(out) + len(f.seeds)
-				for _, ax := range axes {
-					size *= len(ax[0].values)
-					if size > MaxRuns {
-						break
-					}
-				}
-				if size > MaxRuns {
-					return nil, &FileError{File: f.Path, Line: nc.line, Msg: fmt.Sprintf("the grid has more than %d runs; split the file", MaxRuns)}
 				}
 				idx := make([]int, len(axes))
 				for {
@@ -798,10 +889,15 @@ func (f *File) Specs() ([]Run, error) {
 							vals[fl.key] = fl.values[idx[a]]
 						}
 					}
+					proto, err := f.build(nc, lc, ac, vals)
+					if err != nil {
+						return nil, err
+					}
 					for _, seed := range f.seeds {
-						r, err := f.build(nc, lc, ac, vals, seed)
-						if err != nil {
-							return nil, err
+						r := proto
+						r.Spec.Seed = seed
+						if r.Key, err = keys.key(r.Spec); err != nil {
+							return nil, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
 						}
 						if _, dup := seen[r.Key]; dup {
 							continue // the same run twice in the grid: run it once
@@ -863,7 +959,9 @@ func (f *File) axes(fields []field) ([][]field, error) {
 	return axes, nil
 }
 
-func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) (Run, error) {
+// build returns the run of one combination of values with seed 0 and no key (the
+// canonical spec does not depend on the seed).
+func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value) (Run, error) {
 	params := func(c choiceSpec, prefix string) registry.Params {
 		p := registry.Params{}
 		for _, fl := range c.fields {
@@ -875,7 +973,6 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		Network:     registry.Choice{Name: nc.name, Params: params(nc, "network")},
 		Loads:       registry.Choice{Name: lc.name, Params: params(lc, "loads")},
 		Algorithm:   registry.Choice{Name: ac.name, Params: params(ac, "algorithm")},
-		Seed:        seed,
 		SampleEvery: f.SampleEvery,
 		Metrics:     f.Metrics,
 		Workload:    f.workload,
@@ -901,11 +998,7 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value, seed uint64) 
 		line := nc.line
 		return Run{}, &FileError{File: f.Path, Line: line, Msg: stripErr(err), Err: err}
 	}
-	key, err := RunKey(cs)
-	if err != nil {
-		return Run{}, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
-	}
-	return Run{Spec: cs, Key: key, Trace: f.Trace, line: nc.line,
+	return Run{Spec: cs, Trace: f.Trace, line: nc.line,
 		Network: f.label(registry.KindNetwork, cs.Network), Loads: f.label(registry.KindLoads, cs.Loads),
 		Algorithm: f.label(registry.KindAlgorithm, cs.Algorithm)}, nil
 }

@@ -28,53 +28,27 @@ func ParseShard(s string) (Shard, error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, errs.BadParam("bad shard %q (want i/n with 0 ≤ i < n, e.g. 0/4)", s)
+		return Shard{}, errs.BadParam("bad shard %s (want i/n with 0 ≤ i < n, e.g. 0/4)", errs.Quote([]byte(s)))
 	}
 	return Shard{i, n}, nil
 }
 
 // ShardFromEnv reads the shard from a Slurm job array (SLURM_ARRAY_TASK_ID with
-// SLURM_ARRAY_TASK_COUNT, or with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_MAX) or a
+// SLURM_ARRAY_TASK_COUNT, or with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_MAX, and
+// SLURM_ARRAY_TASK_STEP for an array such as --array=0-10:2, whose tasks are shards
+// (id−min)/step of count) or a
 // Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with count, or TOKENDIST_SHARDS when
 // count is 0). It reports ok false when none is set.
 func ShardFromEnv(getenv func(string) string, count int) (Shard, bool, error) {
 	num := func(k string) (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
 		if err != nil {
-			return 0, errs.BadParam("%s=%q is not an integer", k, getenv(k))
+			return 0, errs.BadParam("%s=%s is not an integer", k, errs.Quote([]byte(getenv(k))))
 		}
 		return v, nil
 	}
 	if getenv("SLURM_ARRAY_TASK_ID") != "" {
-		id, err := num("SLURM_ARRAY_TASK_ID")
-		if err != nil {
-			return Shard{}, false, err
-		}
-		lo, n := 0, 0
-		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
-			if lo, err = num("SLURM_ARRAY_TASK_MIN"); err != nil {
-				return Shard{}, false, err
-			}
-		}
-		switch {
-		case getenv("SLURM_ARRAY_TASK_COUNT") != "":
-			if n, err = num("SLURM_ARRAY_TASK_COUNT"); err != nil {
-				return Shard{}, false, err
-			}
-		case getenv("SLURM_ARRAY_TASK_MAX") != "":
-			hi, err := num("SLURM_ARRAY_TASK_MAX")
-			if err != nil {
-				return Shard{}, false, err
-			}
-			n = hi - lo + 1
-		default:
-			return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
-		}
-		s := Shard{id - lo, n}
-		if n < 1 || s.Index < 0 || s.Index >= n {
-			return Shard{}, false, errs.BadParam("Slurm array task %d is not in %d..%d (submit with --array=0-N, step 1)", id, lo, lo+n-1)
-		}
-		return s, true, nil
+		return slurmShard(getenv, num)
 	}
 	if getenv("JOB_COMPLETION_INDEX") != "" {
 		id, err := num("JOB_COMPLETION_INDEX")
@@ -147,8 +121,24 @@ func Select(runs []Run, s Shard) []Run {
 // error ("tokendist: sweep: database ..."), wrapping the driver's. With o.Retry the
 // failed runs and their traces are deleted in one transaction before the sweep (both or
 // neither).
+//
+// Every run goes through one recovery point: user code (a registered constructor,
+// balancer, metric, workload or churn) that panics makes a failed run whose error holds
+// the panic value and the stack (it wraps ErrPanic); the sweep goes on. o.Workers must be
+// at most 4096.
 func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
+	return sweep(ctx, reg, runs, db, o, nil)
+}
+
+// sweep is Sweep, recording the runs in progress in fl (nil: not recorded).
+func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions, fl *inflight) (SweepStats, error) {
 	start := time.Now()
+	if err := checkWorkers(o.Workers); err != nil {
+		return SweepStats{}, wrapf(err, "sweep")
+	}
+	if reg == nil || db == nil {
+		return SweepStats{}, errs.BadParam("sweep: nil registry or database")
+	}
 	runs = Select(runs, o.Shard)
 	st := SweepStats{Total: len(runs)}
 	if o.Retry {
@@ -172,6 +162,7 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = max(1, min(workers, len(todo)))
 	batch := o.BatchSize
 	if batch <= 0 {
 		batch = 256
@@ -191,9 +182,11 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 					continue // stopping: drain the jobs without running them
 				}
 				t0 := time.Now()
-				out, err := reg.Run(wctx, r.Spec, &tokendist.RunOptions{Workers: 1})
+				fl.add(r)
+				out, err := runSafely(wctx, reg, r, &tokendist.RunOptions{Workers: 1})
 				wall := time.Since(t0)
 				if wctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
+					fl.remove(r)
 					continue // interrupted: not stored, run again next time
 				}
 				results <- Record{Run: r, Experiment: o.Experiment, Out: out, Err: err, Wall: wall}
@@ -230,6 +223,7 @@ func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 			return
 		}
 		for _, r := range pending {
+			fl.remove(r.Run) // committed
 			st.Ran++
 			st.RunTime += r.Wall
 			if r.Err != nil || r.Out.Result.Status == tokendist.StatusFailed {
@@ -353,4 +347,72 @@ func (p *progress) finish(st SweepStats) {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// slurmShard is ShardFromEnv for a Slurm job array. An array with a step (--array=0-10:2)
+// is handled: task id is shard (id−min)/step of (max−min)/step+1. An array that is not a
+// range with a step (a list such as --array=1,3,7, whose count disagrees with its
+// bounds) is refused, since its tasks would not cover the shards.
+func slurmShard(getenv func(string) string, num func(string) (int, error)) (Shard, bool, error) {
+	id, err := num("SLURM_ARRAY_TASK_ID")
+	if err != nil {
+		return Shard{}, false, err
+	}
+	opt := func(k string, def int) (int, bool, error) {
+		if getenv(k) == "" {
+			return def, false, nil
+		}
+		v, err := num(k)
+		return v, true, err
+	}
+	lo, _, err := opt("SLURM_ARRAY_TASK_MIN", 0)
+	if err != nil {
+		return Shard{}, false, err
+	}
+	step, _, err := opt("SLURM_ARRAY_TASK_STEP", 1)
+	if err != nil {
+		return Shard{}, false, err
+	}
+	count, hasCount, err := opt("SLURM_ARRAY_TASK_COUNT", 0)
+	if err != nil {
+		return Shard{}, false, err
+	}
+	hi, hasMax, err := opt("SLURM_ARRAY_TASK_MAX", 0)
+	if err != nil {
+		return Shard{}, false, err
+	}
+	const big = 1 << 30 // bounds every value, so that no arithmetic below overflows
+	for _, v := range []struct {
+		k string
+		v int
+	}{{"SLURM_ARRAY_TASK_ID", id}, {"SLURM_ARRAY_TASK_MIN", lo}, {"SLURM_ARRAY_TASK_MAX", hi}, {"SLURM_ARRAY_TASK_COUNT", count}} {
+		if v.v < 0 || v.v > big {
+			return Shard{}, false, errs.BadParam("%s=%d is outside 0..%d", v.k, v.v, big)
+		}
+	}
+	if step < 1 || step > big {
+		return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_STEP=%d (want a step ≥ 1)", step)
+	}
+	if !hasCount && !hasMax {
+		return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX")
+	}
+	n := count
+	if hasMax {
+		if hi < lo {
+			return Shard{}, false, errs.BadParam("SLURM_ARRAY_TASK_MAX=%d is below SLURM_ARRAY_TASK_MIN=%d", hi, lo)
+		}
+		n = (hi-lo)/step + 1
+		if hasCount && count != n {
+			return Shard{}, false, errs.BadParam("Slurm array of %d tasks from %d to %d with step %d is not a range with a step (a list such as --array=1,3,7?): its tasks would not cover the %d shards; submit with --array=0-N or --array=0-N:STEP",
+				count, lo, hi, step, n)
+		}
+	}
+	if (id-lo)%step != 0 {
+		return Shard{}, false, errs.BadParam("Slurm array task %d is not min %d plus a multiple of the step %d", id, lo, step)
+	}
+	s := Shard{(id - lo) / step, n}
+	if n < 1 || id < lo || s.Index >= n {
+		return Shard{}, false, errs.BadParam("Slurm array task %d is not in %d..%d step %d (submit with --array=0-N or --array=0-N:STEP)", id, lo, lo+(n-1)*step, step)
+	}
+	return s, true, nil
 }

@@ -105,7 +105,14 @@ func checkPlotValues(lines []Line) error {
 // must be finite with magnitude at most 1e300 (an error names the first that is not);
 // more than 4096 lines or a side above 16384 cm is refused too.
 // The cost is O(total points) plus the size of the text.
-func Lines(lines []Line, opts *Options) ([]byte, error) {
+func Lines(lines []Line, opts *Options) (svg []byte, err error) {
+	// gonum/plot panics on some extreme inputs (a log axis whose range underflows to
+	// 0); the panic is reported as an error, never raised.
+	defer func() {
+		if p := recover(); p != nil {
+			svg, err = nil, errs.BadParam("plot: the plotting library failed on these values: %s", errs.Quote([]byte(fmt.Sprint(p))))
+		}
+	}()
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -121,7 +128,7 @@ func Lines(lines []Line, opts *Options) ([]byte, error) {
 	if leg != nil && leg.strip != nil {
 		leg.Plot(*leg.strip, p)
 	}
-	return c.finishSVG(o.Title)
+	return c.finishSVG(truncText(o.Title))
 }
 
 // plotArea returns the part of the canvas gonum/plot may draw in: gonum/plot centres the
@@ -170,7 +177,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 	}
 
 	p := gplot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = o.Title, o.XLabel, o.YLabel
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = truncText(o.Title), truncText(o.XLabel), truncText(o.YLabel)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
 
 	// The log axes' tick plans, from the positive data and whether any value is 0.
@@ -199,16 +206,16 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+			return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 		}
 		l.Color = plotutil.Color(i)
 		l.Dashes = plotutil.Dashes(i / 7)
 		p.Add(l)
-		e := legendEntry{name: ln.Name, thumbs: []gplot.Thumbnailer{l}}
+		e := legendEntry{name: truncText(ln.Name), thumbs: []gplot.Thumbnailer{l}}
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, nil, nil, draw.Canvas{}, fmt.Errorf("tokendist: line %q: %w", ln.Name, err)
+				return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 			}
 			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
 			p.Add(s)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	gplot "gonum.org/v1/plot"
@@ -203,4 +205,34 @@ func TestPlotClipLength(t *testing.T) {
 	} {
 		require.InDelta(t, tc.want, clipLength(tc.ax, tc.ay, tc.bx, tc.by, 0, 0, 1, 1), 1e-12, "%v", tc)
 	}
+}
+
+// TestTruncText: long, control-laden and invalid texts are cut to maxTextRunes runes
+// and cleaned; short clean ones are unchanged.
+func TestTruncText(t *testing.T) {
+	long := strings.Repeat("é", 3*maxTextRunes)
+	cases := []struct{ in, want string }{
+		{"", ""},
+		{"plain title", "plain title"},
+		{strings.Repeat("a", maxTextRunes), strings.Repeat("a", maxTextRunes)},
+		{strings.Repeat("a", maxTextRunes+1), strings.Repeat("a", maxTextRunes-1) + "…"},
+		{long, strings.Repeat("é", maxTextRunes-1) + "…"},
+		{"a\nb\x00c", "a b c"},
+		{"bad\xffutf8", "bad utf8"},
+	}
+	for _, c := range cases {
+		got := truncText(c.in)
+		require.Equal(t, c.want, got, "truncText(%.40q)", c.in)
+		require.LessOrEqual(t, utf8.RuneCountInString(got), maxTextRunes)
+	}
+}
+
+// TestHugeTitleFast: a 1 MiB title and legend name render promptly into a small SVG.
+func TestHugeTitleFast(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	start := time.Now()
+	svg, err := Lines([]Line{{Name: huge, X: []float64{0, 1}, Y: []float64{1, 2}}}, &Options{Title: huge, XLabel: huge, YLabel: huge})
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 20*time.Second)
+	require.Less(t, len(svg), 1<<20, "the SVG holds the cut texts, not the 1 MiB ones")
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -49,6 +51,7 @@ func newOutlineCanvas(w, h vg.Length) *outlineCanvas {
 // the same advances and kerning as gonum/plot's font.Face.Width, with the baseline
 // starting at pt.
 func (c *outlineCanvas) FillString(f font.Face, pt vg.Point, str string) {
+	str = truncText(str)
 	if str == "" {
 		return
 	}
@@ -70,6 +73,34 @@ func (c *outlineCanvas) FillString(f font.Face, pt vg.Point, str string) {
 		c.Pop()
 	}
 	c.Pop()
+}
+
+// maxTextRunes bounds every text a plot draws (title, axis labels, legend names): a
+// longer one is cut and ends with "…". No readable plot has longer labels, and each
+// drawn character costs a glyph outline.
+const maxTextRunes = 200
+
+// truncText cuts s to maxTextRunes runes (the last one "…"), and replaces invalid UTF-8
+// and control characters (a newline would break the layout) by spaces.
+func truncText(s string) string {
+	if len(s) <= maxTextRunes && utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	long := utf8.RuneCountInString(s) > maxTextRunes
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if long && n == maxTextRunes-1 {
+			b.WriteRune('…')
+			return b.String()
+		}
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
 }
 
 // glyphOutline is one glyph's outline at the origin and its x offset in the string.

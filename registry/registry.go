@@ -135,17 +135,17 @@ func (p Param) Convert(v any) (any, error) {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "nothing"
 	case string:
-		return fmt.Sprintf("%q", v)
+		return errs.Quote([]byte(x))
 	case []any:
-		return fmt.Sprintf("list %v", v)
+		return "list " + errs.Quote([]byte(fmt.Sprint(v)))
 	case map[string]any:
 		return "a mapping"
 	}
-	return fmt.Sprintf("%v (%T)", v, v)
+	return errs.Quote([]byte(fmt.Sprint(v))) + fmt.Sprintf(" (%T)", v)
 }
 
 func contains(l []string, s string) bool {
@@ -349,7 +349,7 @@ func (e Entry) Resolve(raw map[string]any) (Params, error) {
 			if len(e.Params) > 0 {
 				known = strings.Join(e.ParamNames(), ", ")
 			}
-			return nil, errs.BadParam("%s %s has no parameter %q (parameters: %s)", e.Kind, e.Name, k, known)
+			return nil, errs.BadParam("%s %s has no parameter %s (parameters: %s)", e.Kind, e.Name, errs.Quote([]byte(k)), known)
 		}
 		c, err := p.Convert(v)
 		if err != nil {
@@ -447,15 +447,15 @@ func (r *Registry) add(kind Kind, e Entry, re *regEntry) error {
 	seen := map[string]bool{}
 	for _, p := range e.Params {
 		if p.Name == "" || seen[p.Name] {
-			return errs.BadParam("%s %s: empty or repeated parameter name %q", kind, e.Name, p.Name)
+			return errs.BadParam("%s %s: empty or repeated parameter name %s", kind, errs.Quote([]byte(e.Name)), errs.Quote([]byte(p.Name)))
 		}
 		seen[p.Name] = true
 		if p.Type < ParamInt || p.Type > ParamInts {
-			return errs.BadParam("%s %s: parameter %s has type %v", kind, e.Name, p.Name, p.Type)
+			return errs.BadParam("%s %s: parameter %s has type %v", kind, errs.Quote([]byte(e.Name)), errs.Quote([]byte(p.Name)), p.Type)
 		}
 		if p.Default != nil {
 			if _, err := p.Convert(p.Default); err != nil {
-				return wrapf(err, "%s %s: default", kind, e.Name)
+				return wrapf(err, "%s %s: default", kind, errs.Quote([]byte(e.Name)))
 			}
 		}
 	}
@@ -586,7 +586,7 @@ func (r *Registry) lookup(kind Kind, name string) (*regEntry, error) {
 	re := r.entries[kind][name]
 	r.mu.RUnlock()
 	if re == nil {
-		return nil, fmt.Errorf("%w: %s %q (known: %s)", ErrUnknownName, kind, name, strings.Join(r.Names(kind), ", "))
+		return nil, fmt.Errorf("%w: %s %s (known: %s)", ErrUnknownName, kind, errs.Quote([]byte(name)), strings.Join(r.Names(kind), ", "))
 	}
 	return re, nil
 }

@@ -2,15 +2,16 @@ package registry
 
 import (
 	"bufio"
-	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
 
 	"gonum.org/v1/gonum/graph/encoding/dot"
 	"gonum.org/v1/gonum/graph/simple"
@@ -163,13 +164,21 @@ func registerNetworks(r *Registry) {
 const maxFileNodes = 1 << 30
 
 func readEdgeList(path string, n int) (*tokendist.Graph, error) {
-	data, err := os.ReadFile(path)
+	fh, err := openFile(path, "edge list", edgeListFactor)
 	if err != nil {
-		return nil, wrapf(err, "edge list")
+		return nil, err
 	}
+	defer fh.Close()
+	return parseEdgeList(fh, files.Name(path), n)
+}
+
+// parseEdgeList reads an edge list from r (name names it in errors): lines "u v", '#'
+// starts a comment; n = 0 takes the largest node + 1. Lines are at most 1 MiB and the
+// edges within the memory budget.
+func parseEdgeList(r io.Reader, name string, n int) (*tokendist.Graph, error) {
 	var edges [][2]int
 	maxNode := -1
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
 	for sc.Scan() {
@@ -183,45 +192,59 @@ func readEdgeList(path string, n int) (*tokendist.Graph, error) {
 			continue
 		}
 		if len(f) != 2 {
-			return nil, errs.BadParam("%s:%d: want two node numbers, got %q", path, line, t)
+			return nil, errs.BadParam("edge list %s:%d: want two node numbers, got %s", name, line, errs.Quote([]byte(t)))
 		}
 		var e [2]int
 		for i := range f {
 			v, err := strconv.Atoi(f[i])
 			if err != nil || v < 0 || v >= maxFileNodes {
-				return nil, errs.BadParam("%s:%d: bad node %q (want 0..%d)", path, line, f[i], maxFileNodes-1)
+				return nil, errs.BadParam("edge list %s:%d: bad node %s (want 0..%d)", name, line, errs.Quote([]byte(f[i])), maxFileNodes-1)
 			}
 			e[i] = v
 			maxNode = max(maxNode, v)
 		}
+		if len(edges) == cap(edges) {
+			if err := errs.CheckAlloc("edge list "+name, int64(3*len(edges)+16), 16); err != nil {
+				return nil, err
+			}
+		}
 		edges = append(edges, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, wrapf(err, "edge list %s", path)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, errs.BadParam("edge list %s:%d: a line longer than %d bytes", name, line+1, 1<<20)
+		}
+		return nil, errs.Wrapf(err, "edge list %s", name)
 	}
 	if n == 0 {
 		n = maxNode + 1
 	}
 	if maxNode >= n {
-		return nil, errs.BadParam("%s: node %d but n = %d", path, maxNode, n)
+		return nil, errs.BadParam("edge list %s: node %d but n = %d", name, maxNode, n)
 	}
 	return tokendist.NewGraph(n, edges)
 }
 
-func readDOT(path string) (g *tokendist.Graph, err error) {
-	data, err := os.ReadFile(path)
+func readDOT(path string) (*tokendist.Graph, error) {
+	data, err := readFile(path, "DOT file", dotFactor)
 	if err != nil {
-		return nil, wrapf(err, "DOT")
+		return nil, err
 	}
+	return parseDOT(data, files.Name(path))
+}
+
+// parseDOT builds the network of a DOT document (name names it in errors); a panic of
+// gonum's parser or builder is reported as an error.
+func parseDOT(data []byte, name string) (g *tokendist.Graph, err error) {
 	dst := simple.NewUndirectedGraph()
 	defer func() {
 		// gonum's builders panic on some malformed inputs (self-loops); report them.
 		if p := recover(); p != nil {
-			g, err = nil, errs.BadParam("DOT file %s: %v", path, p)
+			g, err = nil, errs.BadParam("DOT file %s: %s", name, errs.Quote([]byte(fmt.Sprint(p))))
 		}
 	}()
 	if err := dot.Unmarshal(data, dst); err != nil {
-		return nil, errs.BadParam("DOT file %s: %v", path, err)
+		return nil, errs.BadParam("DOT file %s: %s", name, errs.Quote([]byte(err.Error())))
 	}
 	g, _, err = tokendist.FromGonum(dst)
 	return g, err

@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"os"
-
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
 )
@@ -67,9 +65,9 @@ func registerDynamic(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			fh, err := os.Open(name)
+			fh, err := openFile(name, "trace file", traceFactor)
 			if err != nil {
-				return nil, errs.BadParam("parameter file: %w", err)
+				return nil, err
 			}
 			defer fh.Close()
 			return tokendist.NewTraceArrivals(fh)
