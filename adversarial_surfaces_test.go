@@ -457,8 +457,64 @@ func advCmdCases(add func(surface, name string, run func() error)) {
 			return err
 		})
 	}
+	formatFiles := map[string]map[string]func() string{
+		"graph6": {
+			"ok":               func() string { return ">>graph6<<IheA@GUAo\n" },
+			"second":           func() string { return "C~\nBg\n" },
+			"disconnect":       func() string { return "C?\n" },
+			"bad-byte":         func() string { return "C\x01\n" },
+			"short":            func() string { return "C~~~~\n" },
+			"order-2^36":       func() string { return "~~~~~~~~\n" },
+			"order-cut":        func() string { return "~~\n" },
+			"order-4032-short": func() string { return "~?~?" + strings.Repeat("?", 10) + "\n" },
+			"1MiB-line":        func() string { return strings.Repeat("~", 1<<20) + "\n" },
+			"complete-62":      func() string { return "}" + strings.Repeat("~", 316) + "\n" },
+		},
+		"graphml": {
+			"ok": func() string {
+				return `<graphml><graph edgedefault="undirected"><node id="a"/><node id="b"/><node id="c"/><edge source="a" target="b"/><edge source="b" target="c"/></graph></graphml>`
+			},
+			"directed":   func() string { return `<graphml><graph edgedefault="directed"><node id="a"/></graph></graphml>` },
+			"undeclared": func() string { return `<graphml><graph><node id="a"/><edge source="a" target="b"/></graph></graphml>` },
+			"self-loop":  func() string { return `<graphml><graph><node id="a"/><edge source="a" target="a"/></graph></graphml>` },
+			"unclosed":   func() string { return `<graphml><graph><node id="a">` },
+			"no-graph":   func() string { return `<graphml/>` },
+			"1MiB-id": func() string {
+				return `<graphml><graph><node id="` + strings.Repeat("a", 1<<20) + `"/></graph></graphml>`
+			},
+			"deep-nesting": func() string { return strings.Repeat("<x>", 100000) + strings.Repeat("</x>", 100000) },
+			"entity-bomb": func() string {
+				return `<?xml version="1.0"?><!DOCTYPE g [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><graphml><graph><node id="&b;"/></graph></graphml>`
+			},
+			"star-1e5": func() string {
+				var b strings.Builder
+				b.WriteString(`<graphml><graph><node id="0"/>`)
+				for i := 1; i < 100000; i++ {
+					fmt.Fprintf(&b, `<node id="%d"/><edge source="0" target="%d"/>`, i, i)
+				}
+				b.WriteString(`</graph></graphml>`)
+				return b.String()
+			},
+		},
+	}
+	for kind, table := range formatFiles {
+		for name, mkText := range table {
+			add("cmd", kind+"/"+name, func() error {
+				dir := advDir()
+				defer os.RemoveAll(dir)
+				p := advWrite(filepath.Join(dir, "net."+kind), mkText())
+				f := advWrite(filepath.Join(dir, "exp.yaml"), strings.Replace(advBase, "  - name: ring\n    n: 8", "  - name: "+kind+"\n    file: "+p, 1))
+				want := advMustFail
+				if name == "ok" || name == "second" || name == "complete-62" || name == "star-1e5" || name == "1MiB-id" { // a one-node graph with a long id is valid
+					want = advEither
+				}
+				_, err := advRunCmd(nil, want, "run", f)
+				return err
+			})
+		}
+	}
 	for name := range advSpecialFiles("") {
-		for _, kind := range []string{"edge-list", "dot", "trace"} {
+		for _, kind := range []string{"edge-list", "dot", "trace", "graph6", "graphml"} {
 			if name == "empty" || name == "missing" && kind == "trace" {
 				continue
 			}

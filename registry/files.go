@@ -10,10 +10,14 @@ import (
 // Bytes allocated per byte of input by the readers of network and trace files, which
 // bound the size of a file they accept (files.Limit): the edge list keeps about two
 // ints per edge of at least four bytes of text; gonum's DOT parser builds an AST of
-// about a kilobyte per short statement.
+// about a kilobyte per short statement; a graph6 byte holds up to six edges of about 40
+// bytes each while they are collected and built; XML decoding copies every name and
+// attribute and keeps two strings per edge.
 const (
 	edgeListFactor = 8
 	dotFactor      = 1024
+	graph6Factor   = 256
+	graphMLFactor  = 32
 	traceFactor    = 8
 	maxFileBytes   = 1 << 34 // 16 GiB, whatever the budget
 )

@@ -5,22 +5,23 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
 )
 
 // readGraph6 reads the graph on line index (0-based, blank lines and ">>graph6<<" headers
 // skipped) of a graph6 file (McKay's format, as nauty, NetworkX and House of Graphs
 // write it). It costs O(n²), the size of the code.
 func readGraph6(path string, index int) (*tokendist.Graph, error) {
+	name := files.Name(path)
 	if index < 0 {
-		return nil, errs.BadParam("graph6 file %s: index %d is negative", path, index)
+		return nil, errs.BadParam("graph6 file %s: index %d is negative", name, index)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, "graph6 file", graph6Factor)
 	if err != nil {
-		return nil, wrapf(err, "graph6")
+		return nil, err
 	}
 	k := 0
 	for lineNo, line := range bytes.Split(data, []byte("\n")) {
@@ -34,14 +35,14 @@ func readGraph6(path string, index int) (*tokendist.Graph, error) {
 		}
 		g, err := decodeGraph6(line)
 		if err != nil {
-			return nil, wrapf(err, "graph6 file %s:%d: code %s", path, lineNo+1, errs.Quote(line))
+			return nil, wrapf(err, "graph6 file %s:%d: code %s", name, lineNo+1, errs.Quote(line))
 		}
 		return g, nil
 	}
 	if k == 0 && index == 0 {
-		return nil, errs.BadParam("graph6 file %s holds no graph", path)
+		return nil, errs.BadParam("graph6 file %s holds no graph", name)
 	}
-	return nil, errs.BadParam("graph6 file %s holds %d graphs, index %d is out of range", path, k, index)
+	return nil, errs.BadParam("graph6 file %s holds %d graphs, index %d is out of range", name, k, index)
 }
 
 // decodeGraph6 decodes one graph6 code: the order n in 1, 4 or 8 bytes, then the upper
@@ -97,12 +98,12 @@ func decodeGraph6(code []byte) (*tokendist.Graph, error) {
 // library's networks are simple and undirected). It costs O(n + m) time after the file
 // is read.
 func readGraphML(path string) (*tokendist.Graph, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, "GraphML file", graphMLFactor)
 	if err != nil {
-		return nil, wrapf(err, "GraphML")
+		return nil, err
 	}
 	bad := func(format string, args ...any) error {
-		return errs.BadParam("GraphML file %s: "+format, append([]any{path}, args...)...)
+		return errs.BadParam("GraphML file %s: "+format, append([]any{files.Name(path)}, args...)...)
 	}
 	attr := func(e xml.StartElement, name string) (string, bool) {
 		for _, a := range e.Attr {
@@ -193,7 +194,7 @@ func readGraphML(path string) (*tokendist.Graph, error) {
 	}
 	g, err := tokendist.NewGraph(len(ids), edges)
 	if err != nil {
-		return nil, wrapf(err, "GraphML file %s", path)
+		return nil, wrapf(err, "GraphML file %s", files.Name(path))
 	}
 	return g, nil
 }

@@ -211,6 +211,19 @@ func TestGraph6Errors(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
+// Both readers open files under the registry's policy: a device or a directory is
+// refused before anything is read.
+func TestNetworkFormatsRefuseNonRegular(t *testing.T) {
+	for _, name := range []string{"graph6", "graphml"} {
+		for _, path := range []string{"/dev/zero", t.TempDir()} {
+			g, err := buildNetwork(t, ch(name, "file", path), 1)
+			require.Nil(t, g)
+			require.ErrorContains(t, err, "not a regular file", "%s %s", name, path)
+			require.Regexp(t, "^tokendist: ", err.Error())
+		}
+	}
+}
+
 // The random families build through the registry with their parameters and a seed
 // derived from the run's.
 func TestRegistryRandomFamilies(t *testing.T) {
