@@ -111,7 +111,7 @@ func TestBadFiles(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", 1, "must be a mapping"},
 		{"unknown top key", base + "sedes: 3\n", 8, `sedes: unknown key (allowed: name, description, networks`},
 		{"missing loads", "networks: [path]\nalgorithms: [threshold-1]\n", 1, "loads: missing"},
-		{"unknown network", strings.Replace(base, "name: path", "name: pathh", 1), 2, `unknown network "pathh" (known: complete, dot, edge-list,`},
+		{"unknown network", strings.Replace(base, "name: path", "name: pathh", 1), 2, `unknown network "pathh" (known: barabasi-albert, complete, dot, edge-list,`},
 		{"unknown param", strings.Replace(base, "n: 8", "m: 8", 1), 3, "networks[0].m: network path has no such parameter (parameters: n)"},
 		{"wrong type", strings.Replace(base, "n: 8", "n: eight", 1), 3, `networks[0].n: parameter n: want int, got "eight"`},
 		{"wrong type in list", strings.Replace(base, "n: 8", "n: [8, x]", 1), 3, `parameter n: want int, got "x"`},
