@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -55,27 +54,5 @@ func BenchmarkRegistryOverhead(b *testing.B) {
 		if _, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func TestProgressLines(t *testing.T) {
-	var buf bytes.Buffer
-	p := newProgress(SweepOptions{Progress: &buf, Every: time.Nanosecond}, 10, 2)
-	p.add(5, 1)
-	time.Sleep(time.Millisecond)
-	p.tick()
-	p.finish(SweepStats{Ran: 5, Failed: 1, Skipped: 2, Total: 12})
-	out := buf.String()
-	for _, want := range []string{"sweep: 10 runs to do, 2 already", "sweep: 5/10 runs (50.0%), 1 failed", "ETA", "5 runs done (1 failed), 2 skipped, 12 total"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("progress output %q lacks %q", out, want)
-		}
-	}
-	buf.Reset()
-	p = newProgress(SweepOptions{Progress: &buf, Terminal: true}, 4, 0)
-	p.add(2, 0)
-	p.tick()
-	if !strings.Contains(buf.String(), "\r[###############               ] 2/4  50.0%") {
-		t.Errorf("bar %q", buf.String())
 	}
 }
