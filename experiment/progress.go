@@ -24,13 +24,13 @@ const sizeBudget = 3 * time.Second
 // finished runs of the same algorithm, else of every finished run. A run that could
 // not be sized takes the mean wall time of the finished runs.
 type costModel struct {
-	class     []int            // class of each run, by its index in todo
-	byKey     map[string]int   // run key → index in todo
-	algo      []string         // algorithm name of each class
-	work      []float64        // work of each class (0: not sized)
-	left      []int            // runs of each class not finished
-	sum       []float64        // summed wall seconds of each class's finished runs
-	cnt       []int            // finished runs of each class
+	class     []int          // class of each run, by its index in todo
+	byKey     map[string]int // run key → index in todo
+	algo      []string       // algorithm name of each class
+	work      []float64      // work of each class (0: not sized)
+	left      []int          // runs of each class not finished
+	sum       []float64      // summed wall seconds of each class's finished runs
+	cnt       []int          // finished runs of each class
 	algoWall  map[string]float64
 	algoWork  map[string]float64
 	wall, wrk float64 // over every finished run with work
@@ -247,4 +247,3 @@ func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
-
