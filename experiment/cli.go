@@ -465,119 +465,11 @@ func (c *command) list(args []string) int {
 	return ExitOK
 }
 
-const reportManual = `Usage: tokendist report [flags] --db FILE
-
-Prints the runs stored in a results database: one row per run (experiment, network, n,
-loads, algorithm, seed, status, final and initial discrepancy, steps, model time, tokens
-moved, messages, negative steps, wall seconds, key, and one column m.NAME per metric), or
-with --summary one row per (experiment, network, loads, algorithm) with the count, mean,
-standard deviation, minimum and maximum of the final discrepancy over the seeds, the
-mean steps, moves and metrics. CSV and JSON Lines read directly into pandas, R or DuckDB.
-
-  --db FILE       the database (required)
-  --format F      text (default), csv, markdown or jsonl
-  --summary       aggregate over seeds
-  --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
-  --no-timing     leave out the wall time, so that equal databases print equal reports
-`
-
-func (c *command) report(args []string) int {
-	fs := c.flags("report", reportManual)
-	dbPath := fs.String("db", "", "results database")
-	format := fs.String("format", "text", "text, csv, markdown or jsonl")
-	summary := fs.Bool("summary", false, "aggregate over seeds")
-	where := fs.String("where", "", "SQL condition")
-	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
-	pos, code, ok := c.parse(fs, args)
-	if !ok {
-		return code
-	}
-	if *dbPath == "" && len(pos) == 1 {
-		*dbPath, pos = pos[0], nil
-	}
-	if *dbPath == "" || len(pos) > 0 {
-		fmt.Fprintln(c.stderr, "tokendist: report needs --db FILE and no other argument")
-		return ExitUsage
-	}
-	if !contains([]string{"text", "csv", "markdown", "jsonl"}, *format) {
-		fmt.Fprintf(c.stderr, "tokendist: --format %q (allowed: text, csv, markdown, jsonl)\n", *format)
-		return ExitUsage
-	}
-	db, err := openExisting(*dbPath)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	defer db.Close()
-	var t Table
-	if *summary {
-		t, err = SummaryTable(db, *where)
-	} else {
-		t, err = RunsTable(db, *where)
-	}
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	if *noTiming {
-		t = t.Without("wall_seconds")
-	}
-	if err := t.Write(c.stdout, *format); err != nil {
-		return c.fail(ExitFailed, err)
-	}
-	return ExitOK
-}
-
 func openExisting(path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, wrapf(err, "database")
 	}
 	return OpenDB(path)
-}
-
-const plotManual = `Usage: tokendist plot [flags] --db FILE --out FILE.svg
-
-Draws an SVG plot from a results database: the column --y against the column --x, one
-line per value of --by, at the mean over the seeds (with --spread also the minimum and
-maximum). Columns are those of tokendist report (n, seed, discrepancy, steps, time,
-moved, messages, wall_seconds, initial_discrepancy, ..., and m.NAME for a metric).
-Example: final discrepancy against n per algorithm:
-
-  tokendist plot --db results.db --x n --y discrepancy --by algorithm --out disc.svg
-`
-
-func (c *command) plot(args []string) int {
-	fs := c.flags("plot", plotManual)
-	dbPath := fs.String("db", "", "results database")
-	out := fs.String("out", "", "SVG output file")
-	o := PlotOptions{}
-	fs.StringVar(&o.X, "x", "n", "x column")
-	fs.StringVar(&o.Y, "y", "discrepancy", "y column")
-	fs.StringVar(&o.By, "by", "algorithm", "one line per value of this column")
-	fs.BoolVar(&o.Spread, "spread", false, "add min and max lines over seeds")
-	fs.StringVar(&o.Where, "where", "", "SQL condition on the runs")
-	fs.StringVar(&o.Title, "title", "", "plot title")
-	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
-	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
-	pos, code, ok := c.parse(fs, args)
-	if !ok {
-		return code
-	}
-	if *dbPath == "" || *out == "" || len(pos) > 0 {
-		fmt.Fprintln(c.stderr, "tokendist: plot needs --db FILE and --out FILE.svg")
-		return ExitUsage
-	}
-	db, err := openExisting(*dbPath)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	defer db.Close()
-	svg, err := Plot(db, o)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	if err := os.WriteFile(*out, svg, 0o644); err != nil {
-		return c.fail(ExitFailed, err)
-	}
-	return ExitOK
 }
 
 const mergeManual = `Usage: tokendist merge --into OUT.db SRC.db...

@@ -233,8 +233,9 @@ func (t Table) Without(col string) Table {
 	return out
 }
 
-// Write writes t in format text (aligned columns), csv, markdown or jsonl (one JSON
-// object per row).
+// Write writes t in format text (aligned columns, numbers to 6 significant digits),
+// csv or markdown (numbers in full precision: strconv 'g' with precision -1), or jsonl
+// (one JSON object per row; numbers in full precision, NaN as null).
 func (t Table) Write(w io.Writer, format string) error {
 	switch format {
 	case "csv":
@@ -243,7 +244,7 @@ func (t Table) Write(w io.Writer, format string) error {
 		for _, r := range t.Rows {
 			rec := make([]string, len(r))
 			for i, v := range r {
-				rec[i] = cell(v)
+				rec[i] = fullCell(v)
 			}
 			cw.Write(rec)
 		}
@@ -270,7 +271,7 @@ func (t Table) Write(w io.Writer, format string) error {
 		for _, r := range t.Rows {
 			s := make([]string, len(r))
 			for i, v := range r {
-				s[i] = strings.ReplaceAll(cell(v), "|", `\|`)
+				s[i] = strings.ReplaceAll(fullCell(v), "|", `\|`)
 			}
 			fmt.Fprintf(w, "| %s |\n", strings.Join(s, " | "))
 		}
