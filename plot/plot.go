@@ -275,7 +275,6 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 	return p, leg, nil
 }
 
-
 // logPlan returns the tick plan of a logarithmic axis over the given coordinates of the
 // lines and the position of its 0 row (0: no zero in the data).
 func logPlan(lines []Line, on bool, coord func(Line) []float64) (logTicks, float64) {
