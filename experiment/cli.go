@@ -167,7 +167,7 @@ time, tokens moved, metrics). Use it to try a file before sweeping it.
 
   --quick         use the file's quick section
   --format F      text (default), csv, markdown or jsonl
-  --trace-dir D   write each run's trace as D/<key>.csv
+  --trace-dir D   write each run's trace as D/<key>.csv (the table's trace_file column)
   --plot F        draw every run's discrepancy against steps into the SVG file F
 
 Exit status: 0 if every run succeeded, 1 if some failed, 2 for a bad file or flag.
@@ -232,6 +232,9 @@ func (c *command) run(args []string) int {
 	for _, m := range ms {
 		t.Cols = append(t.Cols, "m."+m)
 	}
+	if *traceDir != "" {
+		t.Cols = append(t.Cols, "trace_file")
+	}
 	failed := 0
 	var series []plot.Series
 	for i, r := range runs {
@@ -242,12 +245,22 @@ func (c *command) run(args []string) int {
 			st = "Failed: " + errs[i].Error()
 		}
 		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
+		if errs[i] != nil {
+			row = append(row[:5], nil, nil, nil, nil) // a failed run has no results
+		}
 		for _, m := range ms {
-			if v, ok := o.Metrics[m]; ok {
+			if v, ok := o.Metrics[m]; ok && errs[i] == nil {
 				row = append(row, v)
 			} else {
 				row = append(row, nil)
 			}
+		}
+		if *traceDir != "" {
+			name := filepath.Join(*traceDir, r.Key+".csv")
+			if errs[i] != nil {
+				name = "" // a failed run has no trace
+			}
+			row = append(row, name)
 		}
 		t.Rows = append(t.Rows, row)
 		if *traceDir != "" && errs[i] == nil {
@@ -298,9 +311,14 @@ without the flag, a Slurm job array (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_C
 SLURM_ARRAY_TASK_MIN/MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with
 --shards or TOKENDIST_SHARDS) selects the shard. Give each shard its own database: in
 --db, {i} and {n} are replaced by the shard index and count (default: FILE's name with
-.db, or .shard-{i}-of-{n}.db when sharded). Combine them with tokendist merge.
+.db, or .shard-{i}-of-{n}.db when sharded; with --quick, .quick.db and
+.quick.shard-{i}-of-{n}.db, so that quick results never mix with full ones). The
+repository's .gitignore ignores *.db. Combine shards with tokendist merge.
 
-Progress goes to stderr: a bar with ETA on a terminal, a line every --every otherwise.
+Progress goes to stderr: a bar on a terminal, a line every --every otherwise, with the
+runs done, failed and the elapsed time, and an ETA from the estimated cost of the
+remaining runs (their network size and step budget, at the wall time that finished runs
+of the same kind took).
 
 Exit status: 0 if every run of the shard is stored without failure, 1 if some failed or
 the sweep was interrupted, 2 for a bad file or flag.
@@ -309,7 +327,7 @@ the sweep was interrupted, 2 for a bad file or flag.
 func (c *command) sweep(args []string) int {
 	fs := c.flags("sweep", sweepManual)
 	quick := fs.Bool("quick", false, "use the file's quick section")
-	dbPath := fs.String("db", "", "results database (default FILE.db; {i} and {n} name the shard)")
+	dbPath := fs.String("db", "", "results database (default FILE.db, FILE.quick.db with --quick; {i} and {n} name the shard)")
 	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
 	shardFlag := fs.String("shard", "", "run shard i/n of the grid")
 	shards := fs.Int("shards", 0, "shard count for a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
@@ -339,12 +357,12 @@ func (c *command) sweep(args []string) int {
 	path := *dbPath
 	base := strings.TrimSuffix(pos[0], filepath.Ext(pos[0]))
 	if path == "" {
-		path = base + ".db"
-		if shard.Count > 1 {
-			path = base + ".shard-{i}-of-{n}.db"
-		}
+		path = defaultDB(base, *quick, shard.Count > 1)
 	}
 	path = strings.ReplaceAll(strings.ReplaceAll(path, "{i}", fmt.Sprint(shard.Index)), "{n}", fmt.Sprint(shard.Count))
+	if *dbPath == "" {
+		fmt.Fprintf(c.stderr, "sweep: results in %s (the default database; --db chooses another)\n", path)
+	}
 	db, err := OpenDB(path)
 	if err != nil {
 		return c.fail(ExitFailed, err)
@@ -356,6 +374,9 @@ func (c *command) sweep(args []string) int {
 	}
 	if exp == "" {
 		exp = filepath.Base(base)
+	}
+	if err := db.storeExperimentFile(exp, pos[0]); err != nil {
+		return c.fail(ExitFailed, err)
 	}
 	o := SweepOptions{Workers: *workers, Shard: shard, Experiment: exp, Retry: *retry, Every: *every}
 	switch *prog {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,32 +9,46 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/registry"
 )
 
-// sizeBudget bounds the time newProgress spends sizing the classes of runs (building
-// their networks and loads, and λ_max for Stop.Tau, which the runs then reuse from the
-// registry's cache); classes left unsized are estimated from the mean run.
-const sizeBudget = 3 * time.Second
+// sizeBudget bounds the time newProgress spends sizing and probing the classes of
+// runs; classes left out are estimated from their work or the mean run.
+const sizeBudget = 10 * time.Second
 
-// costModel estimates the wall time of a sweep's remaining runs from what the finished
-// ones took. Runs are grouped into classes that differ only by seed: a class with
-// finished runs is estimated by their mean wall time. Other runs are estimated from
-// their work, (n + m)·B with B the step budget the stop rule fixes (Stop.MaxSteps or τ;
-// n when the balancer's own budget applies), at the wall time per unit of work of the
-// finished runs of the same algorithm, else of every finished run. A run that could
-// not be sized takes the mean wall time of the finished runs.
+// probeTime is about how long newProgress spends timing the steps of one class.
+const probeTime = 50 * time.Millisecond
+
+// costModel estimates the wall time of a sweep's remaining runs. Runs are grouped into
+// classes that differ only by seed. Before the sweep, one run of each class is sized
+// (n, m and the step budget B its stop rule fixes: Stop.MaxSteps or τ) and probed
+// (probeRun): short runs give its setup time and time per step on this machine, so the
+// class's estimate is the setup plus B steps. Runs differ in cost by more than
+// (n + m)·B says (a setup that searches the whole network, memory locality), which a
+// probe sees and a formula does not.
+//
+// During the sweep, a class with finished runs is estimated by their mean wall time;
+// another by its probe estimate times the ratio of the finished runs' wall time to
+// their probe estimates (the slow-down of parallel runs and of other load); a class
+// that could not be probed (no fixed budget, or the time for probing ran out) by its
+// work (n + m)·B (B = n when the balancer's own budget applies) at the wall time per
+// unit of work of the finished runs of its algorithm, else of all; else by the mean
+// finished run.
 type costModel struct {
 	class     []int          // class of each run, by its index in todo
 	byKey     map[string]int // run key → index in todo
 	algo      []string       // algorithm name of each class
 	work      []float64      // work of each class (0: not sized)
+	probe     []float64      // probe estimate of each class's wall seconds (0: none)
 	left      []int          // runs of each class not finished
 	sum       []float64      // summed wall seconds of each class's finished runs
 	cnt       []int          // finished runs of each class
 	algoWall  map[string]float64
 	algoWork  map[string]float64
 	wall, wrk float64 // over every finished run with work
+	pWall     float64 // wall seconds of the finished runs with a probe estimate
+	pEst      float64 // and their probe estimates
 	allWall   float64
 	allCnt    int
 }
@@ -64,38 +79,70 @@ func newCostModel(reg *registry.Registry, todo []Run) *costModel {
 		m.left[id]++
 	}
 	m.work = make([]float64, len(rep))
+	m.probe = make([]float64, len(rep))
 	m.sum = make([]float64, len(rep))
 	m.cnt = make([]int, len(rep))
 	if reg == nil {
 		return m
 	}
-	// Size each class once, networks with equal parameters (and seed) once.
-	type sz struct {
-		s   registry.RunSize
-		err error
-	}
-	seen := map[string]sz{}
 	deadline := time.Now().Add(sizeBudget)
 	for id, s := range rep {
 		if time.Now().After(deadline) {
 			break
 		}
-		nk, _ := json.Marshal([]any{s.Network, s.Loads, s.Stop, s.Seed})
-		v, ok := seen[string(nk)]
-		if !ok {
-			v.s, v.err = reg.Size(s)
-			seen[string(nk)] = v
-		}
-		if v.err != nil {
+		sz, err := reg.Size(s)
+		if err != nil {
 			continue
 		}
-		b := float64(v.s.MaxSteps)
+		b := float64(sz.MaxSteps)
 		if b <= 0 {
-			b = float64(v.s.N)
+			b = float64(sz.N)
 		}
-		m.work[id] = float64(v.s.N+v.s.Edges) * max(b, 1)
+		m.work[id] = float64(sz.N+sz.Edges) * max(b, 1)
+		if sz.MaxSteps > 0 {
+			m.probe[id] = probeRun(reg, s, sz.MaxSteps, deadline)
+		}
 	}
 	return m
+}
+
+// probeRun times short runs of s to estimate the wall seconds of the whole run with its
+// step budget: a run of 1 step (t1: the setup, network, loads, balancer and Init, and a
+// step), then runs of 1 + k steps for k = 8, 32, 128 ... until they take 5 ms more than
+// t1 or probeTime is spent, giving the time per step; the estimate is t1 plus budget − 1
+// steps. A run that ends within the probe is timed as it is. It returns 0 if a probe
+// run fails or deadline passes.
+func probeRun(reg *registry.Registry, s registry.Spec, budget int64, deadline time.Time) float64 {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	run := func(steps int64) (float64, bool) {
+		p := s
+		p.Stop.MaxSteps = steps
+		t0 := time.Now()
+		out, err := reg.Run(ctx, p, &tokendist.RunOptions{Workers: 1})
+		return time.Since(t0).Seconds(), err == nil && out.Result.Status != tokendist.StatusFailed
+	}
+	t1, ok := run(1)
+	if !ok {
+		return 0
+	}
+	if budget <= 1 {
+		return t1
+	}
+	stop := time.Now().Add(probeTime)
+	for k := int64(8); ; k *= 4 {
+		k = min(k, budget-1)
+		tk, ok := run(1 + k)
+		if !ok {
+			return 0
+		}
+		if k == budget-1 {
+			return tk
+		}
+		if tk-t1 >= 0.005 || time.Now().After(stop) {
+			return t1 + max(tk-t1, 0)/float64(k)*float64(budget-1)
+		}
+	}
 }
 
 // finished records a finished run.
@@ -117,6 +164,10 @@ func (m *costModel) finished(r Record) {
 		m.wall += w
 		m.wrk += m.work[id]
 	}
+	if m.probe[id] > 0 {
+		m.pWall += w
+		m.pEst += m.probe[id]
+	}
 }
 
 // remaining returns the estimated wall seconds of the runs not finished (summed over
@@ -126,6 +177,10 @@ func (m *costModel) remaining() (sum, longest float64, ok bool) {
 		return 0, 0, false
 	}
 	mean := m.allWall / float64(m.allCnt)
+	calib := 1.0
+	if m.pEst > 0 {
+		calib = m.pWall / m.pEst
+	}
 	for id, left := range m.left {
 		if left <= 0 {
 			continue
@@ -134,6 +189,8 @@ func (m *costModel) remaining() (sum, longest float64, ok bool) {
 		switch {
 		case m.cnt[id] > 0:
 			e = m.sum[id] / float64(m.cnt[id])
+		case m.probe[id] > 0:
+			e = m.probe[id] * calib
 		case m.work[id] > 0 && m.algoWork[m.algo[id]] > 0:
 			e = m.work[id] * m.algoWall[m.algo[id]] / m.algoWork[m.algo[id]]
 		case m.work[id] > 0 && m.wrk > 0:
@@ -246,4 +303,17 @@ func (p *progress) finish(st SweepStats) {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// defaultDB returns sweep's default database for the experiment file without its
+// extension, base: base.db, base.quick.db with quick (quick runs never share a
+// database with full ones), and .shard-{i}-of-{n} before .db when sharded.
+func defaultDB(base string, quick, sharded bool) string {
+	if quick {
+		base += ".quick"
+	}
+	if sharded {
+		base += ".shard-{i}-of-{n}"
+	}
+	return base + ".db"
 }

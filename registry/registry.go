@@ -795,7 +795,7 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 	}
 	b, err := ae.algorithm(g, l, s.Algorithm.Params)
 	if err != nil {
-		return nil, nil, nil, wrapf(err, "algorithm %s", s.Algorithm.Name)
+		return nil, nil, nil, wrapf(treeHint(ae, s.Algorithm.Params, err), "algorithm %s", s.Algorithm.Name)
 	}
 	if b == nil {
 		return nil, nil, nil, wrapf(tokendist.ErrNilBalancer, "algorithm %s", s.Algorithm.Name)

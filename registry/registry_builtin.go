@@ -282,7 +282,7 @@ func registerLoads(r *Registry) {
 				scale = int64(g.MaxDegree())
 			}
 			if v == -1 {
-				if v, err = tokendist.Peripheral(g); err != nil {
+				if v, err = r.peripheral(g); err != nil { // once per network (O(n·m))
 					return nil, err
 				}
 			}

@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/tokendist/tokendist"
 )
 
@@ -64,4 +67,21 @@ func (r *Registry) Size(s Spec) (RunSize, error) {
 		}
 	}
 	return out, nil
+}
+
+// treeHint adds to an ErrNotTree from algorithm entry e's constructor the option that
+// fixes it: spanning_tree: true when e has that parameter (and it is off), else that the
+// algorithm needs a tree network. Other errors are returned as they are.
+func treeHint(e *regEntry, p Params, err error) error {
+	if !errors.Is(err, tokendist.ErrNotTree) {
+		return err
+	}
+	for _, par := range e.Params {
+		if par.Name == "spanning_tree" {
+			if on, _ := p["spanning_tree"].(bool); !on {
+				return fmt.Errorf("%w (set spanning_tree: true to run %s on a breadth-first spanning tree of the network)", err, e.Name)
+			}
+		}
+	}
+	return fmt.Errorf("%w (%s runs on trees only: use a tree network such as kary-tree or random-tree)", err, e.Name)
 }

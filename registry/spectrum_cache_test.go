@@ -56,7 +56,7 @@ func TestSpectrumCache(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Len(t, r.spectra.m, maxCachedSpectra)
-	require.NotContains(t, r.spectra.m, fingerprint(a1), "the oldest entry is dropped")
+	require.NotContains(t, r.spectra.m, cacheKey{fingerprint(a1), "lambda"}, "the oldest entry is dropped")
 
 	_, err = r.lambdaMax(nil)
 	require.Error(t, err)
@@ -75,5 +75,29 @@ func TestRunTauUsesCache(t *testing.T) {
 		require.NoError(t, err)
 		require.InDelta(t, cf.LambdaMax, out.Metrics["lambda_max"], 1e-12)
 	}
+	require.Len(t, r.spectra.m, 1)
+}
+
+// TestPeripheralCache checks that the distance loads find the peripheral node once per
+// network: runs of several seeds and algorithms on one network add one entry, with the
+// node Peripheral returns.
+func TestPeripheralCache(t *testing.T) {
+	r := New()
+	for _, alg := range []string{"randomized-diffusion", "fgs-deterministic"} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			s := Spec{Network: Choice{Name: "torus", Params: Params{"sides": []any{5, 7}}}, Loads: Choice{Name: "distance"},
+				Algorithm: Choice{Name: alg}, Seed: seed, Stop: StopRule{MaxSteps: 3}}
+			_, err := r.Run(t.Context(), s, nil)
+			require.NoError(t, err)
+		}
+	}
+	require.Len(t, r.spectra.m, 1)
+	g, err := tokendist.Torus(5, 7)
+	require.NoError(t, err)
+	want, err := tokendist.Peripheral(g)
+	require.NoError(t, err)
+	got, err := r.peripheral(g)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 	require.Len(t, r.spectra.m, 1)
 }
