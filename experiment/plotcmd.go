@@ -182,7 +182,9 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 			what = "median"
 		}
 		po.YLabel = o.Y + " (" + what + " over seeds"
-		if o.Band != "" {
+		if o.Facet != "" { // small panels: the short label
+			po.YLabel = o.Y + " (" + what
+		} else if o.Band != "" {
 			po.YLabel += ", " + map[string]string{"sd": "± sd", "ci": "95% CI", "quartiles": "quartiles", "minmax": "min to max"}[o.Band]
 		}
 		po.YLabel += ")"
