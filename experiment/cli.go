@@ -36,9 +36,11 @@ Usage:
   tokendist run FILE        run every run of FILE now, print a table (no database)
   tokendist sweep FILE      run FILE's grid in parallel into a results database (resumable)
   tokendist list            list the networks, loads, algorithms, metrics, workloads and churns files can name
-  tokendist report          print the runs of a database as text, CSV, Markdown or JSON Lines
-  tokendist plot            draw an SVG plot from a database
+  tokendist report          print the runs, a summary or the traces of a database (text, CSV,
+                            Markdown, JSON Lines), or one HTML page
+  tokendist plot            draw a plot from a database (SVG, PNG or PDF)
   tokendist merge           fold result databases into one (idempotent)
+  tokendist version         print the module version and VCS revision
   tokendist help COMMAND    the manual of COMMAND (same as COMMAND --help)
 
 Exit status: 0 success, 1 some runs failed, 2 bad usage or a bad file.
@@ -79,6 +81,8 @@ func Main(reg *registry.Registry, args []string, stdout, stderr io.Writer) int {
 		return c.plot(rest)
 	case "merge":
 		return c.merge(rest)
+	case "version":
+		return c.version(rest)
 	}
 	fmt.Fprintf(stderr, "tokendist: unknown command %q\n\n%s", cmd, mainUsage)
 	return ExitUsage

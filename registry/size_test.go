@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
 )
 
 // TestSize checks that Size reports the nodes, links, initial discrepancy and step
@@ -27,4 +28,24 @@ func TestSize(t *testing.T) {
 	}
 	_, err := r.Size(Spec{Network: ch("no-such-network"), Loads: ch("distance"), Algorithm: ch("randomized-diffusion")})
 	require.ErrorContains(t, err, "no-such-network")
+}
+
+// TestNotTreeHint checks that "network is not a tree" names the option that fixes it:
+// spanning_tree: true for an algorithm that has it, a tree network for one that has not.
+func TestNotTreeHint(t *testing.T) {
+	r := New()
+	for _, tc := range []struct {
+		alg  Choice
+		hint string
+	}{
+		{ch("discrepancy-1"), "set spanning_tree: true"},
+		{ch("threshold-1"), "set spanning_tree: true"},
+		{ch("perfect-tree"), "runs on trees only: use a tree network"},
+	} {
+		_, err := r.Run(t.Context(), Spec{Network: ch("ring", "n", 6), Loads: ch("random-range", "hi", 9), Algorithm: tc.alg}, nil)
+		require.ErrorIs(t, err, tokendist.ErrNotTree)
+		require.ErrorContains(t, err, tc.hint)
+	}
+	_, err := r.Run(t.Context(), Spec{Network: ch("ring", "n", 6), Loads: ch("random-range", "hi", 9), Algorithm: ch("discrepancy-1", "spanning_tree", true)}, nil)
+	require.NoError(t, err)
 }
