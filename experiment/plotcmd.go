@@ -98,6 +98,11 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 		}
 		return i, nil
 	}
+	for _, a := range [2][2]string{{o.X, "the x axis"}, {o.Y, "the y axis"}} {
+		if _, ok := col[a[0]]; !ok {
+			return nil, errs.BadParam("plot: no column %q for %s (numeric columns: %s)", a[0], a[1], strings.Join(numeric, ", "))
+		}
+	}
 	xi, err := axis(o.X, "the x axis")
 	if err != nil {
 		return nil, err
@@ -234,21 +239,18 @@ func spreadLine(name string, s map[float64][]float64, band string) plot.Line {
 	return ln
 }
 
-// numericColumns returns the columns of t whose cells are all numbers or empty, with at
-// least one number.
+// numericColumns returns the columns of t whose cells are all numbers or empty.
 func numericColumns(t Table) []string {
 	var out []string
 	for i, c := range t.Cols {
-		num, other := false, false
+		other := false
 		for _, r := range t.Rows {
-			if _, ok := number(r[i]); ok {
-				num = true
-			} else if r[i] != nil {
+			if _, ok := number(r[i]); !ok && r[i] != nil {
 				other = true
 				break
 			}
 		}
-		if num && !other {
+		if !other {
 			out = append(out, c)
 		}
 	}
