@@ -172,7 +172,7 @@ time, tokens moved, metrics). Use it to try a file before sweeping it.
   --quick         use the file's quick section
   --format F      text (default), csv, markdown or jsonl
   --trace-dir D   write each run's trace as D/<key>.csv (the table's trace_file column)
-  --plot F        draw every run's discrepancy against steps into the SVG file F
+  --plot F        draw every run's discrepancy against steps into F (.svg, .png or .pdf)
 
 Exit status: 0 if every run succeeded, 1 if some failed, 2 for a bad file or flag.
 `
@@ -182,7 +182,7 @@ func (c *command) run(args []string) int {
 	quick := fs.Bool("quick", false, "use the file's quick section")
 	format := fs.String("format", "text", "text, csv, markdown or jsonl")
 	traceDir := fs.String("trace-dir", "", "directory for per-run trace CSV files")
-	plotFile := fs.String("plot", "", "SVG file for the discrepancy traces")
+	plotFile := fs.String("plot", "", "image file for the discrepancy traces (.svg, .png or .pdf)")
 	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
@@ -191,6 +191,13 @@ func (c *command) run(args []string) int {
 	f, runs, code, ok := c.readRuns("run", pos, *quick)
 	if !ok {
 		return code
+	}
+	plotFormat := ""
+	if *plotFile != "" {
+		var err error
+		if plotFormat, err = plot.FormatOf(*plotFile); err != nil {
+			return c.fail(ExitUsage, err)
+		}
 	}
 	if *traceDir != "" {
 		if err := os.MkdirAll(*traceDir, 0o755); err != nil {
@@ -281,9 +288,9 @@ func (c *command) run(args []string) int {
 		return c.fail(ExitUsage, err)
 	}
 	if *plotFile != "" {
-		svg, err := plot.Traces(series, &plot.Options{Title: f.Name})
+		img, err := tracesImage(series, f.Name, plotFormat)
 		if err == nil {
-			err = os.WriteFile(*plotFile, svg, 0o644)
+			err = os.WriteFile(*plotFile, img, 0o644)
 		}
 		if err != nil {
 			return c.fail(ExitFailed, err)

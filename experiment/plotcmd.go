@@ -316,3 +316,14 @@ func (c *command) plot(args []string) int {
 	}
 	return ExitOK
 }
+
+// tracesImage draws the discrepancy of each series against the step, as plot.Traces
+// does, in the image format (one of plot.Formats).
+func tracesImage(series []plot.Series, title, format string) ([]byte, error) {
+	lines := make([]plot.Line, len(series))
+	for i, s := range series {
+		x, y := s.Trace.Discrepancies()
+		lines[i] = plot.Line{Name: s.Name, X: x, Y: y}
+	}
+	return plot.LinesAs(lines, &plot.Options{Title: title, XLabel: "step", YLabel: "discrepancy"}, format)
+}

@@ -80,7 +80,10 @@ func TestRunFailedAndTraceFiles(t *testing.T) {
 	file := filepath.Join(dir, "f.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(quickFile, "[randomized-diffusion]", "[randomized-diffusion, discrepancy-1]", 1)), 0o644))
 	traces := filepath.Join(dir, "traces")
-	code, out, errs := runMain(t, "run", "--format", "csv", "--trace-dir", traces, file)
+	code, _, errs := runMain(t, "run", "--plot", filepath.Join(dir, "p.gif"), file)
+	require.Equal(t, ExitUsage, code)
+	require.Contains(t, errs, `unknown image format "gif"`)
+	code, out, errs := runMain(t, "run", "--format", "csv", "--trace-dir", traces, "--plot", filepath.Join(dir, "p.png"), file)
 	require.Equal(t, ExitFailed, code, errs)
 	rows := readCSV(t, out)
 	col := index(rows[0])
@@ -99,6 +102,9 @@ func TestRunFailedAndTraceFiles(t *testing.T) {
 		require.FileExists(t, r[col["trace_file"]])
 	}
 	require.Equal(t, 6, failed)
+	png, err := os.ReadFile(filepath.Join(dir, "p.png"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(png), "\x89PNG"))
 }
 
 // TestVersionCommand checks tokendist version: the version, module version, revision
