@@ -228,7 +228,7 @@ func newProgress(o SweepOptions, reg *registry.Registry, todo []Run, skipped, wo
 	p.lastLine = p.start
 	if p.w != nil {
 		if reg != nil && len(todo) > 0 {
-			fmt.Fprintf(p.w, "sweep: sizing and timing the kinds of runs for the ETA (at most %s)\n", sizeBudget)
+			fmt.Fprintf(p.w, "sweep: sizing and timing each kind of run for the ETA (about %s)\n", sizeBudget)
 		}
 		p.cost = newCostModel(reg, todo)
 		fmt.Fprintf(p.w, "sweep: %d runs to do, %d already in the database\n", len(todo), skipped)
