@@ -99,6 +99,9 @@ type SweepOptions struct {
 	// Shard selects a slice of the grid (Count 0: all).
 	Shard Shard
 	// Progress receives the progress display (nil: none); Terminal selects the bar.
+	// With a Progress writer, Sweep first sizes one run of each class of runs (runs
+	// that differ only by seed) and times a few short runs of it, for about 10 s at
+	// most, so that the ETA follows the cost of the remaining runs, not their count.
 	Progress io.Writer
 	Terminal bool
 	// Every is the interval of plain progress lines (0: 10 s).
