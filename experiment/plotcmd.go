@@ -18,7 +18,9 @@ type PlotOptions struct {
 	// comma-separated (default algorithm): "algorithm,network_name" draws one line per
 	// algorithm and network family.
 	X, Y, By string
-	// Spread adds the minimum and maximum over the seeds, as Band "minmax" does.
+	// Spread adds the minimum and maximum over the seeds, as Band "minmax" does. (It
+	// hides the embedded plot.Options.Spread, the band's drawing style, which Plot sets
+	// from Bars.)
 	Spread bool
 	// Where filters the runs (SQL).
 	Where string
