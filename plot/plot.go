@@ -63,7 +63,9 @@ type Options struct {
 	Title, XLabel, YLabel string
 	// LogX and LogY use logarithmic axes, labelled 1, 2, 4 … or 10, 100, 1000 …. Zero
 	// values are drawn on a row labelled 0 one tick step below the smallest positive
-	// tick; negative values are dropped.
+	// tick; negative values are dropped. On a log y axis the y label is drawn after the
+	// data (so it comes after the y tick labels in the SVG's <desc>), in a column of its
+	// own, which keeps a long label from shrinking the data area.
 	LogX, LogY bool
 	// Points draws markers as well as lines.
 	Points bool
@@ -193,7 +195,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		w, h = 16, 10
 	}
 	c := newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter)
-	area := plotArea(p, c)
+	area := leg.ylabel.reserve(plotArea(p, c))
 	if len(leg.entries) == 0 || o.Legend == LegendHidden {
 		return p, nil, c, area, nil
 	}
@@ -201,7 +203,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 	if grow > 0 {
 		c = newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter+grow)
 		full := plotArea(p, c)
-		area = draw.Crop(full, 0, 0, grow, 0)
+		area = leg.ylabel.reserve(draw.Crop(full, 0, 0, grow, 0))
 		leg.below(p, full, area)
 	}
 	return p, leg, c, area, nil
@@ -272,6 +274,7 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 	if o.LogY {
 		logRange(&p.Y)
 	}
+	leg.ylabel = takeYLabel(p, o.LogY)
 	return p, leg, nil
 }
 

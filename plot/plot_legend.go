@@ -19,6 +19,7 @@ type legend struct {
 	style   text.Style
 	thumb   vg.Length    // width of a line sample
 	strip   *draw.Canvas // where to draw the legend outside the plot (nil: inside)
+	ylabel  *yLabel      // the y label drawn by the plot's own plotter (log y axes)
 }
 
 type legendEntry struct {

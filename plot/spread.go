@@ -231,6 +231,7 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 	}
 	rows := (len(panels) + cols - 1) / cols
 	plots := make([]*gplot.Plot, len(panels))
+	ylabels := make([]*yLabel, len(panels))
 	shared := &legend{place: LegendTopLeft}
 	seen := map[string]bool{}
 	for i, pn := range panels {
@@ -245,7 +246,7 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 			return nil, err
 		}
 		p.Title.TextStyle.Font.Size = p.X.Label.TextStyle.Font.Size
-		plots[i] = p
+		plots[i], ylabels[i] = p, leg.ylabel
 		shared.style, shared.thumb = leg.style, leg.thumb
 		for _, e := range leg.entries {
 			if !seen[e.name] {
@@ -277,7 +278,7 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 	grid := draw.Crop(dc, 0, -(lw + 2*legendInset), 0, -titleH)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 4, PadY: 4, PadTop: 2, PadBottom: 2, PadLeft: 2, PadRight: 2}
 	for i, p := range plots {
-		p.Draw(tiles.At(grid, i%cols, i/cols))
+		p.Draw(ylabels[i].reserve(tiles.At(grid, i%cols, i/cols)))
 	}
 	if lw > 0 {
 		strip := dc

@@ -2,6 +2,7 @@ package plot_test
 
 import (
 	"bytes"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -71,4 +72,33 @@ func TestFacetsLegendOnePerName(t *testing.T) {
 	require.Equal(t, 1, strings.Count(desc, "| a |")+strings.Count(desc, "| a<"), desc)
 	require.Contains(t, desc, "left")
 	require.Contains(t, desc, "right")
+}
+
+// TestLogYLabelKeepsDataArea checks that a long y label on a logarithmic y axis does not
+// shrink the data area: gonum/plot pads for the label as if centred at the arithmetic
+// middle of the range, near the top on a log scale, which left a blank band above the
+// data. The topmost drawn row right of the label must not depend on the label's length.
+func TestLogYLabelKeepsDataArea(t *testing.T) {
+	lines := []plot.Line{{Name: "b", X: []float64{256, 1024, 4096, 16384}, Y: []float64{1002, 4870, 23032, 106458}}}
+	top := func(label string, logY bool) int {
+		b, err := plot.LinesAs(lines, &plot.Options{LogY: logY, YLabel: label, Legend: plot.LegendHidden}, "png")
+		require.NoError(t, err)
+		img, err := png.Decode(bytes.NewReader(b))
+		require.NoError(t, err)
+		r := img.Bounds()
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X + r.Dx()/5; x < r.Max.X; x++ {
+				if c, _, _, _ := img.At(x, y).RGBA(); c < 0x8000 {
+					return y
+				}
+			}
+		}
+		return -1
+	}
+	long := "steps (mean over seeds, 95% confidence interval)"
+	for _, logY := range []bool{true, false} {
+		short := top("s", logY)
+		require.Positive(t, short)
+		require.InDelta(t, short, top(long, logY), 1, "log y %v", logY)
+	}
 }
