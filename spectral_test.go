@@ -137,11 +137,12 @@ func lanczosVsDense(t *testing.T, name string, g *tokendist.Graph) {
 	}
 }
 
-// TestLambdaMaxAuto checks the automatic choice: dense up to 1024 nodes, Lanczos above,
+// TestLambdaMaxAuto checks the automatic choice: dense up to 64 nodes, Lanczos above,
 // and the single node.
 func TestLambdaMaxAuto(t *testing.T) {
-	require.Equal(t, tokendist.SpectralDense, must(tokendist.LambdaMax(must(tokendist.Ring(100)), nil)).Method)
-	require.Equal(t, tokendist.SpectralLanczos, must(tokendist.LambdaMax(must(tokendist.Ring(1025)), nil)).Method)
+	require.Equal(t, tokendist.SpectralDense, must(tokendist.LambdaMax(must(tokendist.Ring(64)), nil)).Method)
+	require.Equal(t, tokendist.SpectralLanczos, must(tokendist.LambdaMax(must(tokendist.Ring(65)), nil)).Method)
+	require.Equal(t, tokendist.SpectralLanczos, must(tokendist.LambdaMax(must(tokendist.Hypercube(10)), nil)).Method)
 	one := must(tokendist.LambdaMax(must(tokendist.Path(1)), nil))
 	require.Equal(t, tokendist.Spectrum{N: 1}, one)
 }

@@ -34,9 +34,11 @@ Usage:
   tokendist run FILE        run every run of FILE now, print a table (no database)
   tokendist sweep FILE      run FILE's grid in parallel into a results database (resumable)
   tokendist list            list the networks, loads, algorithms, metrics, workloads and churns files can name
-  tokendist report          print the runs of a database as text, CSV, Markdown or JSON Lines
-  tokendist plot            draw an SVG plot from a database
+  tokendist report          print the runs, a summary or the traces of a database (text, CSV,
+                            Markdown, JSON Lines), or one HTML page
+  tokendist plot            draw a plot from a database (SVG, PNG or PDF)
   tokendist merge           fold result databases into one (idempotent)
+  tokendist version         print the module version and VCS revision
   tokendist help COMMAND    the manual of COMMAND (same as COMMAND --help)
 
 Exit status: 0 success, 1 some runs failed, 2 bad usage or a bad file.
@@ -94,6 +96,8 @@ func mainCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) in
 		return c.plot(rest)
 	case "merge":
 		return c.merge(rest)
+	case "version":
+		return c.version(rest)
 	}
 	fmt.Fprintf(stderr, "tokendist: unknown command %s (the commands: run, sweep, list, report, plot, merge, help; see tokendist help)\n", errs.Quote([]byte(cmd)))
 	return ExitUsage
@@ -188,8 +192,8 @@ time, tokens moved, metrics). Use it to try a file before sweeping it.
 
   --quick         use the file's quick section
   --format F      text (default), csv, markdown or jsonl
-  --trace-dir D   write each run's trace as D/<key>.csv
-  --plot F        draw every run's discrepancy against steps into the SVG file F
+  --trace-dir D   write each run's trace as D/<key>.csv (the table's trace_file column)
+  --plot F        draw every run's discrepancy against steps into F (.svg, .png or .pdf)
 
 Exit status: 0 if every run succeeded, 1 if some failed, 2 for a bad file or flag.
 `
@@ -199,7 +203,7 @@ func (c *command) run(args []string) int {
 	quick := fs.Bool("quick", false, "use the file's quick section")
 	format := fs.String("format", "text", "text, csv, markdown or jsonl")
 	traceDir := fs.String("trace-dir", "", "directory for per-run trace CSV files")
-	plotFile := fs.String("plot", "", "SVG file for the discrepancy traces")
+	plotFile := fs.String("plot", "", "image file for the discrepancy traces (.svg, .png or .pdf)")
 	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
@@ -211,6 +215,13 @@ func (c *command) run(args []string) int {
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return c.fail(ExitUsage, err)
+	}
+	plotFormat := ""
+	if *plotFile != "" {
+		var err error
+		if plotFormat, err = plot.FormatOf(*plotFile); err != nil {
+			return c.fail(ExitUsage, err)
+		}
 	}
 	if *traceDir != "" {
 		if err := os.MkdirAll(*traceDir, 0o755); err != nil {
@@ -260,6 +271,9 @@ func (c *command) run(args []string) int {
 	for _, m := range ms {
 		t.Cols = append(t.Cols, "m."+m)
 	}
+	if *traceDir != "" {
+		t.Cols = append(t.Cols, "trace_file")
+	}
 	failed := 0
 	var series []plot.Series
 	for i, r := range runs {
@@ -270,12 +284,22 @@ func (c *command) run(args []string) int {
 			st, _, _ = strings.Cut("Failed: "+errs[i].Error(), "\n") // a panic's stack is not shown in the table
 		}
 		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
+		if errs[i] != nil {
+			row = append(row[:5], nil, nil, nil, nil) // a failed run has no results
+		}
 		for _, m := range ms {
-			if v, ok := o.Metrics[m]; ok {
+			if v, ok := o.Metrics[m]; ok && errs[i] == nil {
 				row = append(row, v)
 			} else {
 				row = append(row, nil)
 			}
+		}
+		if *traceDir != "" {
+			name := filepath.Join(*traceDir, r.Key+".csv")
+			if errs[i] != nil {
+				name = "" // a failed run has no trace
+			}
+			row = append(row, name)
 		}
 		t.Rows = append(t.Rows, row)
 		if *traceDir != "" && errs[i] == nil {
@@ -289,9 +313,9 @@ func (c *command) run(args []string) int {
 		return c.fail(ExitUsage, err)
 	}
 	if *plotFile != "" {
-		svg, err := plot.Traces(series, &plot.Options{Title: f.Name})
+		img, err := tracesImage(series, f.Name, plotFormat)
 		if err == nil {
-			err = os.WriteFile(*plotFile, svg, 0o644)
+			err = os.WriteFile(*plotFile, img, 0o644)
 		}
 		if err != nil {
 			return c.fail(ExitFailed, err)
@@ -326,9 +350,14 @@ SLURM_ARRAY_TASK_MIN/MAX, and SLURM_ARRAY_TASK_STEP for --array=0-N:STEP) or a
 Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --shards or TOKENDIST_SHARDS) selects
 the shard. Give each shard its own database: in
 --db, {i} and {n} are replaced by the shard index and count (default: FILE's name with
-.db, or .shard-{i}-of-{n}.db when sharded). Combine them with tokendist merge.
+.db, or .shard-{i}-of-{n}.db when sharded; with --quick, .quick.db and
+.quick.shard-{i}-of-{n}.db, so that quick results never mix with full ones). The
+repository's .gitignore ignores *.db. Combine shards with tokendist merge.
 
-Progress goes to stderr: a bar with ETA on a terminal, a line every --every otherwise.
+Progress goes to stderr: a bar on a terminal, a line every --every otherwise, with the
+runs done, failed and the elapsed time, and an ETA from the estimated cost of the
+remaining runs (their network size and step budget, at the wall time that finished runs
+of the same kind took).
 
 Exit status: 0 if every run of the shard is stored without failure, 1 if some failed or
 the sweep was interrupted, 2 for a bad file or flag.
@@ -337,7 +366,7 @@ the sweep was interrupted, 2 for a bad file or flag.
 func (c *command) sweep(args []string) int {
 	fs := c.flags("sweep", sweepManual)
 	quick := fs.Bool("quick", false, "use the file's quick section")
-	dbPath := fs.String("db", "", "results database (default FILE.db; {i} and {n} name the shard)")
+	dbPath := fs.String("db", "", "results database (default FILE.db, FILE.quick.db with --quick; {i} and {n} name the shard)")
 	workers := fs.Int("workers", 0, "runs in parallel (0: all cores)")
 	shardFlag := fs.String("shard", "", "run shard i/n of the grid")
 	shards := fs.Int("shards", 0, "shard count for a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
@@ -370,12 +399,12 @@ func (c *command) sweep(args []string) int {
 	path := *dbPath
 	base := strings.TrimSuffix(pos[0], filepath.Ext(pos[0]))
 	if path == "" {
-		path = base + ".db"
-		if shard.Count > 1 {
-			path = base + ".shard-{i}-of-{n}.db"
-		}
+		path = defaultDB(base, *quick, shard.Count > 1)
 	}
 	path = strings.ReplaceAll(strings.ReplaceAll(path, "{i}", fmt.Sprint(shard.Index)), "{n}", fmt.Sprint(shard.Count))
+	if *dbPath == "" {
+		fmt.Fprintf(c.stderr, "sweep: results in %s (the default database; --db chooses another)\n", path)
+	}
 	db, err := OpenDB(path)
 	if err != nil {
 		return c.fail(ExitFailed, err)
@@ -387,6 +416,9 @@ func (c *command) sweep(args []string) int {
 	}
 	if exp == "" {
 		exp = filepath.Base(base)
+	}
+	if err := db.storeExperimentFile(exp, pos[0]); err != nil {
+		return c.fail(ExitFailed, err)
 	}
 	o := SweepOptions{Workers: *workers, Shard: shard, Experiment: exp, Retry: *retry, Every: *every}
 	switch *prog {
@@ -500,116 +532,8 @@ func (c *command) list(args []string) int {
 	return ExitOK
 }
 
-const reportManual = `Usage: tokendist report [flags] --db FILE
-
-Prints the runs stored in a results database: one row per run (experiment, network, n,
-loads, algorithm, seed, status, final and initial discrepancy, steps, model time, tokens
-moved, messages, negative steps, wall seconds, key, and one column m.NAME per metric), or
-with --summary one row per (experiment, network, loads, algorithm) with the count, mean,
-standard deviation, minimum and maximum of the final discrepancy over the seeds, the
-mean steps, moves and metrics. CSV and JSON Lines read directly into pandas, R or DuckDB.
-
-  --db FILE       the database (required)
-  --format F      text (default), csv, markdown or jsonl
-  --summary       aggregate over seeds
-  --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
-  --no-timing     leave out the wall time, so that equal databases print equal reports
-`
-
-func (c *command) report(args []string) int {
-	fs := c.flags("report", reportManual)
-	dbPath := fs.String("db", "", "results database")
-	format := fs.String("format", "text", "text, csv, markdown or jsonl")
-	summary := fs.Bool("summary", false, "aggregate over seeds")
-	where := fs.String("where", "", "SQL condition")
-	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
-	pos, code, ok := c.parse(fs, args)
-	if !ok {
-		return code
-	}
-	if *dbPath == "" && len(pos) == 1 {
-		*dbPath, pos = pos[0], nil
-	}
-	if *dbPath == "" || len(pos) > 0 {
-		fmt.Fprintln(c.stderr, "tokendist: report needs --db FILE and no other argument")
-		return ExitUsage
-	}
-	if !contains([]string{"text", "csv", "markdown", "jsonl"}, *format) {
-		fmt.Fprintf(c.stderr, "tokendist: --format %s (allowed: text, csv, markdown, jsonl)\n", errs.Quote([]byte(*format)))
-		return ExitUsage
-	}
-	db, err := openExisting(*dbPath)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	defer db.Close()
-	var t Table
-	if *summary {
-		t, err = SummaryTable(db, *where)
-	} else {
-		t, err = RunsTable(db, *where)
-	}
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	if *noTiming {
-		t = t.Without("wall_seconds")
-	}
-	if err := t.Write(c.stdout, *format); err != nil {
-		return c.fail(ExitFailed, err)
-	}
-	return ExitOK
-}
-
 // openExisting opens a database to read (report, plot): read-only, never created.
 func openExisting(path string) (*DB, error) { return OpenDBReadOnly(path) }
-
-const plotManual = `Usage: tokendist plot [flags] --db FILE --out FILE.svg
-
-Draws an SVG plot from a results database: the column --y against the column --x, one
-line per value of --by, at the mean over the seeds (with --spread also the minimum and
-maximum). Columns are those of tokendist report (n, seed, discrepancy, steps, time,
-moved, messages, wall_seconds, initial_discrepancy, ..., and m.NAME for a metric).
-Example: final discrepancy against n per algorithm:
-
-  tokendist plot --db results.db --x n --y discrepancy --by algorithm --out disc.svg
-`
-
-func (c *command) plot(args []string) int {
-	fs := c.flags("plot", plotManual)
-	dbPath := fs.String("db", "", "results database")
-	out := fs.String("out", "", "SVG output file")
-	o := PlotOptions{}
-	fs.StringVar(&o.X, "x", "n", "x column")
-	fs.StringVar(&o.Y, "y", "discrepancy", "y column")
-	fs.StringVar(&o.By, "by", "algorithm", "one line per value of this column")
-	fs.BoolVar(&o.Spread, "spread", false, "add min and max lines over seeds")
-	fs.StringVar(&o.Where, "where", "", "SQL condition on the runs")
-	fs.StringVar(&o.Title, "title", "", "plot title")
-	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
-	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
-	pos, code, ok := c.parse(fs, args)
-	if !ok {
-		return code
-	}
-	if *dbPath == "" || *out == "" || len(pos) > 0 {
-		fmt.Fprintln(c.stderr, "tokendist: plot needs --db FILE and --out FILE.svg")
-		return ExitUsage
-	}
-	db, err := openExisting(*dbPath)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	defer db.Close()
-	svg, err := Plot(db, o)
-	if err != nil {
-		return c.fail(ExitUsage, err)
-	}
-	if err := os.WriteFile(*out, svg, 0o644); err != nil {
-		return c.fail(ExitFailed, err)
-	}
-	return ExitOK
-}
 
 const mergeManual = `Usage: tokendist merge [--on-conflict fail|keep|replace] --into OUT.db SRC.db...
 

@@ -106,7 +106,7 @@ func (p *parser) errw(n *yaml.Node, key string, err error) error {
 }
 
 // ReadFile reads and checks an experiment file against reg. With quick, the file's quick
-// section (if any) overrides its top-level keys.
+// section overrides its top-level keys; a file without one is then an error.
 //
 // The file must be a regular file (a device, FIFO or directory is refused before it is
 // read) of at most maxFileBytes bytes.
@@ -162,6 +162,8 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 			// before the run that needs it.
 			return nil, err
 		}
+	} else if quick {
+		return nil, p.errf(root, "quick", "the file has no quick section, so --quick has nothing to run (add a quick: block, or leave out --quick)")
 	}
 	f := &File{Path: path, reg: reg}
 	for _, k := range []string{"networks", "loads", "algorithms"} {
@@ -355,6 +357,10 @@ func (p *parser) paramField(n *yaml.Node, key string, par registry.Param) (field
 	f := field{key: key, line: n.Line}
 	one := func(n *yaml.Node) (value, error) {
 		var raw any
+		if par.Type == registry.ParamInts && n.Kind == yaml.ScalarNode {
+			// A scalar would convert to a one-element list: torus sides: 16 would be a ring.
+			return value{}, p.errf(n, key, "want a list of integers, such as [%s, %s], got the single value %s", n.Value, n.Value, n.Value)
+		}
 		if par.Type == registry.ParamInts && n.Kind == yaml.SequenceNode {
 			l := make([]any, len(n.Content))
 			for i, c := range n.Content {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/tokendist/tokendist/internal/errs"
-	"github.com/tokendist/tokendist/plot"
 )
 
 // Table is a rectangular report.
@@ -233,8 +232,9 @@ func (t Table) Without(col string) Table {
 	return out
 }
 
-// Write writes t in format text (aligned columns), csv, markdown or jsonl (one JSON
-// object per row).
+// Write writes t in format text (aligned columns, numbers to 6 significant digits),
+// csv or markdown (numbers in full precision: strconv 'g' with precision -1), or jsonl
+// (one JSON object per row; numbers in full precision, NaN as null).
 func (t Table) Write(w io.Writer, format string) error {
 	switch format {
 	case "csv":
@@ -243,7 +243,7 @@ func (t Table) Write(w io.Writer, format string) error {
 		for _, r := range t.Rows {
 			rec := make([]string, len(r))
 			for i, v := range r {
-				rec[i] = cell(v)
+				rec[i] = fullCell(v)
 			}
 			cw.Write(rec)
 		}
@@ -270,7 +270,7 @@ func (t Table) Write(w io.Writer, format string) error {
 		for _, r := range t.Rows {
 			s := make([]string, len(r))
 			for i, v := range r {
-				s[i] = strings.ReplaceAll(cell(v), "|", `\|`)
+				s[i] = strings.ReplaceAll(fullCell(v), "|", `\|`)
 			}
 			fmt.Fprintf(w, "| %s |\n", strings.Join(s, " | "))
 		}
@@ -308,101 +308,4 @@ func (t Table) Write(w io.Writer, format string) error {
 		return nil
 	}
 	return errs.BadParam("unknown format %q (allowed: text, csv, markdown, jsonl)", format)
-}
-
-// PlotOptions configures Plot.
-type PlotOptions struct {
-	// X and Y name columns of the runs table (for example n and discrepancy, or a metric
-	// as m.NAME); By names the column whose values become lines (default algorithm).
-	X, Y, By string
-	// Spread adds dashed min and max lines over the seeds.
-	Spread bool
-	// Where filters the runs (SQL).
-	Where string
-	plot.Options
-}
-
-// Plot draws Y against X from the stored runs, one line per value of By, at the mean
-// over seeds (and, with Spread, the minimum and maximum), as SVG via plot.Lines.
-func Plot(db *DB, o PlotOptions) ([]byte, error) {
-	if o.By == "" {
-		o.By = "algorithm"
-	}
-	t, err := RunsTable(db, o.Where)
-	if err != nil {
-		return nil, err
-	}
-	col := func(name string) (int, error) {
-		for i, c := range t.Cols {
-			if c == name {
-				return i, nil
-			}
-		}
-		return 0, errs.BadParam("plot: no column %q (columns: %s)", name, strings.Join(t.Cols, ", "))
-	}
-	xi, err := col(o.X)
-	if err != nil {
-		return nil, err
-	}
-	yi, err := col(o.Y)
-	if err != nil {
-		return nil, err
-	}
-	bi, err := col(o.By)
-	if err != nil {
-		return nil, err
-	}
-	si, _ := col("status")
-	type pt map[float64][]float64
-	lines := map[string]pt{}
-	var names []string
-	for _, r := range t.Rows {
-		if r[si] == "Failed" {
-			continue
-		}
-		x, y := toF(r[xi]), toF(r[yi])
-		if math.IsNaN(x) || math.IsNaN(y) {
-			continue
-		}
-		name := cell(r[bi])
-		if lines[name] == nil {
-			lines[name] = pt{}
-			names = append(names, name)
-		}
-		lines[name][x] = append(lines[name][x], y)
-	}
-	if len(names) == 0 {
-		return nil, errs.BadParam("plot: no runs with numeric %s and %s", o.X, o.Y)
-	}
-	sort.Strings(names)
-	var out []plot.Line
-	for _, name := range names {
-		var xs []float64
-		for x := range lines[name] {
-			xs = append(xs, x)
-		}
-		sort.Float64s(xs)
-		mean := plot.Line{Name: name}
-		lo := plot.Line{Name: name + " (min)"}
-		hi := plot.Line{Name: name + " (max)"}
-		for _, x := range xs {
-			ys := lines[name][x]
-			mean.X, mean.Y = append(mean.X, x), append(mean.Y, mean1(ys))
-			lo.X, lo.Y = append(lo.X, x), append(lo.Y, minF(ys).(float64))
-			hi.X, hi.Y = append(hi.X, x), append(hi.Y, maxF(ys).(float64))
-		}
-		out = append(out, mean)
-		if o.Spread {
-			out = append(out, lo, hi)
-		}
-	}
-	po := o.Options
-	if po.XLabel == "" {
-		po.XLabel = o.X
-	}
-	if po.YLabel == "" {
-		po.YLabel = o.Y + " (mean over seeds)"
-	}
-	po.Points = true
-	return plot.Lines(out, &po)
 }

@@ -3,9 +3,7 @@ package experiment
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -75,6 +73,9 @@ type SweepOptions struct {
 	// Shard selects a slice of the grid (Count 0: all).
 	Shard Shard
 	// Progress receives the progress display (nil: none); Terminal selects the bar.
+	// With a Progress writer, Sweep first sizes one run of each class of runs (runs
+	// that differ only by seed) and times a few short runs of it, for about 10 s at
+	// most, so that the ETA follows the cost of the remaining runs, not their count.
 	Progress io.Writer
 	Terminal bool
 	// Every is the interval of plain progress lines (0: 10 s).
@@ -210,7 +211,7 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		wg.Wait()
 		close(results)
 	}()
-	prog := newProgress(o, len(todo), st.Skipped)
+	prog := newProgress(o, reg, todo, st.Skipped, workers)
 	var pending []Record
 	var werr error
 	flush := func() {
@@ -230,7 +231,7 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 				st.Failed++
 			}
 		}
-		prog.add(len(pending), st.Failed)
+		prog.add(pending, st.Failed)
 		pending = pending[:0]
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -262,91 +263,6 @@ loop:
 		return st, wrapf(err, "sweep interrupted after %d runs", st.Ran)
 	}
 	return st, nil
-}
-
-// progress draws a bar with ETA on a terminal or prints plain lines periodically.
-type progress struct {
-	w        io.Writer
-	term     bool
-	every    time.Duration
-	total    int
-	skipped  int
-	done     int
-	failed   int
-	start    time.Time
-	lastLine time.Time
-}
-
-func newProgress(o SweepOptions, total, skipped int) *progress {
-	p := &progress{w: o.Progress, term: o.Terminal, every: o.Every, total: total, skipped: skipped, start: time.Now()}
-	if p.every <= 0 {
-		p.every = 10 * time.Second
-	}
-	p.lastLine = p.start
-	if p.w != nil {
-		fmt.Fprintf(p.w, "sweep: %d runs to do, %d already in the database\n", total, skipped)
-	}
-	return p
-}
-
-func (p *progress) add(n, failed int) {
-	p.done += n
-	p.failed = failed
-}
-
-func (p *progress) eta() string {
-	el := time.Since(p.start)
-	if p.done == 0 {
-		return "?"
-	}
-	rem := time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))
-	return rem.Round(time.Second).String()
-}
-
-func (p *progress) tick() {
-	if p.w == nil {
-		return
-	}
-	if p.term {
-		const width = 30
-		fill := 0
-		if p.total > 0 {
-			fill = width * p.done / p.total
-		}
-		rate := float64(p.done) / time.Since(p.start).Seconds()
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d %5.1f%% %.0f runs/s ETA %s failed %d ", strings.Repeat("#", fill), strings.Repeat(" ", width-fill),
-			p.done, p.total, pct(p.done, p.total), rate, p.eta(), p.failed)
-		return
-	}
-	if time.Since(p.lastLine) >= p.every {
-		p.lastLine = time.Now()
-		fmt.Fprintf(p.w, "sweep: %d/%d runs (%.1f%%), %d failed, elapsed %s, ETA %s\n", p.done, p.total, pct(p.done, p.total), p.failed,
-			time.Since(p.start).Round(time.Second), p.eta())
-	}
-}
-
-func pct(a, b int) float64 {
-	if b == 0 {
-		return 100
-	}
-	return 100 * float64(a) / float64(b)
-}
-
-func (p *progress) finish(st SweepStats) {
-	if p.w == nil {
-		return
-	}
-	if p.term {
-		p.tick()
-		fmt.Fprintln(p.w)
-	}
-	fmt.Fprintf(p.w, "sweep: %d runs done (%d failed), %d skipped, %d total, in %s\n", st.Ran, st.Failed, st.Skipped, st.Total, st.Wall.Round(time.Millisecond))
-}
-
-// isTerminal reports whether f is a character device.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // slurmShard is ShardFromEnv for a Slurm job array. An array with a step (--array=0-10:2)

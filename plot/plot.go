@@ -20,6 +20,10 @@ type Line struct {
 	Name string
 	// X and Y are the points' coordinates, of equal length.
 	X, Y []float64
+	// Lo and Hi, if not nil, have the length of Y and give each point's spread (a
+	// standard deviation, a confidence interval, quartiles ...) from Lo[i] to Hi[i],
+	// drawn as a shaded band in the line's colour or as error bars (Options.Spread).
+	Lo, Hi []float64
 }
 
 // LegendPlace says where Lines puts the legend.
@@ -45,6 +49,10 @@ const (
 	LegendBottomLeft
 	// LegendHidden draws no legend.
 	LegendHidden
+	// LegendOutside puts the legend in a strip right of the plot, off the data
+	// whatever they cover (below the plot when it would take more than 60% of the
+	// width).
+	LegendOutside
 )
 
 // Options configures Lines, Trace and Traces; the zero value gives a
@@ -55,7 +63,9 @@ type Options struct {
 	Title, XLabel, YLabel string
 	// LogX and LogY use logarithmic axes, labelled 1, 2, 4 … or 10, 100, 1000 …. Zero
 	// values are drawn on a row labelled 0 one tick step below the smallest positive
-	// tick; negative values are dropped.
+	// tick; negative values are dropped. On a log y axis the y label is drawn after the
+	// data (so it comes after the y tick labels in the SVG's <desc>), in a column of its
+	// own, which keeps a long label from shrinking the data area.
 	LogX, LogY bool
 	// Points draws markers as well as lines.
 	Points bool
@@ -63,6 +73,8 @@ type Options struct {
 	Legend LegendPlace
 	// Width and Height in centimetres (0: 16 × 10).
 	Width, Height float64
+	// Spread says how lines' Lo and Hi are drawn (zero: SpreadBand).
+	Spread SpreadStyle
 }
 
 // Plot limits besides maxPlotValue: more than maxPlotLines lines or a side above
@@ -84,11 +96,15 @@ func checkPlotValues(lines []Line) error {
 		if len(ln.X) != len(ln.Y) {
 			return errs.BadParam("line %s has %d x values and %d y values", errs.Quote([]byte(ln.Name)), len(ln.X), len(ln.Y))
 		}
-		for axis, vs := range [2][]float64{ln.X, ln.Y} {
+		if (ln.Lo != nil || ln.Hi != nil) && (len(ln.Lo) != len(ln.Y) || len(ln.Hi) != len(ln.Y)) {
+			return errs.BadParam("line %s has %d y values, %d Lo and %d Hi values (want Lo and Hi both nil or of Y's length)",
+				errs.Quote([]byte(ln.Name)), len(ln.Y), len(ln.Lo), len(ln.Hi))
+		}
+		for axis, vs := range [4][]float64{ln.X, ln.Y, ln.Lo, ln.Hi} {
 			for k, v := range vs {
 				if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxPlotValue {
-					return errs.BadParam("line %s: %c[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
-						errs.Quote([]byte(ln.Name)), "xy"[axis], k, v, maxPlotValue)
+					return errs.BadParam("line %s: %s[%d] = %v cannot be plotted (coordinates must be finite numbers of magnitude at most %g)",
+						errs.Quote([]byte(ln.Name)), [4]string{"x", "y", "Lo", "Hi"}[axis], k, v, maxPlotValue)
 				}
 			}
 		}
@@ -156,7 +172,7 @@ func plotArea(p *gplot.Plot, c *outlineCanvas) draw.Canvas {
 // layoutPlot builds Lines' plot, its legend with the place chosen (nil: no legend),
 // the canvas and the area of it to draw the plot in.
 func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, draw.Canvas, error) {
-	if o.Legend < LegendAuto || o.Legend > LegendHidden {
+	if o.Legend < LegendAuto || o.Legend > LegendOutside {
 		return nil, nil, nil, draw.Canvas{}, errs.BadParam("Options.Legend = %d is not a LegendPlace", int(o.Legend))
 	}
 	if err := checkPlotValues(lines); err != nil {
@@ -176,13 +192,41 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		return nil, nil, nil, draw.Canvas{}, err
 	}
 
+	p, leg, err := newPlot(lines, o, nil)
+	if err != nil {
+		return nil, nil, nil, draw.Canvas{}, err
+	}
+
+	w, h := o.Width, o.Height
+	if w <= 0 || h <= 0 {
+		w, h = 16, 10
+	}
+	c := newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter)
+	area := leg.ylabel.reserve(plotArea(p, c))
+	if len(leg.entries) == 0 || o.Legend == LegendHidden {
+		return p, nil, c, area, nil
+	}
+	area, grow := leg.choose(p, area, o.LogY)
+	if grow > 0 {
+		c = newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter+grow)
+		full := plotArea(p, c)
+		area = leg.ylabel.reserve(draw.Crop(full, 0, 0, grow, 0))
+		leg.below(p, full, area)
+	}
+	return p, leg, c, area, nil
+}
+
+// newPlot builds the plot of the lines (axes, grid, spreads, lines and markers) and its
+// legend's entries, without placing the legend. colors[i] (nil: i) is line i's colour,
+// dash and marker index.
+func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error) {
 	p := gplot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = truncText(o.Title), truncText(o.XLabel), truncText(o.YLabel)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
 
 	// The log axes' tick plans, from the positive data and whether any value is 0.
 	xPlan, xZero := logPlan(lines, o.LogX, func(l Line) []float64 { return l.X })
-	yPlan, yZero := logPlan(lines, o.LogY, func(l Line) []float64 { return l.Y })
+	yPlan, yZero := logPlan(lines, o.LogY, func(l Line) []float64 { return append(append(append([]float64(nil), l.Y...), l.Lo...), l.Hi...) })
 	if o.LogX {
 		p.X.Scale, p.X.Tick.Marker = gplot.LogScale{}, xPlan
 	}
@@ -206,18 +250,25 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
+			return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 		}
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7)
+		ci := i
+		if colors != nil {
+			ci = colors[i]
+		}
+		if err := addSpread(p, ln, o, xZero, yZero, ci); err != nil {
+			return nil, nil, err
+		}
+		l.Color = plotutil.Color(ci)
+		l.Dashes = plotutil.Dashes(ci / 7)
 		p.Add(l)
 		e := legendEntry{name: truncText(ln.Name), thumbs: []gplot.Thumbnailer{l}}
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, nil, nil, draw.Canvas{}, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
+			return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 			}
-			s.Color, s.Shape = plotutil.Color(i), plotutil.Shape(i)
+			s.Color, s.Shape = plotutil.Color(ci), plotutil.Shape(ci)
 			p.Add(s)
 			e.thumbs = append(e.thumbs, s)
 		}
@@ -230,24 +281,8 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 	if o.LogY {
 		logRange(&p.Y)
 	}
-
-	w, h := o.Width, o.Height
-	if w <= 0 || h <= 0 {
-		w, h = 16, 10
-	}
-	c := newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter)
-	area := plotArea(p, c)
-	if len(leg.entries) == 0 || o.Legend == LegendHidden {
-		return p, nil, c, area, nil
-	}
-	area, grow := leg.choose(p, area, o.LogY)
-	if grow > 0 {
-		c = newOutlineCanvas(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter+grow)
-		full := plotArea(p, c)
-		area = draw.Crop(full, 0, 0, grow, 0)
-		leg.below(p, full, area)
-	}
-	return p, leg, c, area, nil
+	leg.ylabel = takeYLabel(p, o.LogY)
+	return p, leg, nil
 }
 
 // logPlan returns the tick plan of a logarithmic axis over the given coordinates of the

@@ -34,7 +34,7 @@ func ExampleLines() {
 	_, err = plot.Lines(lines, nil)
 	fmt.Println(err)
 	// Output:
-	// halving | step | 1 | 2 | 4 | 8 | 16 | 32 | 64 | tokens | 0 | 1 | 2 | 4 | 8 | 16 | 32 | discrepancy
+	// halving | step | 1 | 2 | 4 | 8 | 16 | 32 | 64 | 0 | 1 | 2 | 4 | 8 | 16 | 32 | tokens | discrepancy
 	// 0 <text> elements
 	// tokendist: bad parameter: line "discrepancy": y[3] = NaN cannot be plotted (coordinates must be finite numbers of magnitude at most 1e+300)
 }
@@ -57,5 +57,5 @@ func ExampleTraces() {
 	}
 	fmt.Printf("%s\n", regexp.MustCompile(`<desc>(.*)</desc>`).FindSubmatch(svg)[1])
 	// Output:
-	// two traces | step | 0 | 4 | 8 | discrepancy | 1 | 10 | 100 | fast | slow
+	// two traces | step | 0 | 4 | 8 | 1 | 10 | 100 | discrepancy | fast | slow
 }

@@ -19,6 +19,7 @@ type legend struct {
 	style   text.Style
 	thumb   vg.Length    // width of a line sample
 	strip   *draw.Canvas // where to draw the legend outside the plot (nil: inside)
+	ylabel  *yLabel      // the y label drawn by the plot's own plotter (log y axes)
 }
 
 type legendEntry struct {
@@ -126,6 +127,13 @@ func clipLength(ax, ay, bx, by, x0, y0, x1, y1 float64) float64 {
 //   - a strip to the right of the plot, if the legend is at most 40% of the width;
 //   - a strip below the plot on an image grown by the legend's height.
 func (l *legend) choose(p *gplot.Plot, area draw.Canvas, logY bool) (draw.Canvas, vg.Length) {
+	if l.place == LegendOutside {
+		w, h := l.size()
+		if w+legendInset <= 0.6*(area.Max.X-area.Min.X) {
+			return l.right(p, area, w), 0
+		}
+		return area, h + legendInset
+	}
 	if l.place != LegendAuto {
 		return area, 0
 	}
@@ -168,15 +176,21 @@ func (l *legend) choose(p *gplot.Plot, area draw.Canvas, logY bool) (draw.Canvas
 	}
 	p.Y.Max = yMax
 	if w+legendInset <= 0.4*(area.Max.X-area.Min.X) {
-		plotArea := draw.Crop(area, 0, -(w + legendInset), 0, 0)
-		dc := p.DataCanvas(plotArea)
-		strip := area
-		strip.Min.X = plotArea.Max.X
-		strip.Min.Y, strip.Max.Y = dc.Min.Y, dc.Max.Y+legendInset
-		l.strip, l.place = &strip, LegendTopLeft
-		return plotArea, 0
+		return l.right(p, area, w), 0
 	}
 	return area, h + legendInset
+}
+
+// right puts the legend (of width w) in a strip right of the plot and returns the area
+// left for the plot.
+func (l *legend) right(p *gplot.Plot, area draw.Canvas, w vg.Length) draw.Canvas {
+	plotArea := draw.Crop(area, 0, -(w + legendInset), 0, 0)
+	dc := p.DataCanvas(plotArea)
+	strip := area
+	strip.Min.X = plotArea.Max.X
+	strip.Min.Y, strip.Max.Y = dc.Min.Y, dc.Max.Y+legendInset
+	l.strip, l.place = &strip, LegendTopLeft
+	return plotArea
 }
 
 // below puts the legend under the plot drawn in plotArea, the top of area, centred on

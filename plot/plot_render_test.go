@@ -198,6 +198,17 @@ func renderCases(t *testing.T) map[string][]byte {
 	svg, err = plot.Traces([]plot.Series{{Name: "neighbour exchange", Trace: run.Trace}, {Name: "first half", Trace: run.Trace[:len(run.Trace)/2]}},
 		&plot.Options{Title: "Traces, log y", LogY: true})
 	add("Traces, log y", svg, err)
+	band := []plot.Line{
+		{Name: "mean ± sd", X: []float64{1, 2, 4, 8, 16}, Y: []float64{3, 5, 6, 9, 12}, Lo: []float64{2, 4, 4, 7, 9}, Hi: []float64{4, 6, 8, 11, 15}},
+		{Name: "other", X: []float64{1, 2, 4, 8, 16}, Y: []float64{1, 2, 2, 3, 3}, Lo: []float64{1, 1, 2, 2, 2}, Hi: []float64{1, 3, 2, 4, 4}},
+	}
+	svg, err = plot.Lines(band, &plot.Options{Title: "bands, legend outside", XLabel: "n", YLabel: "y", LogX: true, Points: true, Legend: plot.LegendOutside})
+	add("bands, legend outside", svg, err)
+	svg, err = plot.Lines(band, &plot.Options{Title: "error bars", XLabel: "n", YLabel: "y", Spread: plot.SpreadBars, Legend: plot.LegendOutside})
+	add("error bars", svg, err)
+	svg, err = plot.Facets([]plot.Panel{{Title: "left", Lines: band}, {Title: "right", Lines: band[:1]}, {Title: "third", Lines: band[1:]}},
+		&plot.Options{Title: "facets", XLabel: "n", YLabel: "y", LogX: true, Points: true}, "svg")
+	add("facets", svg, err)
 	return out
 }
 

@@ -418,6 +418,7 @@ type regEntry struct {
 type Registry struct {
 	mu      sync.RWMutex
 	entries map[Kind]map[string]*regEntry
+	spectra spectrumCache // λ_max per network, for Stop.Tau and the lambda_max metric
 }
 
 var (
@@ -608,7 +609,9 @@ type StopRule struct {
 	MaxSteps int64 `json:"max_steps,omitempty"`
 	// Tau sets the step budget to τ(G, K) (BalancingTime with the network's λ_max and K
 	// the initial discrepancy; Berenbrink et al., Theorem 2.2 and Table 1). It costs a
-	// LambdaMax per run.
+	// LambdaMax per distinct network: the Registry keeps the spectra of the last 64
+	// networks (keyed by their links), so the seeds and algorithms of a sweep on one
+	// network, and the lambda_max metric, share one computation.
 	Tau bool `json:"tau,omitempty"`
 	// UseTarget is RunOptions.UseTarget: stop once the discrepancy is at most
 	// TargetDiscrepancy. It is needed because 0 is a meaningful target (perfect balance);
@@ -792,7 +795,7 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 	}
 	b, err := ae.algorithm(g, l, s.Algorithm.Params)
 	if err != nil {
-		return nil, nil, nil, wrapf(err, "algorithm %s", s.Algorithm.Name)
+		return nil, nil, nil, wrapf(treeHint(ae, s.Algorithm.Params, err), "algorithm %s", s.Algorithm.Name)
 	}
 	if b == nil {
 		return nil, nil, nil, wrapf(tokendist.ErrNilBalancer, "algorithm %s", s.Algorithm.Name)
@@ -856,7 +859,7 @@ func (r *Registry) Run(ctx context.Context, s Spec, opts *tokendist.RunOptions) 
 		return out, err
 	}
 	if s.Stop.Tau {
-		sp, err := tokendist.LambdaMax(g, nil)
+		sp, err := r.lambdaMax(g)
 		if err != nil {
 			out.Result.Status = tokendist.StatusFailed
 			return out, wrapf(err, "stop tau")

@@ -306,7 +306,7 @@ func registerLoads(r *Registry) {
 				scale = int64(g.MaxDegree())
 			}
 			if v == -1 {
-				if v, err = tokendist.Peripheral(g); err != nil {
+				if v, err = r.peripheral(g); err != nil { // once per network (O(n·m))
 					return nil, err
 				}
 			}
@@ -660,7 +660,7 @@ func registerMetrics(r *Registry) {
 		})
 	metric("lambda_max", "λ_max of the network's diffusion matrix (tokendist.LambdaMax)", paperBerenbink+", Lemma 2.2",
 		func(m MetricInput) (float64, error) {
-			s, err := tokendist.LambdaMax(m.Net, nil)
+			s, err := r.lambdaMax(m.Net)
 			return s.LambdaMax, err
 		})
 	metric("optimal_moves", "the fewest token moves of any perfect distribution from the initial loads (tokendist.OptimalPerfectMoves; trees)", paperMargara,
