@@ -266,7 +266,7 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 		if o.Points {
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-			return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
+				return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 			}
 			s.Color, s.Shape = plotutil.Color(ci), plotutil.Shape(ci)
 			p.Add(s)
