@@ -122,7 +122,8 @@ func_lines() {
 # prepare DIR SPEC... copies the work tree to a temporary module whose git repository
 # (rooted at DIR, so that gremlins' diff paths match its own) has a base commit in which
 # the selected lines are blank: gremlins --diff then mutates exactly those lines. SPEC is
-# FILE (every line) or FILE:Name,Recv.Name (those functions). Prints the copy's path.
+# FILE (every line), FILE:Name,Recv.Name (those functions) or FILE:12,30-41 (those
+# lines). Prints the copy's path.
 prepare() {
   local dir=$1 tmp spec f names ranges r
   shift
@@ -134,7 +135,12 @@ prepare() {
     for spec in "$@"; do
       f=${spec%%:*}
       if [ "$f" = "$spec" ]; then ranges="1-$(wc -l <"$f")"; else
-        names=${spec#*:}; ranges=$(func_lines "$f" "$names") || exit 1
+        names=${spec#*:}
+        if [[ $names =~ ^[0-9,-]+$ ]]; then # line numbers and ranges
+          ranges=$(tr ',' '\n' <<<"$names" | sed 's/^\([0-9]*\)$/\1-\1/')
+        else
+          ranges=$(func_lines "$f" "$names") || exit 1
+        fi
       fi
       cp "$f" "$f.orig"
       for r in $ranges; do sed -i "${r%-*},${r#*-}s/.*//" "$f"; done
@@ -178,10 +184,8 @@ jq -rs '[.[] | .dir as $d | .files[] | ((if $d == "." then "" else $d + "/" end)
   "   LIVED \($f):\(.line):\(.column) \(.type)"] | .[]' "${results[@]}"
 jq -rs '[.[] | .dir as $d | .files[] | ((if $d == "." then "" else $d + "/" end) + .file_name) as $f | .mutations[] | select(.status == "NOT COVERED") |
   "   not covered \($f):\(.line):\(.column) \(.type)"] | .[]' "${results[@]}"
-read -r killed lived timedout notcov notviable < <(jq -rs '[.[].files[].mutations[].status] |
-  [map(select(. == "KILLED")) | length, map(select(. == "LIVED")) | length,
-   map(select(. == "TIMED OUT")) | length, map(select(. == "NOT COVERED")) | length,
-   map(select(. == "NOT VIABLE")) | length] | @tsv' "${results[@]}")
+read -r killed lived timedout notcov notviable < <(jq -rs '[.[].files[].mutations[].status] as $s |
+  ["KILLED", "LIVED", "TIMED OUT", "NOT COVERED", "NOT VIABLE"] | map(. as $k | $s | map(select(. == $k)) | length) | @tsv' "${results[@]}")
 tested=$((killed + timedout + lived))
 rate=$(awk -v k=$((killed + timedout)) -v t=$tested 'BEGIN { if (t == 0) print "100.0"; else printf "%.1f", 100 * k / t }')
 echo "mutants: $killed killed, $timedout timed out, $lived lived, $notcov not covered, $notviable not viable"
