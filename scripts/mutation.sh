@@ -132,18 +132,22 @@ prepare() {
   (
     cd "$tmp/$dir"
     git init -q . && git add -A . >/dev/null
-    for spec in "$@"; do
+    for spec in "$@"; do # a file may come in several specs: blank them all, then commit
       f=${spec%%:*}
+      [ -e "$f.orig" ] || cp "$f" "$f.orig"
       if [ "$f" = "$spec" ]; then ranges="1-$(wc -l <"$f")"; else
         names=${spec#*:}
         if [[ $names =~ ^[0-9,-]+$ ]]; then # line numbers and ranges
           ranges=$(tr ',' '\n' <<<"$names" | sed 's/^\([0-9]*\)$/\1-\1/')
         else
-          ranges=$(func_lines "$f" "$names") || exit 1
+          ranges=$(func_lines "$f.orig" "$names") || exit 1
         fi
       fi
-      cp "$f" "$f.orig"
       for r in $ranges; do sed -i "${r%-*},${r#*-}s/.*//" "$f"; done
+    done
+    for spec in "$@"; do
+      f=${spec%%:*}
+      [ -e "$f.orig" ] || continue
       git add "$f"
       mv "$f.orig" "$f"
     done
