@@ -3,6 +3,7 @@ package tokendist
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -447,5 +448,50 @@ func TestWorkloadNegativeCounts(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 		require.Equal(t, StatusFailed, res.Status)
 		require.Equal(t, int64(2), res.Steps)
+	}
+}
+
+// TestSteadySampleLimit: the measurements a run keeps are (MaxSteps − WarmUp)/Every; a
+// long run measured rarely is within MaxSteadySamples (2^22 steps every 2^11 steps:
+// 2^11 measurements), one measured every step is not, and the error names the count.
+func TestSteadySampleLimit(t *testing.T) {
+	g, _ := Path(2)
+	run := func(maxSteps int64, o SteadyOptions) error {
+		b := &Funcs{StepFunc: func(s *State) error { s.Time++; return nil }}
+		_, err := Run(context.Background(), g, Loads{1, 1}, b, &RunOptions{MaxSteps: maxSteps, UseTarget: true, TargetDiscrepancy: 5, Steady: &o})
+		return err
+	}
+	require.NoError(t, run(7+1<<22, SteadyOptions{WarmUp: 7, Every: 1 << 11}))
+	err := run(1<<22+8, SteadyOptions{WarmUp: 7})
+	require.ErrorIs(t, err, ErrBadParameter)
+	require.ErrorContains(t, err, "4194305 measurements")
+}
+
+// TestWorkloadOverflow: the total may reach math.MaxInt64 and the arrivals counter too;
+// a workload that would push either beyond fails the run with ErrBadLoads after that
+// step.
+func TestWorkloadOverflow(t *testing.T) {
+	g, _ := Path(2)
+	for _, tc := range []struct {
+		name    string
+		in, out func(t int64) int64
+		failAt  int64 // 0: the run succeeds
+	}{
+		{"total reaches MaxInt64", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10}[t] }, func(int64) int64 { return 0 }, 0},
+		{"total beyond", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 1}[t] }, func(int64) int64 { return 0 }, 2},
+		{"arrivals reach MaxInt64", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10}[t] },
+			func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10}[t] }, 0},
+		{"arrivals beyond", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10, 3: 1}[t] },
+			func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10, 3: 1}[t] }, 3},
+	} {
+		b := &Funcs{StepFunc: func(s *State) error { s.Time++; return nil }}
+		res, err := Run(context.Background(), g, Loads{5, 5}, b, &RunOptions{MaxSteps: 4, NoStability: true, Workload: scriptWorkload{in: tc.in, out: tc.out}})
+		if tc.failAt == 0 {
+			require.NoError(t, err, tc.name)
+			continue
+		}
+		require.ErrorIs(t, err, ErrBadLoads, tc.name)
+		require.ErrorContains(t, err, fmt.Sprintf("overflows the total after step %d", tc.failAt), tc.name)
+		require.Equal(t, tc.failAt, res.Steps, tc.name)
 	}
 }
