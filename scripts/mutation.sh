@@ -6,7 +6,8 @@
 #                                            (origin/main if it exists, else main), with
 #                                            uncommitted changes
 #   scripts/mutation.sh FILE|DIR ...         these files, or every non-test file of these
-#                                            package directories
+#                                            package directories; FILE:Func,Recv.Method
+#                                            or FILE:12,30-41 selects functions or lines
 #   scripts/mutation.sh --subset NAME        a subset of scripts/mutation-subsets.txt
 #                                            ("ci" is the one .ci/run uses, "named" the
 #                                            code named in issue 28)
@@ -69,13 +70,15 @@ else
   declare -A byDir=()
   for p in "${paths[@]}"; do
     p=${p#./}
+    sel=""
+    case $p in *.go:*) sel=:${p#*.go:}; p=${p%%.go:*}.go ;; esac
     if [ -d "$p" ]; then
       for f in "$p"/*.go; do
         [ -e "$f" ] || continue
         byDir[$p]+=" $(basename "$f")"
       done
     elif [ -f "$p" ]; then
-      byDir[$(dirname "$p")]+=" $(basename "$p")"
+      byDir[$(dirname "$p")]+=" $(basename "$p")$sel"
     fi
   done
   for d in "${!byDir[@]}"; do
