@@ -339,6 +339,9 @@ func TestRunRoundsUnderChurn(t *testing.T) {
 		r, err := newRunner(g, start, d, &RunOptions{SampleEvery: every, Churn: c})
 		require.NoError(t, err)
 		require.Nil(t, r.rounder, "SampleEvery %d: whole rounds under churn", every)
+		free, err := newRunner(g, start, d, &RunOptions{SampleEvery: every})
+		require.NoError(t, err)
+		require.Equal(t, every != 1, free.rounder != nil, "SampleEvery %d without churn: whole rounds %v", every, free.rounder != nil)
 		res[i], err = Run(context.Background(), g, start, d, &RunOptions{MaxSteps: 14, SampleEvery: every, Churn: c, NoStability: true})
 		require.NoError(t, err)
 	}

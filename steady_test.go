@@ -371,6 +371,13 @@ func TestSteadyStatsExact(t *testing.T) {
 	want := SteadyStats{From: 5, Samples: 5, MeanDiscrepancy: 41, P95Discrepancy: 75, MeanMax: 50, P95Max: 88, MeanTotal: 59,
 		ArrivalRate: 8.5, MovedPerArrival: 10.0 / 85, Growth: 9.5, Unstable: true}
 	require.Equal(t, want, *st)
+	// Warm-up 3, every 4, 15 steps: measured after steps 7, 11 and 15 (3 + 4k, not the
+	// multiples of 4), with totals 38, 76 and 130 and discrepancies 24, 54 and 100.
+	st = steadyScripted(t, 15, SteadyOptions{WarmUp: 3, Every: 4}, nil)
+	require.Equal(t, int64(7), st.From)
+	require.Equal(t, int64(3), st.Samples)
+	require.Equal(t, (38+76+130)/3.0, st.MeanTotal)
+	require.Equal(t, (24+54+100)/3.0, st.MeanDiscrepancy)
 }
 
 // TestSteadyPercentileRank checks the nearest-rank 95th percentile where it is not the
@@ -451,10 +458,17 @@ func TestWorkloadNegativeCounts(t *testing.T) {
 	}
 }
 
-// TestSteadySampleLimit: the measurements a run keeps are (MaxSteps − WarmUp)/Every; a
-// long run measured rarely is within MaxSteadySamples (2^22 steps every 2^11 steps:
-// 2^11 measurements), one measured every step is not, and the error names the count.
+// TestSteadySampleLimit: the measurements a run keeps are (MaxSteps − WarmUp)/Every, at
+// most MaxSteadySamples: exactly that many are accepted (the buffers are allocated but
+// never touched, so this costs address space only) and one more is an error naming the
+// count; a long run measured rarely (2^22 steps every 2^11 steps: 2^11 measurements) is
+// within the limit.
 func TestSteadySampleLimit(t *testing.T) {
+	m, err := newSteadyMeter(SteadyOptions{WarmUp: 5, Every: 3}, 5+3*MaxSteadySamples+2)
+	require.NoError(t, err)
+	require.Equal(t, MaxSteadySamples, cap(m.total))
+	_, err = newSteadyMeter(SteadyOptions{WarmUp: 5, Every: 3}, 5+3*(MaxSteadySamples+1))
+	require.ErrorIs(t, err, ErrBadParameter)
 	g, _ := Path(2)
 	run := func(maxSteps int64, o SteadyOptions) error {
 		b := &Funcs{StepFunc: func(s *State) error { s.Time++; return nil }}
@@ -462,7 +476,7 @@ func TestSteadySampleLimit(t *testing.T) {
 		return err
 	}
 	require.NoError(t, run(7+1<<22, SteadyOptions{WarmUp: 7, Every: 1 << 11}))
-	err := run(1<<22+8, SteadyOptions{WarmUp: 7})
+	err = run(1<<22+8, SteadyOptions{WarmUp: 7})
 	require.ErrorIs(t, err, ErrBadParameter)
 	require.ErrorContains(t, err, "4194305 measurements")
 }

@@ -100,7 +100,8 @@ func dbStatus(t *testing.T, db *DB, key string) (status, errText string, traces 
 // TestDBFailedStatusAndRetry: a run that returned an error is stored as Failed with the
 // error's text, whatever status its result carries (a balancer that failed mid-run may
 // leave its status at MaxSteps, a canceled spec check leaves it zero); a run without an
-// error keeps its status and an empty error. A key already stored is left as it is. A
+// error keeps its status and an empty error. The metrics column is a JSON object, {}
+// without metrics. A key already stored is left as it is. A
 // retry (deleteFailed) deletes exactly the failed runs and their traces, keeping the
 // others and theirs.
 func TestDBFailedStatusAndRetry(t *testing.T) {
@@ -119,6 +120,17 @@ func TestDBFailedStatusAndRetry(t *testing.T) {
 	}
 	if err := db.Insert(recs); err != nil {
 		t.Fatal(err)
+	}
+	withMetrics := dbRecord("metrics", tokendist.StatusMaxSteps, nil)
+	withMetrics.Out.Metrics = map[string]float64{"arrived": 3}
+	if err := db.Insert([]Record{withMetrics}); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"ok": "{}", "metrics": `{"arrived":3}`} {
+		var got string
+		if err := db.sql.QueryRow(`SELECT metrics FROM runs WHERE key = ?`, key).Scan(&got); err != nil || got != want {
+			t.Errorf("run %s: metrics %q (%v), want the JSON object %s", key, got, err, want)
+		}
 	}
 	for _, tc := range []struct{ key, status, err string }{
 		{"ok", "MaxSteps", ""}, {"stable", "Stable", ""},
@@ -144,14 +156,14 @@ func TestDBFailedStatusAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 2 || !done["ok"] || !done["stable"] {
-		t.Errorf("after the retry's delete: runs %v, want ok and stable", done)
+	if len(done) != 3 || !done["ok"] || !done["stable"] || !done["metrics"] {
+		t.Errorf("after the retry's delete: runs %v, want ok, stable and metrics", done)
 	}
 	var traces int
 	if err := db.sql.QueryRow(`SELECT count(*) FROM traces`).Scan(&traces); err != nil {
 		t.Fatal(err)
 	}
-	if traces != 4 {
-		t.Errorf("after the retry's delete: %d trace rows, want the 4 of ok and stable", traces)
+	if traces != 6 {
+		t.Errorf("after the retry's delete: %d trace rows, want the 6 of ok, stable and metrics", traces)
 	}
 }
