@@ -101,7 +101,8 @@ func dbStatus(t *testing.T, db *DB, key string) (status, errText string, traces 
 // error's text, whatever status its result carries (a balancer that failed mid-run may
 // leave its status at MaxSteps, a canceled spec check leaves it zero); a run without an
 // error keeps its status and an empty error. The metrics column is a JSON object, {}
-// without metrics. A key already stored is left as it is. A
+// without metrics. A key already stored is left as it is (and the records after it in
+// the same batch are stored); a run without Trace stores no samples. A
 // retry (deleteFailed) deletes exactly the failed runs and their traces, keeping the
 // others and theirs.
 func TestDBFailedStatusAndRetry(t *testing.T) {
@@ -143,11 +144,19 @@ func TestDBFailedStatusAndRetry(t *testing.T) {
 	}
 	again := dbRecord("ok", tokendist.StatusStable, boom)
 	again.Out.Result.Trace = append(again.Out.Result.Trace, tokendist.Sample{Step: 3})
-	if err := db.Insert([]Record{again}); err != nil {
+	untraced := dbRecord("untraced", tokendist.StatusMaxSteps, nil)
+	untraced.Run.Trace = false
+	if err := db.Insert([]Record{again, untraced, dbRecord("later", tokendist.StatusStable, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	if st, e, n := dbStatus(t, db, "ok"); st != "MaxSteps" || e != "" || n != 2 {
 		t.Errorf("a stored key was overwritten: %q %q, %d trace rows", st, e, n)
+	}
+	if _, _, n := dbStatus(t, db, "untraced"); n != 0 {
+		t.Errorf("a run without Trace stored %d trace rows", n)
+	}
+	if st, _, n := dbStatus(t, db, "later"); st != "Stable" || n != 2 {
+		t.Errorf("the run after a stored key and an untraced one: %q, %d trace rows", st, n)
 	}
 	if err := db.deleteFailed(); err != nil {
 		t.Fatal(err)
@@ -156,14 +165,14 @@ func TestDBFailedStatusAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 3 || !done["ok"] || !done["stable"] || !done["metrics"] {
-		t.Errorf("after the retry's delete: runs %v, want ok, stable and metrics", done)
+	if len(done) != 5 || !done["ok"] || !done["stable"] || !done["metrics"] || !done["untraced"] || !done["later"] {
+		t.Errorf("after the retry's delete: runs %v, want ok, stable, metrics, untraced and later", done)
 	}
 	var traces int
 	if err := db.sql.QueryRow(`SELECT count(*) FROM traces`).Scan(&traces); err != nil {
 		t.Fatal(err)
 	}
-	if traces != 6 {
-		t.Errorf("after the retry's delete: %d trace rows, want the 6 of ok, stable and metrics", traces)
+	if traces != 8 {
+		t.Errorf("after the retry's delete: %d trace rows, want the 8 of ok, stable, metrics and later", traces)
 	}
 }

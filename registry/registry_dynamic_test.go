@@ -140,6 +140,15 @@ func TestCanonicalEquivalentSpecs(t *testing.T) {
 			with(func(s *Spec) { s.Steady = &tokendist.SteadyOptions{WarmUp: 5, Every: 1} })},
 		{with(func(s *Spec) { s.Metrics = []string{"lambda_max", "lambda_max"} }),
 			with(func(s *Spec) { s.Metrics = []string{"lambda_max"} })},
+		{with(func(s *Spec) { s.Metrics = []string{"optimal_moves", "lambda_max", "lambda_max", "log2_n"} }),
+			with(func(s *Spec) { s.Metrics = []string{"log2_n", "lambda_max", "optimal_moves"} })},
+		{with(func(s *Spec) {
+			c := ch("random-churn", "fail", 0.1, "recover", 1)
+			s.Churn, s.Metrics, s.Steady = &c, []string{"optimal_moves", "lambda_max"}, &tokendist.SteadyOptions{}
+		}), with(func(s *Spec) {
+			c := ch("random-churn", "fail", 0.1, "recover", 1)
+			s.Churn, s.Metrics, s.Steady = &c, []string{"lambda_max", "optimal_moves"}, &tokendist.SteadyOptions{Every: 1}
+		})},
 	}
 	for i, p := range same {
 		a, b := canonicalJSON(t, reg, p[0]), canonicalJSON(t, reg, p[1])
@@ -166,6 +175,11 @@ func TestCanonicalEquivalentSpecs(t *testing.T) {
 			t.Errorf("specs %d and %d describe different runs but have the same canonical form %s", k, i, j)
 		}
 		seen[j] = i
+	}
+	for _, st := range []tokendist.SteadyOptions{{WarmUp: -1}, {Every: -1}, {WarmUp: -1, Every: -1}} {
+		if _, err := reg.Canonical(with(func(s *Spec) { s.Steady = &st })); !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), "-1") {
+			t.Errorf("steady %+v: %v, want a bad parameter naming -1", st, err)
+		}
 	}
 	in := with(func(s *Spec) {
 		s.Steady = &tokendist.SteadyOptions{WarmUp: 2}
@@ -288,5 +302,39 @@ func TestRunWorkloadStreams(t *testing.T) {
 		if got.Arrived+got.Completed == 0 {
 			t.Errorf("workloads %v: nothing arrived or completed", ws)
 		}
+	}
+}
+
+// TestRunDynamicMetrics: Registry.Run reports the dynamic counts (arrived, completed,
+// initial) for a run with a workload, churn or steady-state measurement, and the
+// steady-state metrics with the latter; a static run without metrics has none (nil); a
+// requested metric that does not apply is left out without hiding the ones after it.
+func TestRunDynamicMetrics(t *testing.T) {
+	reg := New()
+	base := Spec{Network: ch("ring", "n", 8), Loads: ch("point-mass", "tokens", 40), Algorithm: ch("rsw-diffusion"), Stop: StopRule{MaxSteps: 20}}
+	run := func(f func(*Spec)) map[string]float64 {
+		t.Helper()
+		s := base
+		f(&s)
+		out, err := reg.Run(context.Background(), s, &tokendist.RunOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Metrics
+	}
+	if m := run(func(*Spec) {}); m != nil {
+		t.Errorf("static run: metrics %v, want none", m)
+	}
+	if m := run(func(s *Spec) { s.Steady = &tokendist.SteadyOptions{WarmUp: 10} }); m["steady_samples"] != 10 || m["initial"] != 40 {
+		t.Errorf("steady only: metrics %v", m)
+	}
+	if m := run(func(s *Spec) { c := ch("random-churn", "fail", 0.1, "recover", 0.5); s.Churn = &c }); len(m) != 3 || m["initial"] != 40 {
+		t.Errorf("churn only: metrics %v, want arrived, completed and initial", m)
+	}
+	if m := run(func(s *Spec) { s.Workload = []Choice{ch("poisson", "rate", 1)} }); m["arrived"] == 0 || m["initial"] != 40 {
+		t.Errorf("workload only: metrics %v", m)
+	}
+	if m := run(func(s *Spec) { s.Metrics = []string{"lambda_max", "group_discrepancy"} }); len(m) != 1 || m["lambda_max"] <= 0 {
+		t.Errorf("group_discrepancy (not applicable) before lambda_max: metrics %v, want lambda_max only", m)
 	}
 }
