@@ -426,8 +426,9 @@ func TestSteadyInstabilityThreshold(t *testing.T) {
 }
 
 // TestSteadyFewSamples: with fewer than four measurements there is no instability test
-// (growth 0, stable however fast the load grows), and a run shorter than its warm-up has
-// no measurement at all.
+// (growth 0, stable however fast the load grows), a run shorter than its warm-up has no
+// measurement at all, and a run without arrivals has arrival rate and moved per arrival
+// 0 however many tokens move.
 func TestSteadyFewSamples(t *testing.T) {
 	st := steadyScripted(t, 6, SteadyOptions{WarmUp: 3}, nil) // steps 4, 5, 6
 	require.Equal(t, int64(3), st.Samples)
@@ -436,6 +437,17 @@ func TestSteadyFewSamples(t *testing.T) {
 	require.Equal(t, (10-8+10.0+10-10+15+10-12+21)/3, st.MeanDiscrepancy)
 	st = steadyScripted(t, 3, SteadyOptions{WarmUp: 3}, nil)
 	require.Equal(t, SteadyStats{}, *st)
+	// Without a workload nothing arrives: rate 0, and moved per arrival 0 (not ∞ or NaN)
+	// although tokens move.
+	b := &Funcs{StepFunc: func(s *State) error { s.Loads[0]--; s.Loads[1]++; s.Moved++; s.Time++; return nil }}
+	g, _ := Path(2)
+	res, err := Run(context.Background(), g, Loads{10, 0}, b, &RunOptions{MaxSteps: 8, NoStability: true, Steady: &SteadyOptions{WarmUp: 2}})
+	require.NoError(t, err)
+	require.Equal(t, int64(6), res.Steady.Samples)
+	require.Equal(t, 0.0, res.Steady.ArrivalRate)
+	require.Equal(t, 0.0, res.Steady.MovedPerArrival)
+	require.Equal(t, 0.0, res.Steady.Growth) // the total is constant
+	require.False(t, res.Steady.Unstable)
 }
 
 // TestWorkloadNegativeCounts: a workload that reports negative arrivals or completions
