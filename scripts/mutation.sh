@@ -134,7 +134,9 @@ prepare() {
   git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -x -C "$tmp"
   (
     cd "$tmp/$dir"
-    git init -q . && git add -A . >/dev/null
+    # No context lines: gremlins takes each hunk's added lines as one run from its first
+    # changed line, so a hunk that joins separate changes would lose the later ones.
+    git init -q . && git config diff.context 0 && git add -A . >/dev/null
     for spec in "$@"; do # a file may come in several specs: blank them all, then commit
       f=${spec%%:*}
       [ -e "$f.orig" ] || cp "$f" "$f.orig"
