@@ -428,7 +428,7 @@ func TestSteadyInstabilityThreshold(t *testing.T) {
 // TestSteadyFewSamples: with fewer than four measurements there is no instability test
 // (growth 0, stable however fast the load grows), a run shorter than its warm-up has no
 // measurement at all, and a run without arrivals has arrival rate and moved per arrival
-// 0 however many tokens move.
+// 0 however many tokens move, and is stable even if its total grows.
 func TestSteadyFewSamples(t *testing.T) {
 	st := steadyScripted(t, 6, SteadyOptions{WarmUp: 3}, nil) // steps 4, 5, 6
 	require.Equal(t, int64(3), st.Samples)
@@ -447,6 +447,15 @@ func TestSteadyFewSamples(t *testing.T) {
 	require.Equal(t, 0.0, res.Steady.ArrivalRate)
 	require.Equal(t, 0.0, res.Steady.MovedPerArrival)
 	require.Equal(t, 0.0, res.Steady.Growth) // the total is constant
+	require.False(t, res.Steady.Unstable)
+	// A balancer whose total grows by design (ExpectedTotalFunc) grows without arrivals:
+	// growth 1 per step, but the instability test needs arrivals.
+	b = &Funcs{StepFunc: func(s *State) error { s.Loads[0]++; s.Time++; return nil },
+		ExpectedTotalFunc: func(s *State) int64 { return 10 + s.Steps }}
+	res, err = Run(context.Background(), g, Loads{10, 0}, b, &RunOptions{MaxSteps: 8, NoStability: true, Steady: &SteadyOptions{}})
+	require.NoError(t, err)
+	require.Equal(t, 1.0, res.Steady.Growth)
+	require.Equal(t, 0.0, res.Steady.ArrivalRate)
 	require.False(t, res.Steady.Unstable)
 }
 
@@ -493,9 +502,9 @@ func TestSteadySampleLimit(t *testing.T) {
 	require.ErrorContains(t, err, "4194305 measurements")
 }
 
-// TestWorkloadOverflow: the total may reach math.MaxInt64 and the arrivals counter too;
-// a workload that would push either beyond fails the run with ErrBadLoads after that
-// step.
+// TestWorkloadOverflow: the total may reach math.MaxInt64 and the arrivals counter too
+// (also when completions, counted apart, are as large); a workload that would push
+// either beyond fails the run with ErrBadLoads after that step.
 func TestWorkloadOverflow(t *testing.T) {
 	g, _ := Path(2)
 	for _, tc := range []struct {
@@ -507,6 +516,8 @@ func TestWorkloadOverflow(t *testing.T) {
 		{"total beyond", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 1}[t] }, func(int64) int64 { return 0 }, 2},
 		{"arrivals reach MaxInt64", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10}[t] },
 			func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10}[t] }, 0},
+		{"large arrivals and completions", func(t int64) int64 { return map[int64]int64{1: 1 << 61, 2: 1 << 62}[t] },
+			func(t int64) int64 { return map[int64]int64{1: 1 << 61, 2: 1 << 62}[t] }, 0}, // the total stays 10
 		{"arrivals beyond", func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10, 3: 1}[t] },
 			func(t int64) int64 { return map[int64]int64{1: math.MaxInt64 - 10, 2: 10, 3: 1}[t] }, 3},
 	} {
