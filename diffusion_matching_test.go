@@ -82,4 +82,20 @@ func TestRandomMatchingOneProposer(t *testing.T) {
 		require.Equal(t, tc.moved, sumChunks(b.moved), tc.name)
 		require.Equal(t, tc.acks, sumChunks(b.msgs), tc.name)
 	}
+	// Two pairs in one round (path 0–1–2–3: 1 proposes to 0, 2 to 3): both balance, and
+	// the tokens moved and the acceptances add up.
+	p4, err := Path(4)
+	require.NoError(t, err)
+	b, err := NewRandomMatching(p4)
+	require.NoError(t, err)
+	s := &State{Net: p4, Loads: Loads{0, 8, 11, 1}, Workers: 1}
+	require.NoError(t, b.Init(s))
+	copy(b.prop, []int32{-1, 0, 3, -1})
+	copy(b.coin, []uint8{0, 0, 1, 0})
+	clear(b.msgs)
+	b.s = s
+	b.matchChunks(0, b.ln.chunks())
+	require.Equal(t, Loads{4, 4, 6, 6}, s.Loads)
+	require.Equal(t, int64(4+5), sumChunks(b.moved))
+	require.Equal(t, int64(2), sumChunks(b.msgs))
 }
