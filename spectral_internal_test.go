@@ -174,7 +174,7 @@ func TestLanczosShortcuts(t *testing.T) {
 	require.LessOrEqual(t, math.Abs(sp.LambdaN-(-15.0/17)), sp.BoundN)
 	require.Equal(t, -sp.LambdaN, sp.LambdaMax)
 	require.Greater(t, sp.Bound2, 1e-8, "double cover: λ_2 converged: the shortcut is not exercised")
-	require.GreaterOrEqual(t, sp.Bound2, 1-sp.Lambda2, "λ_2 stopped unconverged with a bound that may not hold")
+	require.Equal(t, 1-sp.Lambda2, sp.Bound2, "λ_2 stopped unconverged: its bound is 1 − θ_2 (λ_2 ∈ [θ_2, 1))")
 	require.Less(t, sp.Lambda2, 0.7)
 
 	torus41, _ := Torus(41, 41)
