@@ -69,3 +69,77 @@ func TestRandomChurnStationary(t *testing.T) {
 	got := sum / float64(k)
 	require.LessOrEqual(t, math.Abs(got-want), 0.1*want, "mean links down %v, want about %v", got, want)
 }
+
+// churnDownTrace runs an idle balancer on g for steps steps with churn c and returns the
+// links down before each step (Sample.Down) and a copy of State.Live at the end.
+func churnDownTrace(t *testing.T, g *Graph, c Churn, steps int64, seed uint64) ([]int, []bool) {
+	t.Helper()
+	var down []int
+	var live []bool
+	_, err := Run(context.Background(), g, make(Loads, g.Order()), idle(), &RunOptions{MaxSteps: steps, Seed: seed, Churn: c, SampleEvery: 1,
+		Recorder: RecorderFunc(func(s *State, smp Sample) error {
+			if smp.Step > 0 {
+				down = append(down, smp.Down)
+			}
+			live = append(live[:0], s.Live...)
+			return nil
+		})})
+	require.NoError(t, err)
+	return down, live
+}
+
+// TestChurnScheduleRepeatedEvents: on Path(4) a link failed twice is down once (the
+// count of links down does not count it twice), recovers with one event, and a recovery
+// of a link that is up changes nothing; events apply from their step on, ties in the
+// given order; both ends of a link agree.
+func TestChurnScheduleRepeatedEvents(t *testing.T) {
+	g, _ := Path(4)
+	c, err := NewScheduledLinkChurn([]LinkEvent{
+		{Step: 4, U: 2, V: 1, Up: true}, // (1, 2) is already down at step 4
+		{Step: 1, U: 0, V: 1},
+		{Step: 2, U: 1, V: 0}, // failed again, other order
+		{Step: 2, U: 1, V: 2},
+		{Step: 3, U: 0, V: 1, Up: true},
+		{Step: 3, U: 0, V: 1, Up: true}, // recovered twice
+		{Step: 4, U: 2, V: 3, Up: true}, // up already
+		{Step: 5, U: 2, V: 3},
+		{Step: 5, U: 2, V: 3, Up: true}, // the later event of the step wins
+	})
+	require.NoError(t, err)
+	down, live := churnDownTrace(t, g, c, 6, 1)
+	// down[k−1] is the count in the sample after k steps, whose last step (number k − 1,
+	// counting from 0) saw the events of steps ≤ k − 1.
+	require.Equal(t, []int{0, 1, 2, 1, 0, 0}, down)
+	for _, e := range live {
+		require.True(t, e, "live %v", live)
+	}
+}
+
+// TestChurnReuse: a churn value run again (on the same or another network, as a sweep
+// reuses its options) starts over: the listed schedule from its first event with every
+// link up, the random churn with the same draws for the same seed.
+func TestChurnReuse(t *testing.T) {
+	g, _ := Path(4)
+	r, _ := Ring(6)
+	sc, err := NewScheduledLinkChurn([]LinkEvent{{Step: 2, U: 0, V: 1}, {Step: 3, U: 1, V: 2}, {Step: 5, U: 0, V: 1, Up: true}})
+	require.NoError(t, err)
+	want := []int{0, 0, 1, 2, 2, 1} // as in TestChurnScheduleRepeatedEvents
+	for i := 0; i < 3; i++ {
+		down, _ := churnDownTrace(t, g, sc, 6, 1)
+		require.Equal(t, want, down, "run %d", i)
+	}
+	down, _ := churnDownTrace(t, r, sc, 6, 1) // the ring has the same links and more
+	require.Equal(t, want, down, "on the ring")
+	rc, err := NewRandomLinkChurn(0.3, 0.2)
+	require.NoError(t, err)
+	big, _ := RandomRegular(200, 4, 1)
+	first, firstLive := churnDownTrace(t, big, rc, 30, 7)
+	require.NotZero(t, first[len(first)-1], "no link ever failed")
+	_, _ = churnDownTrace(t, r, rc, 30, 8) // another network and seed in between
+	again, againLive := churnDownTrace(t, big, rc, 30, 7)
+	require.Equal(t, first, again)
+	require.Equal(t, firstLive, againLive)
+	fresh, _ := NewRandomLinkChurn(0.3, 0.2)
+	other, _ := churnDownTrace(t, big, fresh, 30, 7)
+	require.Equal(t, first, other, "a reused churn differs from a fresh one")
+}

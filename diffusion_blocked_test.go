@@ -2,6 +2,7 @@ package tokendist
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -68,5 +69,77 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 				require.NotZero(t, blockedRounds, "the blocked gather never ran")
 			})
 		}
+	}
+}
+
+// TestBlockedGatherWidths forces the blocked gather on a small torus (degree 4, so a
+// record holds 4 excess bits and w − 4 quotient bits) and checks, round by round against
+// the plain gather, which record width each round uses and whether the blocked gather
+// runs: quotient spreads below 2^4 take 8-bit records and below 2^12 16-bit ones, both
+// blocked; larger spreads take 32-bit records through the plain gather. Without the
+// link array (as on a network too large for it) the blocked gather is the only packed
+// path, so spreads beyond 16 bits must take the wide format, never 32 or 64 bits.
+func TestBlockedGatherWidths(t *testing.T) {
+	g, err := Torus(40, 50)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		hi      int64 // loads uniform in [0, hi]: quotient spread about hi/5; negative: −hi at node 0, 0 elsewhere
+		noLink  bool
+		first   rdFormat
+		blocked bool
+	}{
+		{"8-bit", 75, false, rd8, true},
+		{"spread 15", -79, false, rd8, true}, // quotients ⌊79/5⌋ = 15 and 0
+		{"spread 16", -80, false, rd16, true},
+		{"spread 4095", -(5*4095 + 4), false, rd16, true},
+		{"spread 4096", -5 * 4096, false, rd32, false},
+		{"16-bit", 20000, false, rd16, true},
+		{"32-bit", 1 << 22, false, rd32, false},
+		{"16-bit, no link array", 20000, true, rd16, true},
+		{"wide, no link array", 1 << 22, true, rdWide, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loads, _ := RandomRange(g.Order(), 0, tc.hi, 3)
+			if tc.hi < 0 {
+				loads = make(Loads, g.Order())
+				loads[0] = -tc.hi
+			}
+			var st [2]*State
+			var bs [2]*RandomizedDiffusion
+			for i := range bs {
+				b, err := NewRandomizedDiffusion(g)
+				require.NoError(t, err)
+				if i == 0 {
+					b.blocked = newBlockedGather(g)
+					if tc.noLink { // as NewRandomizedDiffusion sets it up beyond 2^26 nodes
+						b.link, b.pos32 = nil, b.ln.backPositions()
+					}
+				}
+				bs[i] = b
+				st[i] = &State{Net: g, Loads: loads.Clone(), Workers: 1, Seed: 8}
+				require.NoError(t, b.Init(st[i]))
+			}
+			widths := map[rdFormat]bool{}
+			for r := 0; r < 6; r++ {
+				for i := range bs {
+					require.NoError(t, bs[i].Step(st[i]))
+					st[i].Steps++
+				}
+				b := bs[0]
+				if r == 0 {
+					require.Equal(t, tc.first, b.format, "first round's format")
+					require.Equal(t, tc.blocked, b.useBlocked(), "first round blocked")
+				}
+				widths[b.format] = true
+				require.Equal(t, b.format == rd8 || b.format == rd16, b.useBlocked(), "round %d: format %d", r, b.format)
+				if tc.noLink {
+					require.NotContains(t, []rdFormat{rd32, rd64}, b.format, "round %d without the link array", r)
+				}
+				require.Equal(t, st[1].Moved, st[0].Moved, "round %d: moved", r)
+				require.Equal(t, st[1].Messages, st[0].Messages, "round %d: messages", r)
+				require.True(t, slices.Equal(st[1].Loads, st[0].Loads), "round %d (format %d): loads differ from the plain gather", r, b.format)
+			}
+		})
 	}
 }

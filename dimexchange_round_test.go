@@ -3,6 +3,7 @@ package tokendist
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -214,4 +215,144 @@ func TestRoundDoesNotAllocate(t *testing.T) {
 			t.Errorf("workers %d: %v allocations per Round", workers, a)
 		}
 	}
+}
+
+// stepTwin returns a second balancer on d's colouring and a State for it with the same
+// loads, counters and workers, for comparing round against χ calls of Step.
+func stepTwin(t *testing.T, d *DimensionExchange, s *State, ctor func(*Graph, *EdgeColoring) (*DimensionExchange, error)) (*DimensionExchange, *State) {
+	t.Helper()
+	b, err := ctor(d.Graph(), d.Coloring())
+	require.NoError(t, err)
+	sb := &State{Net: s.Net, Loads: s.Loads.Clone(), Workers: s.Workers, Steps: s.Steps, Time: s.Time, Moved: s.Moved, Messages: s.Messages}
+	if s.Live != nil {
+		sb.Live = slices.Clone(s.Live)
+	}
+	require.NoError(t, b.Init(sb))
+	return b, sb
+}
+
+func requireSameState(t *testing.T, want, got *State, what string) {
+	t.Helper()
+	require.Equal(t, want.Time, got.Time, "%s: time", what)
+	require.Equal(t, want.Moved, got.Moved, "%s: moved", what)
+	require.Equal(t, want.Messages, got.Messages, "%s: messages", what)
+	require.True(t, slices.Equal(want.Loads, got.Loads), "%s: loads differ", what)
+}
+
+// TestRoundMidRound: a round that starts inside a round (s.Steps not a multiple of χ)
+// performs the χ steps s.Steps … s.Steps+χ−1, colours s.Steps mod χ onwards, like χ calls
+// of Step, and so does a round with links down (State.Live); the fused pass, which
+// applies the colours from 0 over every link, is for whole rounds without churn only.
+func TestRoundMidRound(t *testing.T) {
+	g, err := RandomTree(3000, 5)
+	require.NoError(t, err)
+	for _, ctor := range []func(*Graph, *EdgeColoring) (*DimensionExchange, error){NewThreshold1, NewThreshold2} {
+		for _, offset := range []int64{0, 1, 2} {
+			for _, churn := range []bool{false, true} {
+				d, err := ctor(g, nil)
+				require.NoError(t, err)
+				chi := int64(d.Colors())
+				require.GreaterOrEqual(t, chi, int64(3))
+				loads, _ := RandomRange(g.Order(), 0, 40, uint64(offset))
+				s := &State{Net: g, Loads: loads, Workers: 1, Steps: 5*chi + offset}
+				if churn {
+					s.Live = make([]bool, 2*g.Size())
+					for e := range s.Live {
+						s.Live[e] = e%7 != 0
+					}
+					for u := 0; u < g.Order(); u++ { // make both ends of every link agree
+						for e := g.off[u]; e < g.off[u+1]; e++ {
+							if v := int(g.adj[e]); v > u {
+								s.Live[g.EdgeIndex(v, u)] = s.Live[e]
+							}
+						}
+					}
+				}
+				require.NoError(t, d.Init(s))
+				b, sb := stepTwin(t, d, s, ctor)
+				for r := 0; r < 3; r++ {
+					n, err := d.round(s)
+					require.NoError(t, err)
+					require.Equal(t, chi, n)
+					s.Steps += n
+					for k := int64(0); k < chi; k++ {
+						require.NoError(t, b.Step(sb))
+						sb.Steps++
+					}
+					requireSameState(t, sb, s, fmt.Sprintf("%v offset %d churn %v round %d", d, offset, churn, r))
+				}
+			}
+		}
+	}
+}
+
+// TestRoundWorkersChange: the parallel fused round keeps one plan per worker count; a
+// balancer whose runs (or rounds) use 3, then 2, then 4, then 3 workers gives the loads
+// of χ single steps every time. GOMAXPROCS is raised to 4 for the test so that a tree of
+// 70000 edges really splits 4 ways (par.Workers caps the count at GOMAXPROCS).
+func TestRoundWorkersChange(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	par.Acquire()
+	defer par.Release()
+	g, err := RandomTree(70001, 2)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, g.Size(), 4*parallelMinEdges)
+	d, err := NewThreshold1(g, nil)
+	require.NoError(t, err)
+	loads, _ := RandomRange(g.Order(), 0, 30, 4)
+	s := &State{Net: g, Loads: loads, Workers: 3}
+	require.NoError(t, d.Init(s))
+	b, sb := stepTwin(t, d, s, NewThreshold1)
+	chi := int64(d.Colors())
+	for i, workers := range []int{3, 2, 4, 3, 1, 4} {
+		s.Workers = workers
+		n, err := d.round(s)
+		require.NoError(t, err)
+		s.Steps += n
+		for k := int64(0); k < chi; k++ {
+			require.NoError(t, b.Step(sb))
+			sb.Steps++
+		}
+		requireSameState(t, sb, s, fmt.Sprintf("round %d, %d workers", i, workers))
+		if workers > 1 {
+			require.Len(t, d.plan.parts, workers, "round %d: the plan in use", i)
+		}
+	}
+}
+
+// TestRunRoundsUnderChurn: Run must not replace steps by whole rounds under churn, since
+// the churn schedule changes the links before every step: a link that fails in the
+// middle of a round is skipped from that step on. Results with whole-round sampling
+// (SampleEvery χ) and with single-step sampling agree, and the failure is seen.
+func TestRunRoundsUnderChurn(t *testing.T) {
+	g, _ := Path(6) // χ = 2: colours alternate along the path
+	start := Loads{60, 0, 0, 0, 0, 0}
+	d, _ := NewThreshold1(g, nil)
+	chi := int64(d.Colors())
+	require.Equal(t, int64(2), chi)
+	var res [3]Result
+	for i, every := range []int64{chi, 1, 0} {
+		// Events at odd steps, inside the rounds of two steps, on links of both colours.
+		c, err := NewScheduledLinkChurn([]LinkEvent{{Step: 3, U: 0, V: 1}, {Step: 3, U: 1, V: 2}, {Step: 9, U: 0, V: 1, Up: true}, {Step: 9, U: 1, V: 2, Up: true}})
+		require.NoError(t, err)
+		d, _ := NewThreshold1(g, nil)
+		r, err := newRunner(g, start, d, &RunOptions{SampleEvery: every, Churn: c})
+		require.NoError(t, err)
+		require.Nil(t, r.rounder, "SampleEvery %d: whole rounds under churn", every)
+		free, err := newRunner(g, start, d, &RunOptions{SampleEvery: every})
+		require.NoError(t, err)
+		require.Equal(t, every != 1, free.rounder != nil, "SampleEvery %d without churn: whole rounds %v", every, free.rounder != nil)
+		res[i], err = Run(context.Background(), g, start, d, &RunOptions{MaxSteps: 14, SampleEvery: every, Churn: c, NoStability: true})
+		require.NoError(t, err)
+	}
+	for i := 1; i < 3; i++ {
+		require.Equal(t, res[0].Moved, res[i].Moved)
+		require.Equal(t, res[0].Loads, res[i].Loads)
+	}
+	// Reference without churn: the links (0, 1) and (1, 2) carry a token at every step of
+	// their colours, so churn must leave node 0 with more.
+	d2, _ := NewThreshold1(g, nil)
+	free, err := Run(context.Background(), g, start, d2, &RunOptions{MaxSteps: 14, NoStability: true})
+	require.NoError(t, err)
+	require.Greater(t, res[0].Loads[0], free.Loads[0])
 }

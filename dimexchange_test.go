@@ -453,3 +453,45 @@ func TestDimensionExchangeBadInput(t *testing.T) {
 	_, err = tokendist.Run(context.Background(), path, make(tokendist.Loads, 6), st, nil)
 	require.ErrorIs(t, err, tokendist.ErrBadParameter)
 }
+
+// TestProtocolSendLimits: a Protocol may send across edge (u, v), u < v, at most u's load
+// (a positive count) or at most v's load (a negative one, from the upper end). Sending a
+// node's whole load is allowed; one token more, from either end, is an error naming the
+// protocol, the count, the edge and the loads, and the edge's loads stay unchanged.
+func TestProtocolSendLimits(t *testing.T) {
+	g, err := tokendist.Path(2)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		send  int64
+		after tokendist.Loads
+		err   string
+	}{
+		{7, tokendist.Loads{0, 12}, ""},
+		{-5, tokendist.Loads{12, 0}, ""},
+		{0, tokendist.Loads{7, 5}, ""},
+		{8, nil, "sends 8 tokens over edge (0, 1) with loads 7 and 5"},
+		{-6, nil, "sends -6 tokens over edge (0, 1) with loads 7 and 5"},
+	} {
+		send := tc.send
+		p := tokendist.ProtocolFunc(func(_ int64, u, v int, lu, lv int64) int64 {
+			require.Equal(t, []int64{0, 1, 7, 5}, []int64{int64(u), int64(v), lu, lv})
+			return send
+		})
+		b, err := tokendist.NewDimensionExchange(g, nil, p)
+		require.NoError(t, err)
+		s := &tokendist.State{Net: g, Loads: tokendist.Loads{7, 5}, Workers: 1}
+		require.NoError(t, b.Init(s))
+		err = b.Step(s)
+		if tc.err == "" {
+			require.NoError(t, err, "send %d", send)
+			require.Equal(t, tc.after, s.Loads, "send %d", send)
+			require.Equal(t, max(send, -send), s.Moved)
+			continue
+		}
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, "send %d", send)
+		require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "%v", err)
+		require.ErrorContains(t, err, "protocol")
+		require.ErrorContains(t, err, tc.err)
+		require.Equal(t, tokendist.Loads{7, 5}, s.Loads, "send %d: loads changed", send)
+	}
+}

@@ -671,3 +671,63 @@ func TestDiscrepancy1LocalRuleCounterexamples(t *testing.T) {
 func d1Report(r tokendist.Result) tokendist.Discrepancy1Report {
 	return r.Report.(tokendist.Discrepancy1Report)
 }
+
+// TestDiscrepancy1ConvergecastSchedule checks the convergecast's control messages step
+// by step (NewDiscrepancy1's doc comment) on a tree whose counts by height and by depth
+// differ, and where a node's height is set by its higher child: edges 0–1, 1–2, 1–5,
+// 5–6, 0–3, 3–4, 4–7, centre 0, radius r = 3. By height, nodes 2, 6 and 7 (height 0) send
+// their AND at the first step of a cycle, nodes 4 and 5 (height 1) at the second and
+// nodes 1 and 3 (height 2) at the third: 3, 2, 2 messages, after every cycle from the
+// second on. By depth, nodes 1 and 3 hear "stop" at step r of the cycle after the
+// deciding one, nodes 2, 4 and 5 at step r + 1 and nodes 6 and 7 at step r + 2: 2, 3, 2
+// messages, once. A step's control messages are its message count minus the load
+// messages of its matching (two per edge of the colour). The global check decides after
+// cycle K (the run ends after K cycles of L = 2χn steps); the convergecast run ends 2r
+// steps later.
+func TestDiscrepancy1ConvergecastSchedule(t *testing.T) {
+	g, err := tokendist.NewGraph(8, [][2]int{{0, 1}, {1, 2}, {1, 5}, {5, 6}, {0, 3}, {3, 4}, {4, 7}})
+	require.NoError(t, err)
+	ec, err := tokendist.BipartiteColoring(g)
+	require.NoError(t, err)
+	chi := int64(ec.Colors())
+	L := 2 * chi * 8
+	const r = 3
+	up, down := []int64{3, 2, 2}, []int64{2, 3, 2}
+	for _, loads := range []tokendist.Loads{{0, 9, 0, 4, 17, 2, 0, 5}, {30, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 2, 1, 1}} {
+		glob, err := tokendist.NewDiscrepancy1(g, ec, nil)
+		require.NoError(t, err)
+		rg, err := tokendist.Run(context.Background(), g, loads, glob, &tokendist.RunOptions{NoStability: true})
+		require.NoError(t, err)
+		require.Equal(t, tokendist.StatusDone, rg.Status)
+		require.Zero(t, rg.Steps%L, "the global check stops at the end of a cycle")
+		K := rg.Steps / L
+		require.GreaterOrEqual(t, K, int64(2))
+
+		cc, err := tokendist.NewDiscrepancy1(g, ec, &tokendist.Discrepancy1Options{Convergecast: true})
+		require.NoError(t, err)
+		var control []int64 // control messages of step 0, 1, ...
+		last := int64(0)
+		res, err := tokendist.Run(context.Background(), g, loads, cc, &tokendist.RunOptions{NoStability: true, SampleEvery: 1,
+			Recorder: tokendist.RecorderFunc(func(s *tokendist.State, smp tokendist.Sample) error {
+				if smp.Step > 0 {
+					step := smp.Step - 1
+					control = append(control, smp.Messages-last-int64(len(ec.Matching(int(step%chi)))))
+				}
+				last = smp.Messages
+				return nil
+			})})
+		require.NoError(t, err)
+		require.Equal(t, tokendist.StatusDone, res.Status)
+		require.Equal(t, K*L+2*r, res.Steps, "loads %v: 2r steps after the global check", loads)
+		want := make([]int64, res.Steps)
+		for c := int64(2); c <= K; c++ {
+			for p := int64(0); p < r; p++ {
+				want[c*L+p] = up[p]
+			}
+		}
+		for p := int64(0); p < r; p++ {
+			want[K*L+r+p] = down[p]
+		}
+		require.Equal(t, want, control, "loads %v: control messages by step (K = %d, L = %d)", loads, K, L)
+	}
+}

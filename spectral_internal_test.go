@@ -91,3 +91,119 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 		float64(graphBytes)/float64(n), float64(alloc)/float64(n), perNode)
 	require.LessOrEqual(t, perNode, 100.0, "graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
 }
+
+// lanczosRun runs Lanczos on g with options o and returns its spectrum and the Ritz
+// values and bounds of every convergence check (lanczosTrace).
+func lanczosRun(t *testing.T, g *Graph, o SpectralOptions) (Spectrum, []lanczosCheck) {
+	t.Helper()
+	var checks []lanczosCheck
+	lanczosTrace = func(k int, top, bot ritz, _ float64) { checks = append(checks, lanczosCheck{k, top, bot}) }
+	defer func() { lanczosTrace = nil }()
+	o.Method = SpectralLanczos
+	sp, err := LambdaMax(g, &o)
+	require.NoError(t, err)
+	require.NotEmpty(t, checks)
+	require.Equal(t, sp.Iterations, checks[len(checks)-1].k)
+	return sp, checks
+}
+
+type lanczosCheck struct {
+	k        int
+	top, bot ritz
+}
+
+// doubleCover returns the bipartite double cover of g: nodes (v, 0) = v and (v, 1) =
+// n + v, an edge (u, 0)–(v, 1) and (v, 0)–(u, 1) for each edge (u, v). For a d-regular g
+// it is d-regular and bipartite, so λ_n of its transition matrix is (1 − d)/(d + 1).
+func doubleCover(t *testing.T, g *Graph) *Graph {
+	t.Helper()
+	n := g.Order()
+	var edges [][2]int
+	for u := 0; u < n; u++ {
+		for _, v := range g.Neighbors(u) {
+			if int(v) > u {
+				edges = append(edges, [2]int{u, n + int(v)}, [2]int{int(v), n + u})
+			}
+		}
+	}
+	c, err := NewGraph(2*n, edges)
+	require.NoError(t, err)
+	return c
+}
+
+// TestLanczosShortcuts checks LambdaMax's Lanczos against closed forms where its
+// shortcuts decide when it stops (SpectralOptions, Spectrum.Bound2):
+//   - Torus(40, 40) at the default Tol: λ_n = −3/5 is Gershgorin's bound, so |λ_n| can
+//     never reach λ_2 ≈ 0.995 and the run stops at the first check at which λ_2 meets Tol,
+//     with λ_n still unconverged and reporting the bound θ_n − (1 − d)/(d + 1) that holds
+//     regardless;
+//   - the double cover of RandomRegular(300, 16): λ_n = −15/17 in closed form and λ_2 ≈
+//     0.5 is clearly smaller in absolute value, so the run stops at the first check at
+//     which λ_n meets Tol, with λ_2 unconverged and reporting the bound 1 − θ_2;
+//   - Torus(41, 41) at GapTol 10^−2 to 0.5: the run stops at the first check at which λ_2's
+//     bound is at most GapTol·(1 − θ_2 − bound), and the gap 1 − λ_max is then accurate
+//     to GapTol relative against the closed form;
+//   - K_{20,20} (λ_2 = 1/21, λ_n = −19/21): the Krylov space is invariant after two
+//     iterations (breakdown) and the values are exact.
+//
+// In every case the values are within their bounds of the closed form.
+func TestLanczosShortcuts(t *testing.T) {
+	torus40, _ := Torus(40, 40)
+	cf40, _ := TorusSpectrum(40, 40)
+	sp, checks := lanczosRun(t, torus40, SpectralOptions{})
+	const tol = 1e-10
+	for _, c := range checks[:len(checks)-1] {
+		require.Greater(t, c.top.bound, tol, "Torus(40, 40): λ_2 met Tol at iteration %d, but the run went on", c.k)
+	}
+	require.LessOrEqual(t, sp.Bound2, tol)
+	require.Greater(t, sp.BoundN, tol, "Torus(40, 40): λ_n converged: the shortcut is not exercised")
+	require.GreaterOrEqual(t, sp.BoundN, sp.LambdaN-(-3.0/5))
+	require.LessOrEqual(t, math.Abs(sp.Lambda2-cf40.Lambda2), sp.Bound2+cf40.Bound2)
+	require.LessOrEqual(t, math.Abs(sp.LambdaN-cf40.LambdaN), sp.BoundN+cf40.BoundN)
+	require.Equal(t, sp.Lambda2, sp.LambdaMax)
+
+	rr, err := RandomRegular(300, 16, 2)
+	require.NoError(t, err)
+	cover := doubleCover(t, rr)
+	sp, checks = lanczosRun(t, cover, SpectralOptions{Tol: 1e-8})
+	for _, c := range checks[:len(checks)-1] {
+		require.Greater(t, c.bot.bound, 1e-8, "double cover: λ_n met Tol at iteration %d, but the run went on", c.k)
+	}
+	require.Greater(t, len(checks), 1)
+	require.LessOrEqual(t, sp.BoundN, 1e-8)
+	require.LessOrEqual(t, math.Abs(sp.LambdaN-(-15.0/17)), sp.BoundN)
+	require.Equal(t, -sp.LambdaN, sp.LambdaMax)
+	require.Greater(t, sp.Bound2, 1e-8, "double cover: λ_2 converged: the shortcut is not exercised")
+	require.Equal(t, 1-sp.Lambda2, sp.Bound2, "λ_2 stopped unconverged: its bound is 1 − θ_2 (λ_2 ∈ [θ_2, 1))")
+	require.Less(t, sp.Lambda2, 0.7)
+
+	torus41, _ := Torus(41, 41)
+	cf41, _ := TorusSpectrum(41, 41)
+	for _, gapTol := range []float64{1e-2, 0.1, 0.3, 0.5} {
+		sp, checks = lanczosRun(t, torus41, SpectralOptions{GapTol: gapTol})
+		for _, c := range checks[:len(checks)-1] {
+			require.Greater(t, c.top.bound, gapTol*(1-math.Abs(c.top.theta)-c.top.bound), "Torus(41, 41), GapTol %v: met at iteration %d, but the run went on", gapTol, c.k)
+		}
+		require.LessOrEqual(t, sp.Bound2, gapTol*(1-sp.Lambda2-sp.Bound2), "GapTol %v", gapTol)
+		require.Greater(t, sp.Bound2, 1e-10, "GapTol %v should stop well before the default Tol", gapTol)
+		gap, trueGap := 1-sp.LambdaMax, 1-cf41.LambdaMax
+		require.LessOrEqual(t, math.Abs(gap-trueGap), gapTol*trueGap, "GapTol %v", gapTol)
+		require.LessOrEqual(t, math.Abs(sp.Lambda2-cf41.Lambda2), sp.Bound2+cf41.Bound2, "GapTol %v", gapTol)
+		require.LessOrEqual(t, math.Abs(sp.LambdaN-cf41.LambdaN), sp.BoundN+cf41.BoundN, "GapTol %v", gapTol)
+	}
+
+	var kab [][2]int
+	for i := 0; i < 20; i++ {
+		for j := 20; j < 40; j++ {
+			kab = append(kab, [2]int{i, j})
+		}
+	}
+	k2020, err := NewGraph(40, kab)
+	require.NoError(t, err)
+	sp, _ = lanczosRun(t, k2020, SpectralOptions{})
+	require.LessOrEqual(t, sp.Iterations, 3)
+	require.LessOrEqual(t, sp.Bound2, 1e-12+ritzRounding)
+	require.LessOrEqual(t, sp.BoundN, 1e-12+ritzRounding)
+	require.InDelta(t, 1.0/21, sp.Lambda2, sp.Bound2)
+	require.InDelta(t, -19.0/21, sp.LambdaN, sp.BoundN)
+}

@@ -202,3 +202,31 @@ func TestDynamicTraceCSV(t *testing.T) {
 	require.Equal(t, fmt.Sprint(res.Arrived), last[9], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 	require.Equal(t, fmt.Sprint(res.Completed), last[10], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 }
+
+// TestServiceNegativeLoads: service completes tokens only where there are some. A node
+// with a negative load (a balancer that lets loads go negative) or an empty node
+// completes nothing and keeps its load, whole and fractional rates alike; a node with
+// fewer tokens than ⌊μ⌋ completes them all; and the completions reported are exactly the
+// tokens that left.
+func TestServiceNegativeLoads(t *testing.T) {
+	g, _ := Path(7)
+	for _, mu := range []float64{0.5, 1, 2, 2.5, 40} {
+		sv, err := NewService(mu)
+		require.NoError(t, err)
+		start := Loads{-7, -1, 0, 1, 2, 3, 100}
+		for step := int64(1); step <= 40; step++ {
+			s := &State{Net: g, Loads: start.Clone(), Seed: 3, Steps: step}
+			require.NoError(t, sv.Init(s))
+			in, done, err := sv.Apply(s)
+			require.NoError(t, err)
+			require.Zero(t, in)
+			require.Equal(t, start.Total()-s.Loads.Total(), done, "μ %v step %d: loads %v", mu, step, s.Loads)
+			require.Equal(t, Loads{-7, -1, 0}, s.Loads[:3], "μ %v step %d: loads %v", mu, step, s.Loads)
+			for v := 3; v < 7; v++ {
+				c := start[v] - s.Loads[v]
+				lo, hi := min(start[v], int64(math.Floor(mu))), min(start[v], int64(math.Ceil(mu)))
+				require.True(t, c >= lo && c <= hi, "μ %v step %d: node %d completed %d of %d, want %d..%d", mu, step, v, c, start[v], lo, hi)
+			}
+		}
+	}
+}

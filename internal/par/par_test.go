@@ -1,7 +1,9 @@
 package par
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -220,4 +222,155 @@ func TestNoLeak(t *testing.T) {
 	g.For(100, 3, func(lo, hi int) {})
 	Release()
 	g.For(100, 3, func(lo, hi int) {})
+}
+
+// TestPieceLen checks the piece length against its definition, a worker's share of n
+// cut piecesPerShare = 8 ways and rounded up, ⌈n/(8·workers)⌉, at least 1.
+func TestPieceLen(t *testing.T) {
+	for _, tc := range []struct{ n, workers, want int }{
+		{1000, 2, 63}, {1008, 2, 63}, {1009, 2, 64}, {16, 2, 1}, {17, 2, 2}, {5, 4, 1}, {1, 2, 1}, {64 * 3, 3, 8}, {64*3 + 1, 3, 9},
+	} {
+		if got := pieceLen(tc.n, tc.workers); got != tc.want {
+			t.Errorf("pieceLen(%d, %d) = %d, want %d", tc.n, tc.workers, got, tc.want)
+		}
+	}
+}
+
+// TestForPieces checks how For cuts a loop: every range is a full piece of
+// ⌈n/(8·workers)⌉ items (computed here, not by pieceLen) except the last of a worker's
+// share, which ends at the share's end, n·(w+1)/workers; shares are never merged.
+func TestForPieces(t *testing.T) {
+	Acquire()
+	defer Release()
+	var g Group
+	for _, n := range []int{2, 9, 100, 1000, 4097} {
+		for _, workers := range []int{2, 3, 5} {
+			w := min(workers, n)
+			piece := (n + 8*w - 1) / (8 * w)
+			ends := map[int]bool{}
+			for k := 0; k < w; k++ {
+				ends[n*(k+1)/w] = true
+			}
+			var mu sync.Mutex
+			var bad []string
+			g.For(n, workers, func(lo, hi int) {
+				if hi-lo != piece && !(ends[hi] && hi-lo < piece) {
+					mu.Lock()
+					bad = append(bad, fmt.Sprintf("[%d, %d)", lo, hi))
+					mu.Unlock()
+				}
+			})
+			if len(bad) > 0 {
+				t.Errorf("n=%d workers=%d: ranges %v are neither a piece of %d nor the end of a share", n, workers, bad, piece)
+			}
+		}
+	}
+}
+
+// TestForWaitsForSlowPiece: For returns only after every range has finished, even when
+// a helper is still working on one after the caller ran out of pieces.
+func TestForWaitsForSlowPiece(t *testing.T) {
+	Acquire()
+	defer Release()
+	var g Group
+	for _, workers := range []int{2, 3} {
+		var done atomic.Int64
+		g.For(workers, workers, func(lo, hi int) {
+			if lo > 0 {
+				time.Sleep(30 * time.Millisecond)
+			}
+			done.Add(int64(hi - lo))
+		})
+		if got := done.Load(); got != int64(workers) {
+			t.Errorf("workers=%d: For returned with %d of %d items done", workers, got, workers)
+		}
+	}
+}
+
+// helpers counts the goroutines running the pool's worker loop.
+func helpers() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "internal/par.Acquire.func1(")
+}
+
+// TestPoolSize: Acquire starts GOMAXPROCS − 1 helpers, at least one; a second Acquire
+// joins the pool; the last Release stops it and waits for its goroutines, so right after
+// it (no waiting) they are gone. A goroutine may still be on its way out after it has
+// signalled, so the check is on the average over many pools: a Release that does not
+// wait leaves about all of them.
+func TestPoolSize(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		want := max(1, procs-1)
+		Acquire()
+		Acquire()
+		got := helpers()
+		Release()
+		Release()
+		if got != want {
+			t.Errorf("GOMAXPROCS %d: %d helpers, want %d", procs, got, want)
+		}
+	}
+	runtime.GOMAXPROCS(5)
+	var g Group
+	left := 0
+	const pools = 50
+	for i := 0; i < pools; i++ {
+		Acquire()
+		g.For(100, 5, func(lo, hi int) {})
+		Release()
+		left += helpers()
+	}
+	if left > pools*4/2 {
+		t.Errorf("%d helpers of %d still running right after Release", left, pools*4)
+	}
+}
+
+// TestPoolConcurrentHolders: goroutines acquire and release the pool concurrently,
+// running loops in between whose every range panics, on several groups at once: each
+// caller recovers a value of its own loop, every range still runs, and the pool ends
+// stopped. The ranges sleep before panicking so that the panics of one loop overlap on
+// several goroutines; under the race detector (.ci/run runs go test -race) this is what
+// finds a dropped lock around the pool's reference count or a group's panic value, which
+// a mutation tool cannot produce.
+func TestPoolConcurrentHolders(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	var wg sync.WaitGroup
+	for k := 0; k < 4; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var g Group
+			for rep := 0; rep < 10; rep++ {
+				Acquire()
+				var ran atomic.Int64
+				func() {
+					defer func() {
+						p, ok := recover().([2]int)
+						if !ok || p[0] != k || p[1] != rep {
+							t.Errorf("holder %d rep %d: recovered %v", k, rep, p)
+						}
+					}()
+					g.For(8, 4, func(lo, hi int) {
+						ran.Add(int64(hi - lo))
+						time.Sleep(time.Millisecond)
+						panic([2]int{k, rep})
+					})
+				}()
+				if ran.Load() != 8 {
+					t.Errorf("holder %d rep %d: %d of 8 items ran", k, rep, ran.Load())
+				}
+				Release()
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if refs != 0 || cur != nil {
+		t.Errorf("after every Release: refs %d, pool %v", refs, cur)
+	}
 }
