@@ -3,6 +3,7 @@ package errs
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -18,23 +19,31 @@ var memTotal = sync.OnceValue(func() int64 {
 		return math.MaxInt64
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return parseMemTotal(f)
+})
+
+// parseMemTotal returns the MemTotal line of a /proc/meminfo text in bytes, or
+// math.MaxInt64 (no limit) when there is none or it is malformed, not positive or too
+// large to count in bytes.
+func parseMemTotal(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				break
-			}
-			kb, err := strconv.ParseInt(fields[0], 10, 64)
-			if err != nil || kb <= 0 || kb > math.MaxInt64/1024 {
-				break
-			}
-			return kb * 1024
+		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !ok {
+			continue
 		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return math.MaxInt64
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || kb <= 0 || kb > math.MaxInt64/1024 {
+			return math.MaxInt64
+		}
+		return kb * 1024
 	}
 	return math.MaxInt64
-})
+}
 
 // MemoryBudget returns the most bytes one call may allocate: the smaller of the
 // program's soft memory limit (runtime/debug.SetMemoryLimit, GOMEMLIMIT) and half of

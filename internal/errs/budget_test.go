@@ -79,3 +79,28 @@ func TestCheckAlloc(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMemTotal: the MemTotal line in bytes; no limit (MaxInt64) for a text without
+// one, an empty, non-numeric, zero, negative or overflowing value.
+func TestParseMemTotal(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int64
+	}{
+		{"MemTotal:       16384 kB\nMemFree: 1 kB\n", 16384 * 1024},
+		{"MemFree: 5 kB\nMemTotal: 1 kB\n", 1024},
+		{"MemTotal: 1\n", 1024},
+		{"MemFree: 5 kB\n", math.MaxInt64},
+		{"", math.MaxInt64},
+		{"MemTotal:\n", math.MaxInt64},
+		{"MemTotal: many kB\n", math.MaxInt64},
+		{"MemTotal: 0 kB\n", math.MaxInt64},
+		{"MemTotal: -5 kB\n", math.MaxInt64},
+		{"MemTotal: " + strconv.FormatInt(math.MaxInt64/1024, 10) + " kB\n", math.MaxInt64 / 1024 * 1024},
+		{"MemTotal: " + strconv.FormatInt(math.MaxInt64/1024+1, 10) + " kB\n", math.MaxInt64},
+		{"MemTotal: 99999999999999999999 kB\n", math.MaxInt64},
+		{"XMemTotal: 7 kB\nMemTotal: 3 kB\n", 3 * 1024},
+	} {
+		require.Equal(t, tc.want, parseMemTotal(strings.NewReader(tc.text)), "%q", tc.text)
+	}
+}
