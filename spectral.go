@@ -515,6 +515,9 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 		topAcc, botAcc := top.bound <= o.tol(top.theta, top.bound), bot.bound <= o.tol(bot.theta, bot.bound)
 		topDone := topAcc || top.theta+top.bound < -bot.theta-bot.bound
 		botDone := botAcc || -bot.theta+bot.bound < top.theta-top.bound || -gLo < top.theta
+		if lanczosTrace != nil {
+			lanczosTrace(k, top, bot, b)
+		}
 		if topDone && botDone {
 			// An end that stopped before its bound met the tolerance reports the bound
 			// that holds whether or not its Ritz value has converged: λ_n ∈ [gLo,
@@ -527,9 +530,6 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 			}
 		}
 		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
-		if lanczosTrace != nil {
-			lanczosTrace(k, top, bot, b)
-		}
 		if topDone && botDone {
 			return sp, nil
 		}
@@ -541,7 +541,8 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 	panic("unreachable")
 }
 
-// lanczosTrace, when set (by tests, to trace convergence), sees every convergence check.
+// lanczosTrace, when set (by tests, to trace convergence), sees every convergence check:
+// the Ritz values and their bounds (rounding included) on which the check decides.
 var lanczosTrace func(k int, top, bot ritz, beta float64)
 
 // ritzRounding is added to the Lanczos error bounds for the rounding errors of the

@@ -207,3 +207,70 @@ func TestLanczosShortcuts(t *testing.T) {
 	require.InDelta(t, 1.0/21, sp.Lambda2, sp.Bound2)
 	require.InDelta(t, -19.0/21, sp.LambdaN, sp.BoundN)
 }
+
+// TestLanczosStoppingRule checks, at every convergence check of many runs, the stopping
+// rule that Spectrum's doc states: Lanczos stops at the first check at which each end has
+// met the tolerance or is clearly smaller in absolute value than the other (its interval
+// θ ± bound entirely below the other's), λ_n also when Gershgorin's bound (1−d)/(d+1)
+// shows |λ_n| < θ_2; an end that stopped unconverged reports the bound that holds
+// regardless, 1 − θ_2 or θ_n − (1−d)/(d+1) plus the rounding allowance.
+func TestLanczosStoppingRule(t *testing.T) {
+	var gs []*Graph
+	add := func(g *Graph, err error) {
+		require.NoError(t, err)
+		gs = append(gs, g)
+	}
+	for seed := range uint64(12) {
+		add(RandomRegular(200+2*int(seed), 3+int(seed%4), seed))
+		add(ErdosRenyi(150, 0.08, seed))
+		add(WattsStrogatz(160, 4+2*int(seed%3), 0.3, seed))
+		add(BarabasiAlbert(150, 1+int(seed%3), seed))
+		// Double covers of dense random regular graphs: λ_n = (1−d)/(d+1) and λ_2
+		// clearly smaller, so the λ_2 end may stop unconverged.
+		rr, err := RandomRegular(100+2*int(seed), 12+int(seed%5), seed)
+		require.NoError(t, err)
+		gs = append(gs, doubleCover(t, rr))
+	}
+	// Double covers of random 7-regular graphs: |λ_n| = 3/4 and λ_2 ≈ (1 + 2√6)/8 ≈ 0.74,
+	// so the two ends are within their bounds of each other for a while.
+	for seed := range uint64(40) {
+		rr, err := RandomRegular(40+2*int(seed), 7, seed)
+		require.NoError(t, err)
+		gs = append(gs, doubleCover(t, rr))
+	}
+	for d := 3; d <= 8; d++ {
+		add(Hypercube(d))
+	}
+	stopped := [2]int{} // runs whose λ_2 or λ_n end stopped unconverged
+	for _, g := range gs {
+		gLo := float64(1-g.MaxDegree()) / float64(g.MaxDegree()+1)
+		for _, tol := range []float64{1e-2, 1e-3, 1e-5, 1e-8} {
+			sp, checks := lanczosRun(t, g, SpectralOptions{Tol: tol})
+			for i, c := range checks {
+				topAcc, botAcc := c.top.bound <= tol, c.bot.bound <= tol
+				topDone := topAcc || c.top.theta+c.top.bound < -c.bot.theta-c.bot.bound
+				botDone := botAcc || -c.bot.theta+c.bot.bound < c.top.theta-c.top.bound || -gLo < c.top.theta
+				last := i == len(checks)-1
+				require.Equal(t, last, topDone && botDone, "%v tol %g, check %d at k = %d: %+v %+v", g, tol, i, c.k, c.top, c.bot)
+				if !last {
+					continue
+				}
+				want2, wantN := c.top.bound, c.bot.bound
+				if !topAcc {
+					want2 = math.Max(want2, 1-c.top.theta)
+					stopped[0]++
+				}
+				if !botAcc {
+					wantN = math.Max(wantN, c.bot.theta-gLo+ritzRounding)
+					stopped[1]++
+				}
+				require.Equal(t, want2, sp.Bound2, "%v tol %g", g, tol)
+				require.Equal(t, wantN, sp.BoundN, "%v tol %g", g, tol)
+			}
+		}
+	}
+	t.Logf("%d runs; λ_2 stopped unconverged in %d, λ_n in %d", 4*len(gs), stopped[0], stopped[1])
+	// Both shortcuts were exercised.
+	require.Positive(t, stopped[0])
+	require.Positive(t, stopped[1])
+}
