@@ -67,15 +67,7 @@ func versionOf(bi *debug.BuildInfo, ok bool) string {
 		}
 	}
 	v := orDevel(bi.Main.Version)
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
+	rev, _, modified := vcsSettings(bi)
 	if rev != "" {
 		v += " rev " + rev
 	}
@@ -604,3 +596,19 @@ func (db *DB) dump() ([]string, error) {
 
 // fileName is a path for an error message (quoted and cut when long).
 func fileName(path string) string { return files.Name(path) }
+
+// vcsSettings returns the VCS revision, commit time and modified flag ("true" or "")
+// that the go command recorded in bi.
+func vcsSettings(bi *debug.BuildInfo) (rev, when, modified string) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	return rev, when, modified
+}

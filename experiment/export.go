@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tokendist/tokendist/internal/errs"
@@ -25,13 +24,9 @@ var resultCols = []string{"discrepancy", "steps", "time", "moved", "messages", "
 // int64 and float64 values; Table.Write prints them in full precision in CSV and JSON
 // Lines. It costs O(runs × columns).
 func ExportTable(db *DB, where string) (Table, error) {
-	cols, rows, err := db.Query(where)
+	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
-	}
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[c] = i
 	}
 	params := make([]map[string]any, len(rows))
 	set := map[string]bool{}
@@ -349,22 +344,7 @@ func number(v any) (float64, bool) {
 // fullCell formats v for CSV and machine-read output: floats in full precision
 // (strconv 'g' with precision -1, the shortest text that reads back to the same
 // float64), integers exactly.
-func fullCell(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if math.IsNaN(x) {
-			return ""
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case []byte:
-		return string(x)
-	}
-	return fmt.Sprint(v)
-}
+func fullCell(v any) string { return formatCell(v, -1) }
 
 // traceCols are the columns of TracesTable.
 var traceCols = []string{"key", "experiment", "network", "loads", "algorithm", "seed", "step", "time", "discrepancy", "max_load", "min_load",

@@ -26,13 +26,9 @@ var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "s
 // RunsTable returns one row per stored run (with metrics as extra columns "m.NAME"),
 // filtered by the SQL condition where.
 func RunsTable(db *DB, where string) (Table, error) {
-	cols, rows, err := db.Query(where)
+	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
-	}
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[c] = i
 	}
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	t := Table{Cols: append(append([]string(nil), reportCols...), metrics...)}
@@ -81,13 +77,9 @@ func metricColumns(rows [][]any, mi int) ([]string, []map[string]float64) {
 // of the final discrepancy, the mean steps and moved tokens, and the mean of every
 // metric.
 func SummaryTable(db *DB, where string) (Table, error) {
-	cols, rows, err := db.Query(where)
+	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
-	}
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[c] = i
 	}
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	type group struct {
@@ -199,7 +191,12 @@ func maxF(x []float64) any {
 	return m
 }
 
-func cell(v any) string {
+func cell(v any) string { return formatCell(v, 6) }
+
+// formatCell formats a table value: nil and NaN as empty, floats with strconv's 'g' at
+// precision prec (-1: the shortest text that reads back to the same float64), other
+// values as fmt.Sprint does (integers exactly).
+func formatCell(v any, prec int) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -207,7 +204,7 @@ func cell(v any) string {
 		if math.IsNaN(x) {
 			return ""
 		}
-		return strconv.FormatFloat(x, 'g', 6, 64)
+		return strconv.FormatFloat(x, 'g', prec, 64)
 	case []byte:
 		return string(x)
 	}
@@ -308,4 +305,17 @@ func (t Table) Write(w io.Writer, format string) error {
 		return nil
 	}
 	return errs.BadParam("unknown format %q (allowed: text, csv, markdown, jsonl)", format)
+}
+
+// queryIndexed is DB.Query with the position of every column by name.
+func (db *DB) queryIndexed(where string) (cols []string, rows [][]any, idx map[string]int, err error) {
+	cols, rows, err = db.Query(where)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	idx = make(map[string]int, len(cols))
+	for i, c := range cols {
+		idx[c] = i
+	}
+	return cols, rows, idx, nil
 }

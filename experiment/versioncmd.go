@@ -23,17 +23,10 @@ func writeVersion(w io.Writer, bi *debug.BuildInfo, ok bool) {
 				}
 			}
 		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = " (modified)"
-				}
-			}
+		var modified string
+		rev, when, modified = vcsSettings(bi)
+		if modified == "true" {
+			dirty = " (modified)"
 		}
 	}
 	fmt.Fprintf(w, "module:   %s %s\n", modulePath, mod)
