@@ -61,7 +61,9 @@
 // rows with int32 entries (4 bytes per edge end). It also implements gonum's
 // graph.Undirected, and FromGonum converts the other way. Generators (Path, Ring, Star,
 // Complete, KaryTree, RandomTree, Hypercube, ShuffleExchange, Torus, Mesh,
-// RandomRegular) validate their parameters and return (*Graph, error). Queries:
+// RandomRegular, and the families of network science ErdosRenyi, BarabasiAlbert,
+// WattsStrogatz, RandomGeometric) validate their parameters and return (*Graph, error).
+// Queries:
 // Diameter, Center, Eccentricities, BFS, BFSTree, IsTree, IsRegular, IsBipartite,
 // Connected.
 //
