@@ -1,9 +1,6 @@
 package registry
 
 import (
-	"io"
-
-	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/files"
 )
 
@@ -32,16 +29,7 @@ func openFile(path, what string, factor int64) (*files.File, error) {
 	return files.Open(path, what, files.Limit(factor, maxFileBytes))
 }
 
-// readFile is openFile and io.ReadAll.
+// readFile reads a whole file under openFile's policy.
 func readFile(path, what string, factor int64) ([]byte, error) {
-	f, err := openFile(path, what, factor)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, errs.Wrapf(err, "%s %s", what, files.Name(path))
-	}
-	return data, nil
+	return files.ReadFile(path, what, files.Limit(factor, maxFileBytes))
 }
