@@ -28,3 +28,7 @@ func Reseed(p *rand.PCG, seed uint64, step int64, chunk int) {
 func New(seed uint64, step int64, chunk int) *rand.Rand {
 	return rand.New(rand.NewPCG(Key(seed, step, chunk)))
 }
+
+// Mix is SplitMix64's finalizer: a bijection of uint64 whose outputs look independent
+// for consecutive inputs. Counter-based streams (tokendist.NodeRandom) are built on it.
+func Mix(z uint64) uint64 { return mix(z) }

@@ -1,0 +1,178 @@
+package tokendist
+
+import (
+	"fmt"
+
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// NodeProgram is one node's side of a local token-distribution algorithm, written as a
+// deterministic state machine in the style of etcd-io/raft: it knows its own load, the
+// number of its links (its ports) and the messages it receives, and nothing else. It has
+// no goroutines, clocks or I/O. A host drives it: the event simulator of package async,
+// a process of a runtime, or a test. The host delivers messages and timer ticks, carries
+// out the sends, persists the program's state and makes each link reliable.
+//
+// Rules the host keeps:
+//   - Methods are called one at a time, never concurrently, always with the same
+//     *NodeContext; Start is called once, before any other method.
+//   - Every link is reliable and FIFO: Receive is called exactly once per message sent
+//     to this node, in the order the sender sent the link's messages, whatever the
+//     network loses, duplicates, reorders or delays (the host's transfer protocol).
+//   - A received message's Tokens are in NodeContext.Load when Receive is called.
+//   - Tick is called on the node's local timer, at most once per local time unit; a
+//     node's ticks stop while Idle reports true and resume when a message arrives.
+//   - After a crash the host restores the state the program last saved (AppendState)
+//     into a program value it made afresh, with RestoreState, and continues: the
+//     program sees a pause, plus the ticks it missed.
+//
+// Rules the program keeps:
+//   - Its load changes only through NodeContext.Send (which removes the tokens sent) and
+//     through the tokens of received messages, and it never sends more than it holds.
+//     A host's workload may also change NodeContext.Load between calls: read it fresh.
+//   - All its state is in AppendState's output, and its random choices come from
+//     NodeContext.Random, so that a restart and a replay make the same choices.
+//   - A call must not block or take more than O(degree) time and memory beyond the
+//     messages it sends. A non-nil error stops the host's run (StatusFailed).
+//
+// Built-in algorithms offer their programs through NodeAlgorithm.
+type NodeProgram interface {
+	// Start begins the program with NodeContext.Load tokens.
+	Start(c *NodeContext) error
+	// Receive consumes message m, which arrived on port (0 ≤ port < c.Degree).
+	Receive(c *NodeContext, port int, m Message) error
+	// Tick is one tick of the node's local timer (c.Now has advanced).
+	Tick(c *NodeContext) error
+	// Idle reports whether the program will send nothing until a message arrives: the
+	// host stops its ticks, and a run ends when every program is idle and no message is
+	// in flight.
+	Idle() bool
+	// AppendState appends the program's whole state to b and returns the result.
+	AppendState(b []byte) []byte
+	// RestoreState replaces the program's state with one AppendState wrote; it returns
+	// an error, and changes nothing, for bytes AppendState did not write.
+	RestoreState(b []byte) error
+}
+
+// Message is what a node program sends over one link. Kind, Round and Value are the
+// program's to define (a message kind, the round it belongs to, a load or a proposal).
+// Tokens are the tokens it carries: NodeContext.Send takes them from the sender's load,
+// and the host adds them to the receiver's load exactly once.
+type Message struct {
+	Kind   uint8
+	Round  int64
+	Value  int64
+	Tokens int64
+	// Counted marks a message of the algorithm's own model, the kind Run counts in
+	// Result.Messages (for example the two load reports of a dimension-exchange edge).
+	// Messages that only pace an asynchronous execution (a round marker with no
+	// tokens) and the host's acknowledgements and retransmissions are not counted.
+	Counted bool
+}
+
+// Envelope is a message and the port it leaves on.
+type Envelope struct {
+	Port int
+	Msg  Message
+}
+
+// NodeContext is a node program's view of its node, owned by the host. The program reads
+// its fields and sends with Send; the host sets the fields and drains Outbox.
+type NodeContext struct {
+	// ID is the node's index in the network. Anonymous algorithms (the perfect-tree
+	// protocol) do not read it; it keys the node's random stream.
+	ID int
+	// Degree is the number of the node's links; its ports are 0..Degree-1, port p being
+	// its p-th neighbour in the network's order (Graph.Neighbors).
+	Degree int
+	// Load is the node's current load.
+	Load int64
+	// Now is the node's local clock, in ticks since Start (it may drift from other
+	// nodes' clocks).
+	Now int64
+	// Rounds is the number of rounds a round-based program may begin (0: no limit); a
+	// program that has begun them all finishes its last round and becomes idle. With
+	// Rounds = R a synchronous host reproduces Run with MaxSteps R.
+	Rounds int64
+	// Seed is the run's seed (see Random).
+	Seed uint64
+	// Moved and Messages count the tokens this node sent and the Counted messages it
+	// sent since Start.
+	Moved, Messages int64
+
+	out []Envelope
+}
+
+// Send queues message m on port. It takes m.Tokens from Load at once (the tokens are then
+// in flight until the receiver's host adds them) and returns an error, sending nothing,
+// for a port out of range, negative tokens or more tokens than the node holds. O(1)
+// amortized; the outbox is reused after Reset.
+func (c *NodeContext) Send(port int, m Message) error {
+	if port < 0 || port >= c.Degree {
+		return badParam(fmt.Sprintf("node %d sends on port %d; it has ports 0..%d", c.ID, port, c.Degree-1))
+	}
+	if m.Tokens < 0 || m.Tokens > c.Load {
+		return badParam(fmt.Sprintf("node %d sends %d tokens on port %d; it holds %d", c.ID, m.Tokens, port, c.Load))
+	}
+	c.Load -= m.Tokens
+	c.Moved += m.Tokens
+	if m.Counted {
+		c.Messages++
+	}
+	c.out = append(c.out, Envelope{Port: port, Msg: m})
+	return nil
+}
+
+// Outbox returns the messages sent since the last Reset, in order. The host owns the
+// slice until its next Reset.
+func (c *NodeContext) Outbox() []Envelope { return c.out }
+
+// Reset empties the outbox, keeping its storage.
+func (c *NodeContext) Reset() { c.out = c.out[:0] }
+
+// Random returns the i-th 64-bit word of the node's random stream for round: a pure
+// function of (Seed, round, ID, i), so a program that restarts, or runs on another host,
+// draws the same words. The built-in programs draw word 0, 1, 2, ... of a round in
+// order, rejecting words as Lemire's method requires. O(1), no allocation.
+func (c *NodeContext) Random(round int64, i uint64) uint64 {
+	return NodeRandom(c.Seed, round, c.ID, i)
+}
+
+// NodeRandom is NodeContext.Random for node id of a run with the given seed.
+func NodeRandom(seed uint64, round int64, id int, i uint64) uint64 {
+	a, b := rng.Key(rng.Mix(seed^nodeDomain), round, id) // its own domain: never a chunk's or a workload's stream
+	return rng.Mix(a ^ rng.Mix(b+i))
+}
+
+// nodeDomain separates the node streams from the chunk and workload streams of a seed.
+const nodeDomain = 0x6e6f64652d72616e // "node-ran"
+
+// NodePrograms makes the node programs of one algorithm on one network.
+type NodePrograms interface {
+	// Program returns a fresh program for node v. A host calls it once per node and
+	// run, and again after a crash of v (then restoring the saved state into it).
+	Program(v int) (NodeProgram, error)
+}
+
+// NodeOptions configure the node programs of a built-in algorithm. The zero value asks
+// for the synchronous semantics.
+type NodeOptions struct {
+	// Patience is how many local ticks a node waits in a round for the messages of
+	// its neighbours before it goes on without them. Zero waits for ever: every round
+	// then uses exactly the loads the synchronous round would, so the final loads are
+	// Run's whatever the delays, and only the time changes. A positive patience trades
+	// that for progress when messages are slow or nodes are down; late tokens are
+	// added when they arrive, never lost. Each algorithm's NodePrograms says what a
+	// node does without its neighbours' messages.
+	Patience int64
+}
+
+// NodeAlgorithm is implemented by the balancers that have node programs: Run's
+// synchronous stepper runs the balancer itself, and an asynchronous host runs the
+// programs NodePrograms returns for the same network. With unit delays, no faults and
+// zero Patience a host's loads, Moved and Messages after R rounds are Run's after R
+// steps with the same seed (for the randomized algorithms, Run's with node-keyed
+// random streams: see NodeRandom).
+type NodeAlgorithm interface {
+	NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error)
+}
