@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/stretchr/testify v1.12.1
+	go.etcd.io/bbolt v1.4.3
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/image v0.30.0
