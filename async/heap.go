@@ -1,0 +1,95 @@
+package async
+
+// event is one scheduled event. Events are ordered by (t, key, seq): time first, then
+// a key that puts, at one instant, the global events first and then each node's events
+// in increasing node order (crash and restart, then arrivals by port, then the tick),
+// then the order of scheduling. The order is total, so a run is deterministic.
+type event struct {
+	t   float64
+	key uint64 // 0: global; else (node+1)<<34 | class<<32 | port
+	seq uint64
+	ref int32 // datagram slot, node incarnation or crash index
+}
+
+// The classes of a node's events at one instant.
+const (
+	classCrash   = 0
+	classArrival = 1
+	classTick    = 2
+)
+
+func nodeKey(v int, class uint64, port int) uint64 {
+	return uint64(v+1)<<34 | class<<32 | uint64(uint32(port))
+}
+
+func (e *event) node() int  { return int(e.key>>34) - 1 }
+func (e *event) class() int { return int(e.key>>32) & 3 }
+func (e *event) port() int  { return int(uint32(e.key)) }
+
+func (a *event) less(b *event) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.seq < b.seq
+}
+
+// eventHeap is a binary min-heap of events with its own sequence counter. Push and Pop
+// cost O(log size) and do not allocate once the slice has grown.
+type eventHeap struct {
+	h   []event
+	seq uint64
+}
+
+func (q *eventHeap) len() int { return len(q.h) }
+
+func (q *eventHeap) push(t float64, key uint64, ref int32) {
+	q.seq++
+	q.h = append(q.h, event{t: t, key: key, seq: q.seq, ref: ref})
+	h := q.h
+	i := len(h) - 1
+	x := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !x.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
+}
+
+// peek returns the smallest event; the heap must not be empty.
+func (q *eventHeap) peek() *event { return &q.h[0] }
+
+func (q *eventHeap) pop() event {
+	h := q.h
+	top := h[0]
+	last := len(h) - 1
+	x := h[last]
+	h = h[:last]
+	q.h = h
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && h[c+1].less(&h[c]) {
+			c++
+		}
+		if !h[c].less(&x) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = x
+	return top
+}
