@@ -95,19 +95,19 @@ func (e *ConservationError) Error() string {
 
 // simNode is the simulator's view of one node.
 type simNode struct {
-	nd      *Node
-	store   []byte  // the persisted state
-	load    int64   // the persisted load
-	period  float64 // tick interval
-	lastK   int64   // last local tick
-	inc     int32   // incarnation: ticks of older ones are stale
-	ticking bool    // a tick event is pending
-	down    bool
-	busy    bool // program not idle
+	nd       *Node
+	store    []byte  // the persisted state
+	load     int64   // the persisted load
+	period   float64 // tick interval
+	lastK    int64   // last local tick
+	inc      int32   // incarnation: ticks of older ones are stale
+	ticking  bool    // a tick event is pending
+	down     bool
+	busy     bool // program not idle
 	armed    CrashPoint
 	armedOn  bool
-	armedFor float64 // down time of the armed crash
-	stats   NodeStats // of earlier incarnations
+	armedFor float64   // down time of the armed crash
+	stats    NodeStats // of earlier incarnations
 }
 
 type sim struct {
