@@ -36,8 +36,9 @@ func (a *event) less(b *event) bool {
 	return a.seq < b.seq
 }
 
-// eventHeap is a binary min-heap of events with its own sequence counter. Push and Pop
-// cost O(log size) and do not allocate once the slice has grown.
+// eventHeap is a 4-ary min-heap of events (shallower than a binary heap, and a node's
+// children share cache lines) with its own sequence counter. Push and Pop cost
+// O(log size) and do not allocate once the slice has grown.
 type eventHeap struct {
 	h   []event
 	seq uint64
@@ -52,7 +53,7 @@ func (q *eventHeap) push(t float64, key uint64, ref int32) {
 	i := len(h) - 1
 	x := h[i]
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !x.less(&h[p]) {
 			break
 		}
@@ -77,18 +78,22 @@ func (q *eventHeap) pop() event {
 	}
 	i := 0
 	for {
-		c := 2*i + 1
+		c := 4*i + 1
 		if c >= last {
 			break
 		}
-		if c+1 < last && h[c+1].less(&h[c]) {
-			c++
+		m := c
+		end := min(c+4, last)
+		for j := c + 1; j < end; j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
 		}
-		if !h[c].less(&x) {
+		if !h[m].less(&x) {
 			break
 		}
-		h[i] = h[c]
-		i = c
+		h[i] = h[m]
+		i = m
 	}
 	h[i] = x
 	return top
