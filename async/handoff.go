@@ -142,9 +142,8 @@ type Node struct {
 type broken uint8
 
 const (
-	brokenNone broken = iota
 	// brokenNoDedup delivers a data datagram again when it arrives again.
-	brokenNoDedup
+	brokenNoDedup broken = iota + 1
 	// brokenAckBeforePersist: the host sends a Ready's acks before it persists.
 	brokenAckBeforePersist
 	// brokenSendBeforePersist: the host sends a Ready's datagrams before it persists.
