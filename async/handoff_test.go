@@ -23,9 +23,9 @@ func (p *pushProgram) Start(c *tokendist.NodeContext) error {
 	return nil
 }
 func (p *pushProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (p *pushProgram) Tick(*tokendist.NodeContext) error                          { return nil }
-func (p *pushProgram) Idle() bool                                                 { return true }
-func (p *pushProgram) AppendState(b []byte) []byte                                { return append(b, byte(p.sent)) }
+func (p *pushProgram) Tick(*tokendist.NodeContext) error                            { return nil }
+func (p *pushProgram) Idle() bool                                                   { return true }
+func (p *pushProgram) AppendState(b []byte) []byte                                  { return append(b, byte(p.sent)) }
 func (p *pushProgram) RestoreState(b []byte) error {
 	if len(b) != 1 {
 		return errors.New("tokendist: push: bad state")

@@ -16,10 +16,10 @@ func (gift) Start(c *tokendist.NodeContext) error {
 	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
 }
 func (gift) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (gift) Tick(*tokendist.NodeContext) error                          { return nil }
-func (gift) Idle() bool                                                 { return true }
-func (gift) AppendState(b []byte) []byte                                { return b }
-func (gift) RestoreState([]byte) error                                  { return nil }
+func (gift) Tick(*tokendist.NodeContext) error                            { return nil }
+func (gift) Idle() bool                                                   { return true }
+func (gift) AppendState(b []byte) []byte                                  { return b }
+func (gift) RestoreState([]byte) error                                    { return nil }
 
 type gifts struct{}
 
