@@ -8,7 +8,7 @@ type event struct {
 	t   float64
 	key uint64 // 0: global; else (node+1)<<34 | class<<32 | port
 	seq uint64
-	ref int32 // datagram slot, node incarnation or crash index
+	ref int64 // datagram slot, an ack's sequence number, node incarnation or crash index
 }
 
 // The classes of a node's events at one instant.
@@ -22,9 +22,14 @@ func nodeKey(v int, class uint64, port int) uint64 {
 	return uint64(v+1)<<34 | class<<32 | uint64(uint32(port))
 }
 
+// ackBit marks, in an arrival's key, an ack (its sequence number is the event's ref, so
+// that acks take no datagram slot). An ack sorts after the data of the same port.
+const ackBit = 1 << 31
+
 func (e *event) node() int  { return int(e.key>>34) - 1 }
 func (e *event) class() int { return int(e.key>>32) & 3 }
-func (e *event) port() int  { return int(uint32(e.key)) }
+func (e *event) port() int  { return int(uint32(e.key) &^ ackBit) }
+func (e *event) ack() bool  { return e.key&ackBit != 0 }
 
 func (a *event) less(b *event) bool {
 	if a.t != b.t {
@@ -46,7 +51,7 @@ type eventHeap struct {
 
 func (q *eventHeap) len() int { return len(q.h) }
 
-func (q *eventHeap) push(t float64, key uint64, ref int32) {
+func (q *eventHeap) push(t float64, key uint64, ref int64) {
 	q.seq++
 	q.h = append(q.h, event{t: t, key: key, seq: q.seq, ref: ref})
 	h := q.h

@@ -131,6 +131,9 @@ type sim struct {
 	sumLoad, inFlight, undelivered int64
 	expected                       int64
 	busy, down                     int
+	pend                           []Datagram
+	stbuf, scr                     []byte
+	lent                           *Node
 	wlState                        tokendist.State
 	lastCheck                      int64
 }
@@ -314,15 +317,18 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 		}
 		nd.brk = o.broken
 		s.nodes[v].nd = nd
-		if err := nd.Start(); err != nil {
-			return err
+		s.lend(nd)
+		err = nd.Start()
+		if err == nil {
+			err = s.flush(v)
 		}
-		if err := s.flush(v); err != nil {
+		s.reclaim()
+		if err != nil {
 			return err
 		}
 	}
 	for i, c := range s.model.Crashes {
-		s.q.push(c.At, nodeKey(c.Node, classCrash, 0), int32(i))
+		s.q.push(c.At, nodeKey(c.Node, classCrash, 0), int64(i))
 	}
 	if s.model.CrashRate > 0 {
 		for v := range s.nodes {
@@ -450,7 +456,7 @@ func (s *sim) refresh(v int) {
 			k = 1
 		}
 		sn.ticking = true
-		s.q.push(float64(k)*sn.period, nodeKey(v, classTick, 0), sn.inc)
+		s.q.push(float64(k)*sn.period, nodeKey(v, classTick, 0), int64(sn.inc))
 	}
 }
 
@@ -482,10 +488,14 @@ func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
 			if s.model.Reorder > 0 && s.r.Float64() < s.model.Reorder {
 				delay += s.model.ReorderDelay * s.r.Float64()
 			}
+			if d.Kind == Ack {
+				s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e]))|ackBit, int64(d.Seq))
+				continue
+			}
 			slot := s.alloc()
 			s.pool[slot] = *d
 			s.pool[slot].Port = int(s.rev[e])
-			s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e])), slot)
+			s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e])), int64(slot))
 		}
 	}
 }
@@ -498,6 +508,23 @@ func (s *sim) alloc() int32 {
 	}
 	s.pool = append(s.pool, Datagram{})
 	return int32(len(s.pool) - 1)
+}
+
+// lend gives nd the simulator's scratch buffers (outgoing datagrams, state encoding)
+// for one event, so that a million nodes do not each keep their own; reclaim takes
+// them back. Between events a Node holds no datagram and its encoded state is in the
+// store.
+func (s *sim) lend(nd *Node) {
+	nd.pending, nd.state, nd.scratch = s.pend[:0], s.stbuf[:0], s.scr[:0]
+	s.lent = nd
+}
+
+func (s *sim) reclaim() {
+	if nd := s.lent; nd != nil {
+		s.pend, s.stbuf, s.scr = nd.pending[:0], nd.state[:0], nd.scratch[:0]
+		nd.pending, nd.state, nd.scratch = nil, nil, nil
+		s.lent = nil
+	}
 }
 
 // crash takes node v down: its memory is rebuilt from its persisted state at once (a
@@ -600,17 +627,25 @@ func (s *sim) handle(ev *event) error {
 	case classCrash:
 		return s.crashEvent(v, ev)
 	case classArrival:
-		slot := ev.ref
-		d := s.pool[slot]
-		s.pool[slot] = Datagram{}
-		s.free = append(s.free, slot)
+		var d Datagram
+		if ev.ack() {
+			d = Datagram{Port: ev.port(), Kind: Ack, Seq: uint64(ev.ref)}
+		} else {
+			slot := int32(ev.ref)
+			d = s.pool[slot]
+			s.pool[slot] = Datagram{}
+			s.free = append(s.free, slot)
+		}
 		if sn.down {
 			s.res.Lost++
 			return nil
 		}
-		return s.arrive(v, d)
+		s.lend(sn.nd)
+		err := s.arrive(v, d)
+		s.reclaim()
+		return err
 	case classTick:
-		if ev.ref != sn.inc || sn.down || !sn.ticking {
+		if ev.ref != int64(sn.inc) || sn.down || !sn.ticking {
 			return nil
 		}
 		sn.ticking = false
@@ -622,10 +657,13 @@ func (s *sim) handle(ev *event) error {
 		if sn.nd.Idle() {
 			return nil
 		}
-		if err := sn.nd.Tick(k); err != nil {
-			return err
+		s.lend(sn.nd)
+		err := sn.nd.Tick(k)
+		if err == nil {
+			err = s.flush(v)
 		}
-		return s.flush(v)
+		s.reclaim()
+		return err
 	}
 	return nil
 }
@@ -728,6 +766,7 @@ func (s *sim) workload() error {
 		}
 		armed := sn.armedOn
 		sn.armedOn = false // the workload's change is persisted at once
+		s.lend(sn.nd)
 		if sn.down {
 			// A down node's storage takes the change; nothing is sent.
 			rd := sn.nd.Ready()
@@ -738,8 +777,10 @@ func (s *sim) workload() error {
 			sn.nd.Advance()
 			s.refreshBusy(v)
 		} else if err := s.flush(v); err != nil {
+			s.reclaim()
 			return err
 		}
+		s.reclaim()
 		sn.armedOn = armed
 	}
 	if delta != a-c {

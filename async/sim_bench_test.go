@@ -21,16 +21,26 @@ func benchNodes() int {
 	return 1_000_000
 }
 
+// benchRounds is the number of rounds of the scale benchmark: ASYNC_BENCH_ROUNDS, or 3.
+func benchRounds() int64 {
+	if s := os.Getenv("ASYNC_BENCH_ROUNDS"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 3
+}
+
 // floor pushes and pops events through the simulator's heap, doing nothing else: pending
 // events are kept in the heap (the simulator's typical backlog) while events events pass.
 func floor(pending int, events int64) time.Duration {
 	var q eventHeap
 	q.h = make([]event, 0, pending+1)
 	for i := range pending {
-		q.push(1, nodeKey(i, classArrival, i%4), int32(i))
+		q.push(1, nodeKey(i, classArrival, i%4), int64(i))
 	}
 	start := time.Now()
-	var sink int32
+	var sink int64
 	for range events {
 		e := q.pop()
 		sink += e.ref
@@ -77,7 +87,7 @@ func BenchmarkScale(b *testing.B) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		start := time.Now()
-		res, err := Simulate(context.Background(), g, sharePrograms{}, loads, &Options{Rounds: 3})
+		res, err := Simulate(context.Background(), g, sharePrograms{}, loads, &Options{Rounds: benchRounds()})
 		d := time.Since(start)
 		runtime.ReadMemStats(&m1)
 		if err != nil || res.Status != tokendist.StatusDone {
