@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/tokendist/tokendist/internal/errs"
 )
@@ -34,11 +35,34 @@ func (k DelayKind) String() string {
 	return fmt.Sprintf("DelayKind(%d)", uint8(k))
 }
 
+// MarshalText encodes the kind by name.
+func (k DelayKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText decodes a name MarshalText wrote; it returns an error wrapping
+// ErrBadParameter, naming the known kinds, for any other.
+func (k *DelayKind) UnmarshalText(b []byte) error {
+	i, err := nameIndex(delayNames[:], b, "delay kind")
+	*k = DelayKind(i)
+	return err
+}
+
+func nameIndex(names []string, b []byte, what string) (int, error) {
+	for i, name := range names {
+		if string(b) == name {
+			return i, nil
+		}
+	}
+	return 0, errs.BadParam("unknown %s %s (known: %s)", what, errs.Quote(b), strings.Join(names, ", "))
+}
+
 // Delay is a distribution of times (a link's delay, a node's down time). The zero value
 // is the constant 1.
 type Delay struct {
-	Kind                  DelayKind
-	Min, Max, Mean, Alpha float64
+	Kind  DelayKind `json:"kind,omitzero"`
+	Min   float64   `json:"min,omitempty"`
+	Max   float64   `json:"max,omitempty"`
+	Mean  float64   `json:"mean,omitempty"`
+	Alpha float64   `json:"alpha,omitempty"`
 }
 
 // Constant returns the constant delay d (d > 0).
@@ -144,7 +168,7 @@ const (
 
 var crashNames = [...]string{"idle", "before-persist", "before-send"}
 
-// String names the point.
+// String names the point as experiment files spell it.
 func (p CrashPoint) String() string {
 	if int(p) < len(crashNames) {
 		return crashNames[p]
@@ -152,13 +176,25 @@ func (p CrashPoint) String() string {
 	return fmt.Sprintf("CrashPoint(%d)", uint8(p))
 }
 
+// MarshalText encodes the point by name.
+func (p CrashPoint) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText decodes a name MarshalText wrote; it returns an error wrapping
+// ErrBadParameter, naming the known points, for any other.
+func (p *CrashPoint) UnmarshalText(b []byte) error {
+	i, err := nameIndex(crashNames[:], b, "crash point")
+	*p = CrashPoint(i)
+	return err
+}
+
 // Crash is one scheduled crash: node Node crashes at time At (at Point) and restarts,
 // from its last persisted state, DownFor time units later. A down node drops every
 // datagram that reaches it and does not tick.
 type Crash struct {
-	Node        int
-	At, DownFor float64
-	Point       CrashPoint
+	Node    int        `json:"node"`
+	At      float64    `json:"at"`
+	DownFor float64    `json:"down_for"`
+	Point   CrashPoint `json:"point,omitzero"`
 }
 
 // NetworkModel describes the network and the nodes' faults. The zero value is the
@@ -166,29 +202,31 @@ type Crash struct {
 // node ticking once per time unit.
 type NetworkModel struct {
 	// Delay is the delay of every datagram (the zero value: constant 1).
-	Delay Delay
+	Delay Delay `json:"delay,omitzero"`
 	// LinkDelay, when not nil, gives the delay distribution of the directed link from
 	// node u to node v instead of Delay. It is called once per directed link when the
 	// run starts (O(m) extra memory).
-	LinkDelay func(u, v int) Delay
+	LinkDelay func(u, v int) Delay `json:"-"`
 	// Loss, Duplicate and Reorder are the probabilities that a datagram is lost, sent
 	// twice (the copy with its own delay) or held back by an extra delay uniform on
 	// [0, ReorderDelay] so that later ones overtake it.
-	Loss, Duplicate, Reorder float64
+	Loss      float64 `json:"loss,omitempty"`
+	Duplicate float64 `json:"duplicate,omitempty"`
+	Reorder   float64 `json:"reorder,omitempty"`
 	// ReorderDelay is the largest extra delay of a reordered datagram (0 means 4).
-	ReorderDelay float64
+	ReorderDelay float64 `json:"reorder_delay,omitempty"`
 	// TickInterval, when not nil, is each node's tick interval (its speed; 0 means 1).
-	TickInterval []float64
+	TickInterval []float64 `json:"tick_interval,omitempty"`
 	// Drift multiplies node v's tick interval by 1 + u_v, u_v uniform on
 	// [−Drift, Drift] and fixed per node and seed (0 ≤ Drift < 1).
-	Drift float64
+	Drift float64 `json:"drift,omitempty"`
 	// Crashes are scheduled crashes.
-	Crashes []Crash
+	Crashes []Crash `json:"crashes,omitempty"`
 	// CrashRate is the rate at which each node crashes (per time unit, exponential
 	// inter-crash times), at a point drawn uniformly from the three crash points; it
 	// restarts after a time drawn from DownTime (the zero value: constant 1).
-	CrashRate float64
-	DownTime  Delay
+	CrashRate float64 `json:"crash_rate,omitempty"`
+	DownTime  Delay   `json:"down_time,omitzero"`
 }
 
 func (m *NetworkModel) check(n int) error {

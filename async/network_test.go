@@ -1,9 +1,14 @@
 package async
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 )
 
 func TestDelaySample(t *testing.T) {
@@ -55,6 +60,32 @@ func TestNames(t *testing.T) {
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestNetworkModelJSON(t *testing.T) {
+	m := NetworkModel{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
+		DownTime: Exponential(0, 2), LinkDelay: func(int, int) Delay { return Delay{} }}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"delay":{"kind":"pareto","min":0.5,"alpha":1.2},"loss":0.1,"crashes":[{"node":2,"at":3,"down_for":4,"point":"before-send"}],"down_time":{"kind":"exponential","mean":2}}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
+	}
+	var back NetworkModel
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	m.LinkDelay = nil
+	if !reflect.DeepEqual(back, m) {
+		t.Fatalf("round trip: %+v", back)
+	}
+	for _, bad := range []string{`{"delay":{"kind":"gamma"}}`, `{"crashes":[{"point":"later"}]}`} {
+		if err := json.Unmarshal([]byte(bad), &back); !errors.Is(err, tokendist.ErrBadParameter) {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }
