@@ -226,7 +226,7 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 	if o.MaxEvents == 0 {
 		o.MaxEvents = DefaultMaxEvents
 	}
-	if err := o.Network.check(n); err != nil {
+	if err := o.Network.Validate(n); err != nil {
 		return err
 	}
 	s.model = o.Network

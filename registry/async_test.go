@@ -53,15 +53,17 @@ func (giftProgram) Start(c *tokendist.NodeContext) error {
 	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
 }
 func (giftProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (giftProgram) Tick(*tokendist.NodeContext) error                          { return nil }
-func (giftProgram) Idle() bool                                                 { return true }
-func (giftProgram) AppendState(b []byte) []byte                                { return b }
-func (giftProgram) RestoreState([]byte) error                                  { return nil }
+func (giftProgram) Tick(*tokendist.NodeContext) error                            { return nil }
+func (giftProgram) Idle() bool                                                   { return true }
+func (giftProgram) AppendState(b []byte) []byte                                  { return b }
+func (giftProgram) RestoreState([]byte) error                                    { return nil }
 
 func giftRegistry(t *testing.T) *registry.Registry {
 	reg := registry.New()
 	err := reg.RegisterAlgorithm(registry.Entry{Name: "gift", Doc: "half to the first neighbour, once"},
-		func(*tokendist.Graph, tokendist.Loads, registry.Params) (tokendist.Balancer, error) { return gift{}, nil })
+		func(*tokendist.Graph, tokendist.Loads, registry.Params) (tokendist.Balancer, error) {
+			return gift{}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
