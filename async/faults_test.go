@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -185,6 +186,7 @@ func faultSeeds() int {
 // workload) the synchronous result exactly.
 func TestFaultsConserve(t *testing.T) {
 	var crashes, retrans, dups, lost int64
+	var kindCrashes [faultKinds + 1]int64
 	for kind := range faultKinds + 1 {
 		for i := range faultSeeds() {
 			seed := uint64(kind*1000 + i)
@@ -201,9 +203,16 @@ func TestFaultsConserve(t *testing.T) {
 				t.Fatalf("%s, kinds %#x, seed %d: %v", c.name, kinds, seed, err)
 			}
 			crashes += res.Crashes
+			kindCrashes[kind] += res.Crashes
 			retrans += res.Retransmissions
 			dups += res.Duplicates
 			lost += res.Lost
+		}
+	}
+	for _, k := range []int{faultCrashIdle, faultCrashBeforePersist, faultCrashBeforeSend, faultCrashRate} {
+		kind := bits.TrailingZeros(uint(k))
+		if kindCrashes[kind] == 0 {
+			t.Errorf("fault kind %#x: no crash happened", k)
 		}
 	}
 	if crashes == 0 || retrans == 0 || dups == 0 || lost == 0 {

@@ -227,13 +227,13 @@ func RestoreNode(prog tokendist.NodeProgram, c NodeConfig, state []byte) (*Node,
 }
 
 // Context returns the program's NodeContext, owned by the node: a host reads it (Load,
-// Now, Moved, Messages) and must change it only through SetLoad.
+// Now, Moved, Messages) and must change it only through SetLoad. O(1).
 func (n *Node) Context() *tokendist.NodeContext { return &n.ctx }
 
-// Program returns the node's program.
+// Program returns the node's program. O(1).
 func (n *Node) Program() tokendist.NodeProgram { return n.prog }
 
-// Stats returns the node's handoff counters.
+// Stats returns the node's handoff counters. O(1).
 func (n *Node) Stats() NodeStats { return n.stats }
 
 // Start starts the program with the configured load. O(program's Start).

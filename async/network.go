@@ -65,7 +65,7 @@ type Delay struct {
 	Alpha float64   `json:"alpha,omitempty"`
 }
 
-// Constant returns the constant delay d (d > 0).
+// Constant returns the constant delay d (d > 0). O(1), like the other constructors.
 func Constant(d float64) Delay { return Delay{Kind: DelayConstant, Min: d} }
 
 // Uniform returns the delay uniform on [lo, hi].
