@@ -223,3 +223,34 @@ func TestNodeErrors(t *testing.T) {
 		t.Fatal("DatagramKind names")
 	}
 }
+
+// FuzzRestoreNode: any bytes either restore a usable node or return an error; nothing
+// panics.
+func FuzzRestoreNode(f *testing.F) {
+	a, _ := NewNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3, Load: 40, Rounds: 2})
+	_ = a.Start()
+	f.Add(slices.Clone(a.Ready().State))
+	a.Advance()
+	f.Add([]byte{stateMagic, stateVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3}, b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tokendist: ") {
+				t.Fatal(err)
+			}
+			return
+		}
+		_ = n.Tick(5)
+		_ = n.Step(Datagram{Port: 1, Kind: Data, Seq: 1, Msg: tokendist.Message{Round: 1, Tokens: 1}})
+		_ = n.Step(Datagram{Port: 2, Kind: Ack, Seq: 1})
+		if n.HasReady() {
+			rd := n.Ready()
+			if rd.State != nil {
+				if _, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3}, rd.State); err != nil {
+					t.Fatalf("a state the node wrote does not restore: %v", err)
+				}
+			}
+			n.Advance()
+		}
+	})
+}
