@@ -342,3 +342,47 @@ func TestMaxBounds(t *testing.T) {
 		t.Fatal(res.Status, res.Events, err)
 	}
 }
+
+// tickProgram ticks six times and records Now.
+type tickProgram struct{ nows *[]int64 }
+
+func (p *tickProgram) Start(*tokendist.NodeContext) error { return nil }
+func (p *tickProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error {
+	return nil
+}
+func (p *tickProgram) Tick(c *tokendist.NodeContext) error {
+	*p.nows = append(*p.nows, c.Now)
+	return nil
+}
+func (p *tickProgram) Idle() bool                  { return len(*p.nows) >= 6 }
+func (p *tickProgram) AppendState(b []byte) []byte { return b }
+func (p *tickProgram) RestoreState([]byte) error   { return nil }
+
+type tickPrograms struct{ nows [][]int64 }
+
+func (tp *tickPrograms) Program(v int) (tokendist.NodeProgram, error) {
+	return &tickProgram{&tp.nows[v]}, nil
+}
+
+func TestTickIntervals(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	tp := &tickPrograms{nows: make([][]int64, 2)}
+	res, err := Simulate(context.Background(), g, tp, tokendist.Loads{0, 0},
+		&Options{Network: NetworkModel{TickInterval: []float64{2, 0.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{1, 2, 3, 4, 5, 6}
+	if !slices.Equal(tp.nows[0], want) || !slices.Equal(tp.nows[1], want) || res.Time != 12 {
+		t.Fatalf("Now %v %v, time %v", tp.nows[0], tp.nows[1], res.Time)
+	}
+	tp = &tickPrograms{nows: make([][]int64, 2)}
+	res, err = Simulate(context.Background(), g, tp, tokendist.Loads{0, 0},
+		&Options{Seed: 2, Network: NetworkModel{TickInterval: []float64{2, 0.5}, Drift: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tp.nows[0], want) || res.Time == 12 || res.Time < 12*0.7 || res.Time > 12*1.3 {
+		t.Fatalf("with drift: Now %v, time %v", tp.nows[0], res.Time)
+	}
+}
