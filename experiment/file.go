@@ -13,6 +13,7 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 
@@ -71,12 +72,13 @@ type File struct {
 	workload    []registry.Choice
 	churn       *registry.Choice
 	steady      *tokendist.SteadyOptions
+	netModel    *registry.NetworkModel
 	reg         *registry.Registry
 	expanded    []Run // the grid, once Specs has expanded it
 }
 
 var (
-	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "workload", "churn", "steady", "quick"}
+	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "workload", "churn", "steady", "network_model", "quick"}
 	stopKeys   = []string{"max_steps", "tau", "target", "no_stability", "stop_when_stable"}
 	recordKeys = []string{"metrics", "sample_every", "trace"}
 	steadyKeys = []string{"warm_up", "every"}
@@ -228,6 +230,11 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 	}
 	if n, ok := top["steady"]; ok {
 		if f.steady, err = p.steadyOpts(n); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["network_model"]; ok {
+		if f.netModel, err = p.networkModel(n); err != nil {
 			return nil, err
 		}
 	}
@@ -594,6 +601,42 @@ func (p *parser) steadyOpts(n *yaml.Node) (*tokendist.SteadyOptions, error) {
 		}
 	}
 	return st, nil
+}
+
+// networkModel parses the network_model block: the keys of registry.NetworkModel's
+// JSON form (unknown keys are errors), checked with async's Validate.
+func (p *parser) networkModel(n *yaml.Node) (*registry.NetworkModel, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "network_model", "want a mapping (keys: delay, loss, duplicate, reorder, reorder_delay, tick_interval, drift, crashes, crash_rate, down_time, patience, workload_every, max_time), got %s", kindOf(n))
+	}
+	var raw any
+	if err := n.Decode(&raw); err != nil {
+		return nil, p.errf(n, "network_model", "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, p.errf(n, "network_model", "%v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	m := &registry.NetworkModel{}
+	if err := dec.Decode(m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, p.errf(n, "network_model."+strings.TrimPrefix(te.Field, "NetworkModel."), "want a %s, got a %s", te.Type, te.Value)
+		}
+		if !errors.Is(err, tokendist.ErrBadParameter) {
+			err = fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return nil, p.errw(n, "network_model", err)
+	}
+	if err := m.Validate(-1); err != nil {
+		return nil, p.errw(n, "network_model", err)
+	}
+	if m.Patience < 0 || m.WorkloadEvery < 0 || m.MaxTime < 0 {
+		return nil, p.errf(n, "network_model", "patience, workload_every and max_time must not be negative")
+	}
+	return m, nil
 }
 
 func (c choiceSpec) has(name string) bool {
@@ -984,6 +1027,10 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value) (Run, error) 
 		Workload:    f.workload,
 		Churn:       f.churn,
 		Steady:      f.steady,
+	}
+	if f.netModel != nil {
+		m := *f.netModel
+		s.NetworkModel = &m
 	}
 	for k, v := range vals {
 		switch k {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokendist/tokendist/async"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -320,6 +321,61 @@ func TestDynamicFile(t *testing.T) {
 	for _, k := range []string{"workload", "churn", "steady"} {
 		if strings.Contains(string(js), k) {
 			t.Errorf("static spec JSON mentions %s: %s", k, js)
+		}
+	}
+}
+
+const asyncFile = `
+networks: {name: ring, n: 8}
+loads: {name: random-range, lo: 0, hi: 20}
+algorithms: threshold-1
+stop: {max_steps: 5}
+network_model:
+  delay: {kind: uniform, min: 0.5, max: 2}
+  loss: 0.1
+  crashes:
+    - {node: 2, at: 1.5, down_for: 3, point: before-persist}
+  crash_rate: 0.01
+  down_time: {kind: exponential, mean: 2}
+  patience: 3
+`
+
+func TestNetworkModelBlock(t *testing.T) {
+	f, err := parse(t, asyncFile, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := runs[0].Spec.NetworkModel
+	if m == nil || m.Loss != 0.1 || m.Delay.Kind != async.DelayUniform || m.Delay.Max != 2 || m.Patience != 3 ||
+		len(m.Crashes) != 1 || m.Crashes[0].Point != async.CrashBeforePersist || m.DownTime.Mean != 2 {
+		t.Fatalf("network model %+v", m)
+	}
+	plain, err := parse(t, asyncFile[:strings.Index(asyncFile, "network_model:")], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prs, _ := plain.Specs()
+	if prs[0].Key == runs[0].Key {
+		t.Fatal("the network model does not change the run's key")
+	}
+	for _, bad := range []string{
+		"network_model: {loss: 2}",
+		"network_model: {losss: 0.1}",
+		"network_model: {delay: {kind: gamma}}",
+		"network_model: {crashes: [{node: 1, point: later}]}",
+		"network_model: {loss: high}",
+		"network_model: 3",
+		"network_model: {patience: -1}",
+	} {
+		text := asyncFile[:strings.Index(asyncFile, "network_model:")] + bad + "\n"
+		_, err := parse(t, text, false)
+		var fe *FileError
+		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Key, "network_model") || !strings.HasPrefix(err.Error(), "tokendist: ") {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }

@@ -654,6 +654,10 @@ type Spec struct {
 	// Steady, if not nil, is RunOptions.Steady; Run then adds the steady-state metrics
 	// to Result.Metrics (see dynamicMetrics).
 	Steady *tokendist.SteadyOptions `json:"steady,omitempty"`
+	// NetworkModel, if not nil, runs the algorithm's node programs in the event
+	// simulator of package async on this network and fault model (see NetworkModel),
+	// with Stop.MaxSteps (or τ) rounds; Run then adds the async_* metrics.
+	NetworkModel *NetworkModel `json:"network_model,omitempty"`
 }
 
 // Result is the outcome of Registry.Run.
@@ -736,6 +740,16 @@ func (r *Registry) Canonical(s Spec) (Spec, error) {
 	if s.SampleEvery < 0 {
 		return s, errs.BadParam("sample_every %d is negative", s.SampleEvery)
 	}
+	if s.NetworkModel != nil {
+		if s.NetworkModel.LinkDelay != nil {
+			return s, errs.BadParam("network_model: a LinkDelay function cannot be stored in a Spec")
+		}
+		if s.NetworkModel.Patience < 0 {
+			return s, errs.BadParam("network_model: patience %d is negative", s.NetworkModel.Patience)
+		}
+		m := *s.NetworkModel
+		s.NetworkModel = &m
+	}
 	ms := append([]string(nil), s.Metrics...)
 	sort.Strings(ms)
 	s.Metrics = ms[:0]
@@ -804,7 +818,8 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 }
 
 // Run canonicalises s, builds its network, loads and balancer, runs them with
-// tokendist.Run and computes the requested metrics. The Result holds the canonical spec.
+// tokendist.Run (or, with a NetworkModel, the balancer's node programs with
+// async.Simulate) and computes the requested metrics. The Result holds the canonical spec.
 // A failed run returns the partial result and the error. Same spec, same result, for any
 // Workers.
 //
@@ -878,12 +893,17 @@ func (r *Registry) Run(ctx context.Context, s Spec, opts *tokendist.RunOptions) 
 		}
 	}
 	out.MaxSteps = ro.MaxSteps
-	res, err := tokendist.Run(ctx, g, l, b, &ro)
+	var res tokendist.Result
+	if s.NetworkModel != nil {
+		res, out.Metrics, err = runAsync(ctx, s, g, l, b, &ro)
+	} else {
+		res, err = tokendist.Run(ctx, g, l, b, &ro)
+	}
 	out.Result = res
 	if err != nil {
 		return out, err
 	}
-	if len(s.Workload) > 0 || s.Churn != nil || s.Steady != nil {
+	if s.NetworkModel == nil && (len(s.Workload) > 0 || s.Churn != nil || s.Steady != nil) {
 		out.Metrics = dynamicMetrics(res)
 	}
 	if len(s.Metrics) > 0 {

@@ -1,0 +1,91 @@
+package async
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/tokendist/tokendist"
+)
+
+func TestDelaySample(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct {
+		d        Delay
+		mean, lo float64
+	}{
+		{Delay{}, 1, 1},
+		{Constant(2.5), 2.5, 2.5},
+		{Uniform(1, 3), 2, 1},
+		{Exponential(0.5, 2), 2.5, 0.5},
+		{Pareto(1, 3), 1.5, 1}, // mean α·min/(α−1)
+	} {
+		d := c.d.normal()
+		if err := d.check("d"); err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		const k = 200000
+		for range k {
+			x := d.sample(r)
+			if x < c.lo {
+				t.Fatalf("%v drew %v < %v", d, x, c.lo)
+			}
+			sum += x
+		}
+		if m := sum / k; math.Abs(m-c.mean) > 0.03*c.mean {
+			t.Errorf("%v: mean %v, want %v", d, m, c.mean)
+		}
+	}
+	for _, d := range []Delay{Uniform(-1, 1), Uniform(0, 0), {Kind: 9}, Exponential(math.NaN(), 1)} {
+		if d.check("d") == nil {
+			t.Errorf("%v accepted", d)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for want, got := range map[string]string{
+		"constant(1)":                Delay{}.String(),
+		"uniform(1, 2)":              Uniform(1, 2).String(),
+		"exponential(min 0, mean 1)": Exponential(0, 0).String(),
+		"pareto(min 1, alpha 1.5)":   Pareto(0, 0).String(),
+		"DelayKind(9)":               DelayKind(9).String(),
+		"before-persist":             CrashBeforePersist.String(),
+		"CrashPoint(7)":              CrashPoint(7).String(),
+		"exponential":                DelayExponential.String(),
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestNetworkModelJSON(t *testing.T) {
+	m := NetworkModel{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
+		DownTime: Exponential(0, 2), LinkDelay: func(int, int) Delay { return Delay{} }}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"delay":{"kind":"pareto","min":0.5,"alpha":1.2},"loss":0.1,"crashes":[{"node":2,"at":3,"down_for":4,"point":"before-send"}],"down_time":{"kind":"exponential","mean":2}}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
+	}
+	var back NetworkModel
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	m.LinkDelay = nil
+	if !reflect.DeepEqual(back, m) {
+		t.Fatalf("round trip: %+v", back)
+	}
+	for _, bad := range []string{`{"delay":{"kind":"gamma"}}`, `{"crashes":[{"point":"later"}]}`} {
+		if err := json.Unmarshal([]byte(bad), &back); !errors.Is(err, tokendist.ErrBadParameter) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

@@ -1,0 +1,857 @@
+package async
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/rng"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxTime is Options.MaxTime's default, in time units.
+	DefaultMaxTime = 1 << 20
+	// DefaultMaxEvents is Options.MaxEvents's default.
+	DefaultMaxEvents = 1 << 40
+	// DefaultCheckEvery is Options.CheckEvery's default.
+	DefaultCheckEvery = 1 << 16
+	// MaxNodes is the largest network Simulate accepts.
+	MaxNodes = 1 << 29
+)
+
+// Options configure Simulate. The zero value is a synchronous, fault-free run of
+// unbounded rounds with seed 0.
+type Options struct {
+	// Seed seeds the programs' random streams (NodeContext.Seed) and the network's.
+	Seed uint64
+	// Rounds is NodeContext.Rounds (0: no limit).
+	Rounds int64
+	// Network is the network and fault model.
+	Network NetworkModel
+	// RetransmitTicks is NodeConfig.RetransmitTicks (0: DefaultRetransmitTicks).
+	RetransmitTicks int64
+	// Workload, when not nil, changes the loads every WorkloadEvery time units (its
+	// Apply sees a tokendist.State of the current loads with Steps counting its calls);
+	// a run with a workload ends only at MaxTime, MaxEvents or the context.
+	Workload      tokendist.Workload
+	WorkloadEvery float64
+	// MaxTime and MaxEvents bound the run (0: DefaultMaxTime, DefaultMaxEvents); the
+	// run then stops with tokendist.StatusMaxSteps.
+	MaxTime   float64
+	MaxEvents int64
+	// CheckEvery is the number of events between two full conservation checks (0: the
+	// larger of DefaultCheckEvery and 4(n + 2m), so that the O(n + m) full checks cost
+	// O(1) per event amortized); the O(1) checks run after every event regardless.
+	CheckEvery int64
+
+	broken broken // a deliberately wrong handoff, for the tests
+}
+
+// Result is the outcome of Simulate.
+type Result struct {
+	// Status is StatusDone when every program became idle with nothing in flight,
+	// StatusMaxSteps at MaxTime or MaxEvents, StatusCanceled for the context and
+	// StatusFailed with an error.
+	Status tokendist.Status
+	// Loads are the final loads (the persisted ones: a down node's are its storage's).
+	Loads tokendist.Loads
+	// Moved and Messages are the sums of the programs' NodeContext counters.
+	Moved, Messages int64
+	// Datagrams counts datagrams handed to the network (data and acks, copies of
+	// duplicated ones included); Retransmissions the data datagrams sent again;
+	// Duplicates the data datagrams dropped as already delivered; OutOfOrder those
+	// dropped as early; Lost those the network lost or a down node dropped.
+	Datagrams, Retransmissions, Duplicates, OutOfOrder, Lost int64
+	// Crashes and Restarts count node crashes and restarts.
+	Crashes, Restarts int64
+	// Time is the simulated time at the end, Events the events handled.
+	Time   float64
+	Events int64
+	// InFlight is the number of tokens in data datagrams logged at a sender and not
+	// yet delivered at the end; Undelivered the number of such datagrams.
+	InFlight, Undelivered int64
+	// Arrived and Completed are the tokens the workload added and removed.
+	Arrived, Completed int64
+}
+
+// ConservationError reports a broken token invariant: the sum of the persisted loads
+// and the tokens in flight differs from initial + arrived − completed, a load is
+// negative, or a datagram was delivered or acknowledged that the protocol rules out.
+type ConservationError struct {
+	// Time and Event locate the detection.
+	Time  float64
+	Event int64
+	// Detail says what broke, naming the node and link.
+	Detail string
+}
+
+func (e *ConservationError) Error() string {
+	return fmt.Sprintf("%sasync: token conservation broken at time %g (event %d): %s", errs.Prefix, e.Time, e.Event, e.Detail)
+}
+
+// simNode is the simulator's view of one node.
+type simNode struct {
+	nd       *Node
+	store    []byte  // the persisted state
+	load     int64   // the persisted load
+	period   float64 // tick interval
+	lastK    int64   // last local tick
+	inc      int32   // incarnation: ticks of older ones are stale
+	ticking  bool    // a tick event is pending
+	down     bool
+	busy     bool // program not idle
+	armed    CrashPoint
+	armedOn  bool
+	armedFor float64   // down time of the armed crash
+	stats    NodeStats // of earlier incarnations
+}
+
+type sim struct {
+	ctx   context.Context
+	g     *tokendist.Graph
+	progs tokendist.NodePrograms
+	opts  Options
+	model NetworkModel
+	off   []int   // CSR offsets of the edge ends
+	rev   []int32 // rev[e]: the receiver's port of edge end e
+	link  []Delay // per edge end, when LinkDelay is set
+	nodes []simNode
+	q     eventHeap
+	pool  []Datagram
+	free  []int32
+	r     *rand.Rand
+	now   float64
+	res   Result
+
+	sumLoad, inFlight, undelivered int64
+	expected                       int64
+	busy, down                     int
+	pend                           []Datagram
+	stbuf, scr                     []byte
+	lent                           *Node
+	wlState                        tokendist.State
+	lastCheck                      int64
+}
+
+// Simulate runs the node programs progs on net from loads in the event-driven
+// simulator, with the handoff protocol (Node) on every link and the network and fault
+// model of opts.Network. A nil opts is the zero Options.
+//
+// Schedule: with unit delays and no faults the run follows the synchronous schedule:
+// at time 0 every node starts, in increasing node order; a datagram sent at time t
+// arrives at t+1; at each time t ≥ 1 the nodes are visited in increasing order, each
+// receiving its messages of time t by port and then send order, and then ticking (Now =
+// t) unless its program is idle. In general, events are ordered by time, then node,
+// then (crash, arrivals by port, tick), then scheduling order; node v ticks at the
+// multiples of its tick interval while it is not idle. Port p of node v is v's p-th
+// neighbour in tokendist.AsGraph(net).
+//
+// Conservation is checked after every event in O(1) and in full, in O(n + in flight),
+// every opts.CheckEvery events and at the end; a violation fails the run with a
+// *ConservationError. The run ends when every program is idle, no data is in flight
+// and no node is down (StatusDone), or at a bound. Errors start with "tokendist: " and
+// name the bad value; a program's error or panic fails the run naming the node. The
+// run is deterministic in (net, loads, programs, opts) and starts no goroutine. Cost:
+// O(log(events pending)) per event plus the programs' calls and a node's state
+// encoding per event that changes it; memory O(n + m + pending events + logs).
+func Simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options) (Result, error) {
+	s := &sim{ctx: ctx, progs: progs}
+	s.res.Status = tokendist.StatusFailed
+	if opts != nil {
+		s.opts = *opts
+	}
+	err := s.init(net, loads)
+	if err == nil {
+		err = s.run()
+		if err == nil && s.res.Status == tokendist.StatusDone {
+			err = s.fullCheck()
+		}
+		if testHookEnd != nil {
+			testHookEnd(s)
+		}
+	}
+	s.finish()
+	if err != nil && s.res.Status != tokendist.StatusCanceled {
+		s.res.Status = tokendist.StatusFailed
+	}
+	return s.res, err
+}
+
+func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	if s.progs == nil {
+		return errs.BadParam("nil NodePrograms")
+	}
+	g, err := tokendist.AsGraph(net)
+	if err != nil {
+		return err
+	}
+	s.g = g
+	n := g.Order()
+	if n > MaxNodes {
+		return errs.BadParam("network of %d nodes exceeds MaxNodes %d", n, MaxNodes)
+	}
+	if len(loads) != n {
+		return fmt.Errorf("%w: %d loads for %d nodes", tokendist.ErrBadLoads, len(loads), n)
+	}
+	o := &s.opts
+	if o.Rounds < 0 {
+		return errs.BadParam("Rounds %d", o.Rounds)
+	}
+	if o.RetransmitTicks < 0 {
+		return errs.BadParam("RetransmitTicks %d", o.RetransmitTicks)
+	}
+	if !finite(o.WorkloadEvery) || o.WorkloadEvery < 0 {
+		return errs.BadParam("WorkloadEvery %v", o.WorkloadEvery)
+	}
+	if !finite(o.MaxTime) || o.MaxTime < 0 {
+		return errs.BadParam("MaxTime %v", o.MaxTime)
+	}
+	if o.MaxEvents < 0 || o.CheckEvery < 0 {
+		return errs.BadParam("MaxEvents %d, CheckEvery %d", o.MaxEvents, o.CheckEvery)
+	}
+	if o.WorkloadEvery == 0 {
+		o.WorkloadEvery = 1
+	}
+	if o.MaxTime == 0 {
+		o.MaxTime = DefaultMaxTime
+	}
+	if o.MaxEvents == 0 {
+		o.MaxEvents = DefaultMaxEvents
+	}
+	if err := o.Network.Validate(n); err != nil {
+		return err
+	}
+	s.model = o.Network
+	s.model.Delay = s.model.Delay.normal()
+	s.model.DownTime = s.model.DownTime.normal()
+	if s.model.ReorderDelay == 0 {
+		s.model.ReorderDelay = 4
+	}
+	var total int64
+	for v, x := range loads {
+		if x < 0 {
+			return fmt.Errorf("%w: load[%d] = %d is negative", tokendist.ErrBadLoads, v, x)
+		}
+		if total+x < total {
+			return fmt.Errorf("%w: the total overflows int64 at node %d", tokendist.ErrBadLoads, v)
+		}
+		total += x
+	}
+	s.expected = total
+	if o.CheckEvery == 0 {
+		// Amortized O(1) per event: at least 4(n + 2m) events between full checks.
+		o.CheckEvery = max(DefaultCheckEvery, 4*int64(n+g.Size()*2))
+	}
+	// Edge ends and reverse ports.
+	s.off = make([]int, n+1)
+	for v := range n {
+		s.off[v+1] = s.off[v] + len(g.Neighbors(v))
+	}
+	s.rev = make([]int32, s.off[n])
+	for v := range n {
+		for p, w := range g.Neighbors(v) {
+			q, ok := slices.BinarySearch(g.Neighbors(int(w)), int32(v))
+			if !ok {
+				return errs.BadParam("node %d lists %d, which does not list it", v, w)
+			}
+			s.rev[s.off[v]+p] = int32(q)
+		}
+	}
+	if s.model.LinkDelay != nil {
+		s.link = make([]Delay, s.off[n])
+		for v := range n {
+			for p, w := range g.Neighbors(v) {
+				d := s.model.LinkDelay(v, int(w))
+				if err := d.check(fmt.Sprintf("LinkDelay(%d, %d)", v, w)); err != nil {
+					return err
+				}
+				s.link[s.off[v]+p] = d.normal()
+			}
+		}
+	}
+	a, b := rng.Key(rng.Mix(o.Seed^netDomain), 0, 0)
+	s.r = rand.New(rand.NewPCG(a, b))
+	s.nodes = make([]simNode, n)
+	for v := range s.nodes {
+		sn := &s.nodes[v]
+		sn.period = 1
+		if s.model.TickInterval != nil && s.model.TickInterval[v] > 0 {
+			sn.period = s.model.TickInterval[v]
+		}
+		if s.model.Drift > 0 {
+			u := float64(rng.Mix(o.Seed^driftDomain^rng.Mix(uint64(v)))>>11) / (1 << 53)
+			sn.period *= 1 + s.model.Drift*(2*u-1)
+		}
+	}
+	if o.Workload != nil {
+		s.wlState = tokendist.State{Net: g, Loads: make(tokendist.Loads, n), Seed: o.Seed,
+			Rand: rand.New(rand.NewPCG(rng.Key(o.Seed, 0, -100))), Workers: 1, Workload: o.Workload, Context: s.ctx}
+		copy(s.wlState.Loads, loads)
+		if err := o.Workload.Init(&s.wlState); err != nil {
+			return errs.Wrapf(err, "workload %v: Init", o.Workload)
+		}
+	}
+	// Before its start, a node's storage is its initial load.
+	for v := range s.nodes {
+		s.nodes[v].load = loads[v]
+	}
+	s.sumLoad = total
+	// Start every node, in increasing order.
+	s.res.Status = tokendist.StatusNotStarted
+	for v := range s.nodes {
+		prog, err := s.program(v)
+		if err != nil {
+			return err
+		}
+		nd, err := NewNode(prog, s.config(v, loads[v]))
+		if err != nil {
+			return err
+		}
+		nd.brk = o.broken
+		s.nodes[v].nd = nd
+		s.lend(nd)
+		err = nd.Start()
+		if err == nil {
+			err = s.flush(v)
+		}
+		s.reclaim()
+		if err != nil {
+			return err
+		}
+	}
+	for i, c := range s.model.Crashes {
+		s.q.push(c.At, nodeKey(c.Node, classCrash, 0), int64(i))
+	}
+	if s.model.CrashRate > 0 {
+		for v := range s.nodes {
+			s.scheduleRateCrash(v)
+		}
+	}
+	if o.Workload != nil {
+		s.q.push(o.WorkloadEvery, 0, 0)
+	}
+	return nil
+}
+
+// testHookEnd, when set by a test, sees the simulator at the end of a run (to measure
+// its memory).
+var testHookEnd func(*sim)
+
+const (
+	netDomain   = 0x6e65742d72616e64 // "net-rand"
+	driftDomain = 0x6472696674000000 // "drift"
+)
+
+func (s *sim) config(v int, load int64) NodeConfig {
+	return NodeConfig{ID: v, Degree: s.off[v+1] - s.off[v], Load: load, Rounds: s.opts.Rounds,
+		Seed: s.opts.Seed, RetransmitTicks: s.opts.RetransmitTicks}
+}
+
+func (s *sim) program(v int) (p tokendist.NodeProgram, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%sNodePrograms.Program(%d) panicked: %v", errs.Prefix, v, r)
+		}
+	}()
+	p, err = s.progs.Program(v)
+	if err == nil && isNil(p) {
+		err = errs.BadParam("NodePrograms.Program(%d) returned a nil program", v)
+	}
+	return p, errs.Wrapf(err, "NodePrograms.Program(%d)", v)
+}
+
+// conservation returns a *ConservationError.
+func (s *sim) conservation(format string, args ...any) error {
+	return &ConservationError{Time: s.now, Event: s.res.Events, Detail: fmt.Sprintf(format, args...)}
+}
+
+// flush persists and sends node v's Ready (with the crash points), updates the
+// ledger and the node's tick. The O(1) conservation check runs here.
+func (s *sim) flush(v int) error {
+	sn := &s.nodes[v]
+	nd := sn.nd
+	if nd.HasReady() {
+		rd := nd.Ready()
+		sent := false
+		switch s.opts.broken {
+		case brokenSendBeforePersist:
+			s.sendAll(v, rd.Datagrams, Data)
+			s.sendAll(v, rd.Datagrams, Ack)
+			sent = true
+		case brokenAckBeforePersist:
+			s.sendAll(v, rd.Datagrams, Ack)
+		}
+		if sn.armedOn && sn.armed == CrashBeforePersist {
+			return s.crash(v)
+		}
+		if rd.State != nil {
+			load, err := StateLoad(rd.State)
+			if err != nil {
+				return err
+			}
+			if load < 0 {
+				return s.conservation("node %d persisted a negative load %d", v, load)
+			}
+			sn.store = append(sn.store[:0], rd.State...)
+			s.sumLoad += load - sn.load
+			sn.load = load
+		}
+		s.inFlight += nd.evLogged - nd.evDelivered
+		s.undelivered += nd.evLoggedN - nd.evDeliveredN
+		if s.sumLoad+s.inFlight != s.expected {
+			return s.conservation("after node %d persisted: Σ loads %d + in flight %d ≠ initial + arrived − completed = %d",
+				v, s.sumLoad, s.inFlight, s.expected)
+		}
+		if s.inFlight < 0 || s.undelivered < 0 {
+			return s.conservation("after node %d persisted: %d tokens in %d datagrams in flight", v, s.inFlight, s.undelivered)
+		}
+		if sn.armedOn && sn.armed == CrashBeforeSend {
+			nd.Advance()
+			return s.crash(v)
+		}
+		if !sent {
+			switch s.opts.broken {
+			case brokenAckBeforePersist:
+				s.sendAll(v, rd.Datagrams, Data)
+			default:
+				s.sendAll(v, rd.Datagrams, 0)
+			}
+		}
+		nd.Advance()
+	}
+	s.refresh(v)
+	return nil
+}
+
+// refresh updates the busy count and schedules the node's next tick.
+func (s *sim) refresh(v int) {
+	sn := &s.nodes[v]
+	busy := !sn.nd.ProgramIdle()
+	if busy != sn.busy {
+		if busy {
+			s.busy++
+		} else {
+			s.busy--
+		}
+		sn.busy = busy
+	}
+	if !sn.down && !sn.ticking && (busy || sn.nd.unacked > 0) {
+		// The next multiple of the period at or after now, after the last tick.
+		k := int64(math.Ceil(s.now / sn.period))
+		if float64(k)*sn.period < s.now {
+			k++
+		}
+		if k <= sn.lastK {
+			k = sn.lastK + 1
+		}
+		if k == 0 {
+			k = 1
+		}
+		sn.ticking = true
+		s.q.push(float64(k)*sn.period, nodeKey(v, classTick, 0), int64(sn.inc))
+	}
+}
+
+// sendAll hands v's datagrams of the given kind (0: all) to the network.
+func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
+	for i := range ds {
+		d := &ds[i]
+		if kind != 0 && d.Kind != kind {
+			continue
+		}
+		e := s.off[v] + d.Port
+		w := int(s.g.Neighbors(v)[d.Port])
+		copies := 1
+		if s.model.Duplicate > 0 && s.r.Float64() < s.model.Duplicate {
+			copies = 2
+		}
+		for range copies {
+			s.res.Datagrams++
+			if s.model.Loss > 0 && s.r.Float64() < s.model.Loss {
+				s.res.Lost++
+				continue
+			}
+			var delay float64
+			if s.link != nil {
+				delay = s.link[e].sample(s.r)
+			} else {
+				delay = s.model.Delay.sample(s.r)
+			}
+			if s.model.Reorder > 0 && s.r.Float64() < s.model.Reorder {
+				delay += s.model.ReorderDelay * s.r.Float64()
+			}
+			if d.Kind == Ack {
+				s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e]))|ackBit, int64(d.Seq))
+				continue
+			}
+			slot := s.alloc()
+			s.pool[slot] = *d
+			s.pool[slot].Port = int(s.rev[e])
+			s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e])), int64(slot))
+		}
+	}
+}
+
+func (s *sim) alloc() int32 {
+	if k := len(s.free); k > 0 {
+		slot := s.free[k-1]
+		s.free = s.free[:k-1]
+		return slot
+	}
+	s.pool = append(s.pool, Datagram{})
+	return int32(len(s.pool) - 1)
+}
+
+// lend gives nd the simulator's scratch buffers (outgoing datagrams, state encoding)
+// for one event, so that a million nodes do not each keep their own; reclaim takes
+// them back. Between events a Node holds no datagram and its encoded state is in the
+// store.
+func (s *sim) lend(nd *Node) {
+	nd.pending, nd.state, nd.scratch = s.pend[:0], s.stbuf[:0], s.scr[:0]
+	s.lent = nd
+}
+
+func (s *sim) reclaim() {
+	if nd := s.lent; nd != nil {
+		s.pend, s.stbuf, s.scr = nd.pending[:0], nd.state[:0], nd.scratch[:0]
+		nd.pending, nd.state, nd.scratch = nil, nil, nil
+		s.lent = nil
+	}
+}
+
+// crash takes node v down: its memory is rebuilt from its persisted state at once (a
+// down node's state is its storage) and it restarts after its down time.
+func (s *sim) crash(v int) error {
+	sn := &s.nodes[v]
+	downFor := sn.armedFor
+	sn.armedOn = false
+	old := sn.nd
+	prog, err := s.program(v)
+	if err != nil {
+		return err
+	}
+	nd, err := RestoreNode(prog, s.config(v, 0), sn.store)
+	if err != nil {
+		return err
+	}
+	nd.brk = old.brk
+	st := old.stats
+	sn.stats.Retransmissions += st.Retransmissions
+	sn.stats.Duplicates += st.Duplicates
+	sn.stats.OutOfOrder += st.OutOfOrder
+	sn.nd = nd
+	sn.down = true
+	sn.inc++
+	sn.ticking = false
+	s.down++
+	s.res.Crashes++
+	s.refreshBusy(v)
+	s.q.push(s.now+downFor, nodeKey(v, classCrash, 1), -1)
+	return nil
+}
+
+func (s *sim) refreshBusy(v int) {
+	sn := &s.nodes[v]
+	busy := !sn.nd.ProgramIdle()
+	if busy != sn.busy {
+		if busy {
+			s.busy++
+		} else {
+			s.busy--
+		}
+		sn.busy = busy
+	}
+}
+
+func (s *sim) scheduleRateCrash(v int) {
+	t := s.now + s.r.ExpFloat64()/s.model.CrashRate
+	s.q.push(t, nodeKey(v, classCrash, 2), -2)
+}
+
+func (s *sim) run() error {
+	s.res.Status = tokendist.StatusNotStarted
+	for {
+		if s.done() {
+			s.res.Status = tokendist.StatusDone
+			return nil
+		}
+		if s.q.len() == 0 {
+			return s.conservation("no event pending, yet %d programs are busy and %d datagrams in flight", s.busy, s.undelivered)
+		}
+		if s.q.peek().t > s.opts.MaxTime || s.res.Events >= s.opts.MaxEvents {
+			if s.q.peek().t > s.opts.MaxTime {
+				s.now = s.opts.MaxTime
+			}
+			s.res.Status = tokendist.StatusMaxSteps
+			return s.fullCheck()
+		}
+		if s.res.Events&1023 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				s.res.Status = tokendist.StatusCanceled
+				return errs.Wrapf(err, "async: simulation canceled at time %g", s.now)
+			}
+		}
+		ev := s.q.pop()
+		s.now = ev.t
+		s.res.Events++
+		if err := s.handle(&ev); err != nil {
+			return err
+		}
+		if s.res.Events-s.lastCheck >= s.opts.CheckEvery {
+			if err := s.fullCheck(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *sim) done() bool {
+	return s.busy == 0 && s.undelivered == 0 && s.down == 0 && s.opts.Workload == nil
+}
+
+func (s *sim) handle(ev *event) error {
+	if ev.key == 0 {
+		return s.workload()
+	}
+	v := ev.node()
+	sn := &s.nodes[v]
+	switch ev.class() {
+	case classCrash:
+		return s.crashEvent(v, ev)
+	case classArrival:
+		var d Datagram
+		if ev.ack() {
+			d = Datagram{Port: ev.port(), Kind: Ack, Seq: uint64(ev.ref)}
+		} else {
+			slot := int32(ev.ref)
+			d = s.pool[slot]
+			s.pool[slot] = Datagram{}
+			s.free = append(s.free, slot)
+		}
+		if sn.down {
+			s.res.Lost++
+			return nil
+		}
+		s.lend(sn.nd)
+		err := s.arrive(v, d)
+		s.reclaim()
+		return err
+	case classTick:
+		if ev.ref != int64(sn.inc) || sn.down || !sn.ticking {
+			return nil
+		}
+		sn.ticking = false
+		k := int64(math.Round(ev.t / sn.period))
+		if k <= sn.lastK {
+			k = sn.lastK + 1
+		}
+		sn.lastK = k
+		if sn.nd.Idle() {
+			return nil
+		}
+		s.lend(sn.nd)
+		err := sn.nd.Tick(k)
+		if err == nil {
+			err = s.flush(v)
+		}
+		s.reclaim()
+		return err
+	}
+	return nil
+}
+
+// arrive hands datagram d to node v and checks it against the sender's persisted log.
+func (s *sim) arrive(v int, d Datagram) error {
+	nd := s.nodes[v].nd
+	e := s.off[v] + d.Port
+	u := int(s.g.Neighbors(v)[d.Port])
+	peer := &s.nodes[u].nd.links[s.rev[e]] // the other end of the link, as persisted
+	if d.Kind == Ack && d.Seq > peer.delivered {
+		return s.conservation("node %d port %d received ack %d from node %d, which has delivered only %d: the tokens of %d..%d are lost",
+			v, d.Port, d.Seq, u, peer.delivered, peer.delivered+1, d.Seq)
+	}
+	before, had := nd.evDeliveredN, nd.links[d.Port].delivered
+	err := nd.Step(d)
+	// A delivery is checked even when the program then failed on it.
+	if nd.evDeliveredN != before {
+		if d.Seq <= had {
+			return s.conservation("node %d delivered datagram %d (%d tokens) from node %d again: it had delivered %d",
+				v, d.Seq, d.Msg.Tokens, u, had)
+		}
+		if d.Seq <= peer.acked || d.Seq >= peer.next || peer.log[d.Seq-peer.acked-1].Tokens != d.Msg.Tokens {
+			return s.conservation("node %d delivered datagram %d (%d tokens) from node %d, whose persisted log holds %d..%d",
+				v, d.Seq, d.Msg.Tokens, u, peer.acked+1, peer.next-1)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return s.flush(v)
+}
+
+func (s *sim) crashEvent(v int, ev *event) error {
+	sn := &s.nodes[v]
+	switch ev.port() {
+	case 1: // restart
+		if ev.ref != -1 || !sn.down {
+			return nil
+		}
+		sn.down = false
+		s.down--
+		s.res.Restarts++
+		if s.model.CrashRate > 0 {
+			s.scheduleRateCrash(v)
+		}
+		s.refresh(v)
+		return nil
+	case 2: // a rate crash
+		if sn.down {
+			return nil
+		}
+		p := CrashPoint(s.r.IntN(3))
+		sn.armedFor = s.model.DownTime.sample(s.r)
+		if p == CrashIdle {
+			sn.armedOn = true
+			return s.crash(v)
+		}
+		sn.armed, sn.armedOn = p, true
+		return nil
+	}
+	c := s.model.Crashes[ev.ref]
+	if sn.down {
+		return nil
+	}
+	sn.armedFor = c.DownFor
+	sn.armed, sn.armedOn = c.Point, true
+	if c.Point == CrashIdle {
+		return s.crash(v)
+	}
+	return nil
+}
+
+// workload applies the workload to every node's load.
+func (s *sim) workload() error {
+	st := &s.wlState
+	for v := range s.nodes {
+		st.Loads[v] = s.nodes[v].nd.ctx.Load
+	}
+	st.Steps++
+	st.Time = int64(s.now)
+	a, c, err := s.opts.Workload.Apply(st)
+	if err != nil {
+		return errs.Wrapf(err, "workload %v at time %g", s.opts.Workload, s.now)
+	}
+	st.Arrived += a
+	st.Completed += c
+	s.res.Arrived += a
+	s.res.Completed += c
+	var delta int64
+	for v := range s.nodes {
+		sn := &s.nodes[v]
+		if st.Loads[v] == sn.nd.ctx.Load {
+			continue
+		}
+		delta += st.Loads[v] - sn.nd.ctx.Load
+		s.expected += st.Loads[v] - sn.nd.ctx.Load
+		if err := sn.nd.SetLoad(st.Loads[v]); err != nil {
+			return errs.Wrapf(err, "workload %v", s.opts.Workload)
+		}
+		armed := sn.armedOn
+		sn.armedOn = false // the workload's change is persisted at once
+		s.lend(sn.nd)
+		if sn.down {
+			// A down node's storage takes the change; nothing is sent.
+			rd := sn.nd.Ready()
+			sn.store = append(sn.store[:0], rd.State...)
+			s.sumLoad += st.Loads[v] - sn.load
+			sn.load = st.Loads[v]
+			s.inFlight += sn.nd.evLogged - sn.nd.evDelivered
+			sn.nd.Advance()
+			s.refreshBusy(v)
+		} else if err := s.flush(v); err != nil {
+			s.reclaim()
+			return err
+		}
+		s.reclaim()
+		sn.armedOn = armed
+	}
+	if delta != a-c {
+		return s.conservation("workload %v reported %d arrivals and %d completions but changed the loads by %d", s.opts.Workload, a, c, delta)
+	}
+	s.q.push(s.now+s.opts.WorkloadEvery, 0, 0)
+	return nil
+}
+
+// fullCheck recomputes the ledger from the persisted states in O(n + in flight).
+func (s *sim) fullCheck() error {
+	s.lastCheck = s.res.Events
+	var sum, fl, cnt int64
+	for v := range s.nodes {
+		sn := &s.nodes[v]
+		load, err := StateLoad(sn.store)
+		if err != nil {
+			return err
+		}
+		if load < 0 || load != sn.nd.ctx.Load {
+			return s.conservation("node %d: persisted load %d, in memory %d", v, load, sn.nd.ctx.Load)
+		}
+		sum += load
+		nb := s.g.Neighbors(v)
+		for p := range sn.nd.links {
+			l := &sn.nd.links[p]
+			peer := &s.nodes[nb[p]].nd.links[s.rev[s.off[v]+p]]
+			if l.acked > peer.delivered {
+				return s.conservation("node %d port %d: datagrams up to %d acknowledged, node %d delivered only %d", v, p, l.acked, nb[p], peer.delivered)
+			}
+			if peer.delivered >= l.next {
+				return s.conservation("node %d delivered %d datagrams from node %d, which sent %d", nb[p], peer.delivered, v, l.next-1)
+			}
+			for i, m := range l.log {
+				if l.acked+1+uint64(i) > peer.delivered {
+					fl += m.Tokens
+					cnt++
+				}
+			}
+		}
+	}
+	if sum != s.sumLoad || fl != s.inFlight || cnt != s.undelivered {
+		return s.conservation("full check: Σ loads %d (ledger %d), in flight %d tokens in %d datagrams (ledger %d in %d)",
+			sum, s.sumLoad, fl, cnt, s.inFlight, s.undelivered)
+	}
+	if sum+fl != s.expected {
+		return s.conservation("full check: Σ loads %d + in flight %d ≠ initial + arrived − completed = %d", sum, fl, s.expected)
+	}
+	return nil
+}
+
+func (s *sim) finish() {
+	if s.nodes == nil {
+		return
+	}
+	s.res.Time = s.now
+	s.res.Loads = make(tokendist.Loads, len(s.nodes))
+	for v := range s.nodes {
+		sn := &s.nodes[v]
+		if sn.nd == nil {
+			continue
+		}
+		c := sn.nd.Context()
+		s.res.Loads[v] = c.Load
+		s.res.Moved += c.Moved
+		s.res.Messages += c.Messages
+		st := sn.nd.stats
+		s.res.Retransmissions += sn.stats.Retransmissions + st.Retransmissions
+		s.res.Duplicates += sn.stats.Duplicates + st.Duplicates
+		s.res.OutOfOrder += sn.stats.OutOfOrder + st.OutOfOrder
+	}
+	s.res.InFlight = s.inFlight
+	s.res.Undelivered = s.undelivered
+}

@@ -1,0 +1,122 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/registry"
+)
+
+// gift is a one-step balancer with node programs: every node gives half its load to
+// its first neighbour.
+type gift struct{}
+
+func (gift) Step(s *tokendist.State) error {
+	if s.Steps > 0 {
+		return nil
+	}
+	give := make(tokendist.Loads, len(s.Loads))
+	for v := range s.Loads {
+		if len(s.Net.Neighbors(v)) > 0 {
+			give[v] = s.Loads[v] / 2
+		}
+	}
+	for v, k := range give {
+		s.Loads[v] -= k
+		s.Loads[s.Net.Neighbors(v)[0]] += k
+		s.Moved += k
+		if len(s.Net.Neighbors(v)) > 0 {
+			s.Messages++
+		}
+	}
+	return nil
+}
+
+func (gift) NodePrograms(tokendist.Network, *tokendist.NodeOptions) (tokendist.NodePrograms, error) {
+	return giftPrograms{}, nil
+}
+
+type giftPrograms struct{}
+
+func (giftPrograms) Program(int) (tokendist.NodeProgram, error) { return giftProgram{}, nil }
+
+type giftProgram struct{}
+
+func (giftProgram) Start(c *tokendist.NodeContext) error {
+	if c.Degree == 0 {
+		return nil
+	}
+	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
+}
+func (giftProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
+func (giftProgram) Tick(*tokendist.NodeContext) error                            { return nil }
+func (giftProgram) Idle() bool                                                   { return true }
+func (giftProgram) AppendState(b []byte) []byte                                  { return b }
+func (giftProgram) RestoreState([]byte) error                                    { return nil }
+
+func giftRegistry(t *testing.T) *registry.Registry {
+	reg := registry.New()
+	err := reg.RegisterAlgorithm(registry.Entry{Name: "gift", Doc: "half to the first neighbour, once"},
+		func(*tokendist.Graph, tokendist.Loads, registry.Params) (tokendist.Balancer, error) {
+			return gift{}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func TestRunNetworkModel(t *testing.T) {
+	reg := giftRegistry(t)
+	spec := registry.Spec{
+		Network:   registry.Choice{Name: "ring", Params: registry.Params{"n": 12}},
+		Loads:     registry.Choice{Name: "random-range", Params: registry.Params{"lo": 0, "hi": 100}},
+		Algorithm: registry.Choice{Name: "gift"},
+		Stop:      registry.StopRule{MaxSteps: 1},
+		Seed:      3,
+	}
+	sync, err := reg.Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{
+		Delay: async.Exponential(0.1, 2), Loss: 0.2, Duplicate: 0.2, Reorder: 0.2,
+		Crashes: []async.Crash{{Node: 3, At: 0.5, DownFor: 2, Point: async.CrashBeforePersist}},
+	}}
+	out, err := reg.Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Status != tokendist.StatusDone || !slices.Equal(out.Result.Loads, sync.Result.Loads) ||
+		out.Result.Moved != sync.Result.Moved || out.Result.Messages != sync.Result.Messages {
+		t.Fatalf("async %v %v moved %d, sync %v moved %d", out.Result.Status, out.Result.Loads, out.Result.Moved, sync.Result.Loads, sync.Result.Moved)
+	}
+	if out.Metrics["async_lost"] == 0 || out.Metrics["async_events"] == 0 || out.Metrics["async_crashes"] != 1 {
+		t.Fatalf("metrics %v", out.Metrics)
+	}
+	if out.Spec.NetworkModel == nil || out.Spec.NetworkModel.Loss != 0.2 {
+		t.Fatalf("canonical spec lost the network model: %+v", out.Spec.NetworkModel)
+	}
+
+	// An algorithm without node programs, and options async does not support.
+	bad := spec
+	bad.Algorithm = registry.Choice{Name: "threshold-1"}
+	bad.Network = registry.Choice{Name: "path", Params: registry.Params{"n": 8}}
+	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Fatal(err)
+	}
+	bad = spec
+	bad.Stop.UseTarget = true
+	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Fatal(err)
+	}
+	bad = spec
+	bad.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{Loss: 2}}
+	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
+		t.Fatal(err)
+	}
+}
