@@ -1,0 +1,134 @@
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/files"
+	"github.com/tokendist/tokendist/registry"
+)
+
+// Config is one node's configuration: what the fleet runs (the same Spec on every
+// node) and where this node lives. Its JSON form is the config file of the
+// tokendist-node command.
+type Config struct {
+	// ID is the node's index in the network of Spec.
+	ID int `json:"id"`
+	// Spec names the network, the initial loads, the algorithm and the seed, as
+	// registry names (registry.Spec); every node of a fleet has the same one and builds
+	// the same network from it. Its stop rules, metrics, workload and churn are not
+	// used: a fleet runs until it is stopped, and its work arrives through the node's
+	// work endpoint.
+	Spec registry.Spec `json:"spec"`
+	// Patience is tokendist.NodeOptions.Patience, in ticks (0: wait for ever).
+	Patience int64 `json:"patience,omitempty"`
+	// Rounds is the number of rounds a round-based program begins (0: no limit).
+	Rounds int64 `json:"rounds,omitempty"`
+	// Listen is the address the node receives frames on (host:port).
+	Listen string `json:"listen"`
+	// Status is the address of the node's HTTP endpoint (host:port): /metrics
+	// (Prometheus text), /status (JSON), /items and /work.
+	Status string `json:"status"`
+	// Data is the directory of the node's durable state; it is created if missing.
+	Data string `json:"data"`
+	// Peers maps the ID of every neighbour to the address to send its frames to (its
+	// Listen address, or a proxy in front of it).
+	Peers map[int]string `json:"peers"`
+	// Tick is the period of the node's local timer (0: 10 ms).
+	Tick Duration `json:"tick,omitempty"`
+	// RetransmitTicks is async.NodeConfig.RetransmitTicks (0: its default).
+	RetransmitTicks int64 `json:"retransmit_ticks,omitempty"`
+}
+
+// Duration is a time.Duration written as a string in JSON ("10ms").
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string such as "10ms" or "1.5s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errs.BadParam("duration %s: want a string such as \"10ms\"", errs.Quote(b))
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return errs.BadParam("duration %q: %v", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultTick is Config.Tick's default.
+const DefaultTick = 10 * time.Millisecond
+
+// maxConfigBytes bounds a config file.
+const maxConfigBytes = 1 << 20
+
+// ReadConfig reads and checks a JSON config file (unknown keys are errors).
+func ReadConfig(path string) (Config, error) {
+	data, err := files.ReadFile(path, "config file", maxConfigBytes)
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, errs.Wrapf(err, "config file %s", files.Name(path))
+	}
+	if err := c.Check(); err != nil {
+		return Config{}, errs.Wrapf(err, "config file %s", files.Name(path))
+	}
+	return c, nil
+}
+
+// Check returns an error naming the first bad field: a negative ID, patience, rounds,
+// tick or retransmission timeout, an address that is not host:port, an empty data
+// directory. It does not build the network (NewNode does, and checks the ID and the
+// peers against it).
+func (c *Config) Check() error {
+	switch {
+	case c.ID < 0:
+		return errs.BadParam("id %d is negative", c.ID)
+	case c.Patience < 0:
+		return errs.BadParam("patience %d is negative", c.Patience)
+	case c.Rounds < 0:
+		return errs.BadParam("rounds %d is negative", c.Rounds)
+	case c.Tick < 0:
+		return errs.BadParam("tick %v is negative", time.Duration(c.Tick))
+	case c.RetransmitTicks < 0:
+		return errs.BadParam("retransmit_ticks %d is negative", c.RetransmitTicks)
+	case c.Data == "":
+		return errs.BadParam("data directory is empty")
+	}
+	for _, a := range []struct{ key, addr string }{{"listen", c.Listen}, {"status", c.Status}} {
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			return errs.BadParam("%s address %q: %v", a.key, a.addr, err)
+		}
+	}
+	for id, a := range c.Peers {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return errs.BadParam("peers[%d] address %q: %v", id, a, err)
+		}
+	}
+	return nil
+}
+
+func (c *Config) tick() time.Duration {
+	if c.Tick == 0 {
+		return DefaultTick
+	}
+	return time.Duration(c.Tick)
+}
+
+// String summarises the config for logs.
+func (c Config) String() string {
+	return fmt.Sprintf("node %d of %s/%s (listen %s, status %s, data %s, %d peers)",
+		c.ID, c.Spec.Network.Name, c.Spec.Algorithm.Name, c.Listen, c.Status, c.Data, len(c.Peers))
+}
