@@ -195,3 +195,15 @@ func (h *syncHost) counts() (moved, messages int64) {
 	}
 	return moved, messages
 }
+
+// crossings counts the perfect-tree programs that met a phase-1 crossing (they hold a
+// subtree message from their own chosen parent's side: see PerfectTree.NodePrograms).
+func (h *syncHost) crossings() int {
+	n := 0
+	for _, p := range h.p {
+		if pp, ok := p.(*ptProg); ok && pp.crossed {
+			n++
+		}
+	}
+	return n
+}

@@ -82,6 +82,9 @@ func nodeAlgs() []nodeAlg {
 		{name: "RSW", build: func(nn nodeNet, _ *EdgeColoring) (Balancer, error) { return NewRSWDiffusion(nn.g) }},
 		{name: "FGSDet", fgs: true, build: func(nn nodeNet, _ *EdgeColoring) (Balancer, error) { return NewFGSDeterministic(nn.g) }},
 		{name: "FGSRand", fgs: true, build: func(nn nodeNet, _ *EdgeColoring) (Balancer, error) { return NewFGSRandomized(nn.g) }},
+		{name: "SpanningTree(T1)", build: func(nn nodeNet, _ *EdgeColoring) (Balancer, error) {
+			return NewSpanningTree(nn.g, AutoRoot, func(t *Graph) (Balancer, error) { return NewThreshold1(t, nil) })
+		}},
 	}
 }
 
@@ -134,9 +137,9 @@ func checkHost(t *testing.T, label string, g *Graph, b Balancer, loads Loads, ro
 // MaxSteps R (and NodeStreams). Every fourth case also saves and restores programs at
 // random times.
 func TestNodeProgramsSyncEquivalence(t *testing.T) {
-	seeds := 6
+	seeds := 12
 	if longTests() {
-		seeds = 40
+		seeds = 60
 	}
 	cases := 0
 	for _, nn := range nodeNets() {
@@ -254,7 +257,7 @@ func TestNodeProgramsPatience(t *testing.T) {
 func TestNodeStreamsWorkers(t *testing.T) {
 	nets := []*Graph{must(Torus(70, 70)), must(RandomRegular(9000, 5, 3))}
 	for _, g := range nets {
-		for _, alg := range nodeAlgs()[3:] {
+		for _, alg := range nodeAlgs()[3:8] {
 			b, err := alg.build(nodeNet{g: g}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -465,6 +468,12 @@ func TestNodeProgramsBadInput(t *testing.T) {
 		if err := p.Start(c); err != nil {
 			t.Fatal(err)
 		}
+		// Some messages of round 0, so that the state has content.
+		for port := 0; port < 2; port++ {
+			for kind := uint8(1); kind < 12; kind++ {
+				_ = p.Receive(c, port, Message{Kind: kind, Round: int64(kind % 2), Value: 3, Tokens: int64(kind % 2)})
+			}
+		}
 		good := p.AppendState(nil)
 		r := rand.New(rand.NewPCG(1, 1))
 		bad := [][]byte{nil, {}, {0}, {1, 'Z'}, good[:len(good)-1], append(append([]byte{}, good...), 0)}
@@ -496,8 +505,16 @@ func TestNodeProgramsBadInput(t *testing.T) {
 				if after := fresh.AppendState(nil); string(after) != string(before) {
 					t.Fatalf("%s: a failed RestoreState #%d changed the state", name, i)
 				}
-			} else if again := fresh.AppendState(nil); string(again) != string(b) {
-				t.Fatalf("%s: RestoreState #%d accepted bytes it does not save back", name, i)
+			} else {
+				if again := fresh.AppendState(nil); string(again) != string(b) {
+					t.Fatalf("%s: RestoreState #%d accepted bytes it does not save back", name, i)
+				}
+				// Running on from an accepted state must not panic.
+				rc := &NodeContext{ID: 2, Degree: 2, Load: 50, Rounds: 4}
+				for kind := uint8(1); kind < 12; kind++ {
+					_ = fresh.Receive(rc, int(kind%2), Message{Kind: kind, Round: int64(kind % 3), Value: 1, Tokens: int64(kind % 2)})
+					_ = fresh.Tick(rc)
+				}
 			}
 		}
 		// A port out of range and a context of another node.
