@@ -181,6 +181,9 @@ func (k *roundCore) Receive(c *NodeContext, port int, m Message) error {
 		return nil
 	case m.Round > k.round:
 		if len(k.fut) >= k.futCap() {
+			if k.patience <= 0 {
+				return fmt.Errorf("%w: node %d in round %d holds %d messages of later rounds, more than zero patience allows", errUnexpected, k.id, k.round, len(k.fut))
+			}
 			k.held -= k.fut[0].m.Tokens
 			copy(k.fut, k.fut[1:])
 			k.fut = k.fut[:len(k.fut)-1]

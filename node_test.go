@@ -33,6 +33,7 @@ func nodeNets() []nodeNet {
 		nets = append(nets, nodeNet{name: fmt.Sprintf("path%d", n), g: must(Path(n)), tree: true, colors: []*EdgeColoring{nil}})
 	}
 	nets = append(nets, nodeNet{name: "star7", g: must(Star(7)), tree: true, colors: []*EdgeColoring{nil}})
+	nets = append(nets, nodeNet{name: "star70", g: must(Star(70)), tree: true, colors: []*EdgeColoring{nil}}) // Δ + 1 > 64 slots
 	for _, s := range []uint64{1, 2, 3} {
 		g := must(RandomTree(11, s))
 		nets = append(nets, nodeNet{name: fmt.Sprintf("tree11/%d", s), g: g, tree: true, colors: []*EdgeColoring{nil, must(MisraGriesColoring(g))}})
@@ -181,7 +182,7 @@ func TestNodeProgramsSyncEquivalence(t *testing.T) {
 // TestNodeProgramsDelaysZeroPatience checks that with zero patience random transit
 // times change only the time: the final loads, Moved and Messages are still Run's.
 func TestNodeProgramsDelaysZeroPatience(t *testing.T) {
-	for _, nn := range []nodeNet{nodeNets()[5], nodeNets()[10], nodeNets()[11]} {
+	for _, nn := range []nodeNet{nodeNets()[6], nodeNets()[11], nodeNets()[13], nodeNets()[5]} {
 		for _, alg := range nodeAlgs() {
 			b, err := alg.build(nn, nil)
 			if err != nil {
@@ -524,4 +525,36 @@ func TestNodeProgramsBadInput(t *testing.T) {
 	var d *DimensionExchange
 	_, err := d.NodePrograms(ring6, nil)
 	wantErr("nil DimensionExchange", err)
+}
+
+// TestNodeStreamsNoAlloc checks that a step in node-stream mode does not allocate.
+func TestNodeStreamsNoAlloc(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, g := range []*Graph{must(Torus(70, 70)), must(Star(70))} {
+		for _, alg := range nodeAlgs()[3:8] {
+			b := must(alg.build(nodeNet{g: g}, nil))
+			loads := make(Loads, g.Order())
+			for v := range loads {
+				loads[v] = int64(v%13) + 20000
+			}
+			s := &State{Net: g, Loads: loads, Seed: 3, Workers: 2, NodeStreams: true}
+			if err := b.(Initializer).Init(s); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Step(s); err != nil { // warm the worker pool
+				t.Fatal(err)
+			}
+			allocs := testing.AllocsPerRun(5, func() {
+				if err := b.Step(s); err != nil {
+					t.Fatal(err)
+				}
+				s.Steps++
+			})
+			if allocs != 0 {
+				t.Errorf("%s on %v: %.1f allocations per step", alg.name, g, allocs)
+			}
+		}
+	}
 }
