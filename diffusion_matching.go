@@ -28,6 +28,10 @@ import (
 // Dynamic runs: it accepts a Workload and Churn. A proposal sent over a link that is
 // down is lost: the receiver does not count it, and the proposer stays active (it
 // accepts no proposal itself), so a failed link is never matched.
+//
+// Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its choices of
+// round t from NodeRandom(seed, t, v, ·), as its program does: about 1.5× slower than
+// the default per-chunk streams (one worker, 300×300 torus).
 type RandomMatching struct {
 	ln          *lazyNet
 	prop        []int32 // the neighbour an active node proposes to, or −1

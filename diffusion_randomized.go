@@ -38,6 +38,11 @@ import (
 // only the live links carry tokens. Under churn a round makes a third, sequential pass
 // over the links, O(n + m), that returns the shares of the links that are down and
 // removes them from Moved and Messages.
+//
+// Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its slots of
+// round t from NodeRandom(seed, t, v, ·), as its program does, into unpacked records
+// (16 bytes per node for Δ < 64, made once by Init): about 3× slower than the default
+// per-chunk streams (one worker, 300×300 torus).
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
