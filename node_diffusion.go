@@ -60,7 +60,11 @@ func newDiffNodes(name string, ln *lazyNet, net Network, opts *NodeOptions) (*di
 		return nil, ErrNilNetwork
 	}
 	if err := ln.same(net); err != nil {
-		return nil, wrapf(err, "%s.NodePrograms", name)
+		g, gerr := AsGraph(net)
+		if gerr != nil {
+			return nil, gerr
+		}
+		return nil, badParam("%s.NodePrograms: the balancer was built for %v, the network is %v with other links", name, ln.g, g)
 	}
 	return &diffNodes{name: name, ln: ln, opts: o}, nil
 }

@@ -558,3 +558,42 @@ func TestNodeStreamsNoAlloc(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeProgramsErrorText shows the errors of wrong input (and a protocol that sends
+// more than a node holds), which must start with "tokendist: " and name the value.
+func TestNodeProgramsErrorText(t *testing.T) {
+	ring6, ring7 := must(Ring(6)), must(Ring(7))
+	greedy := must(NewDimensionExchange(ring6, nil, ProtocolFunc(func(_ int64, _, _ int, lu, _ int64) int64 { return lu + 1 })))
+	progs := must(greedy.NodePrograms(ring6, nil))
+	h := newSyncHost(ring6, progs)
+	err := h.run(Loads{1, 2, 3, 4, 5, 6}, 3, 1, 100)
+	if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), "sends 2 tokens") {
+		t.Fatalf("greedy protocol: %v", err)
+	}
+	rd := must(NewRandomizedDiffusion(ring6))
+	_, err = rd.NodePrograms(ring7, nil)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "n=7") {
+		t.Fatalf("wrong network: %v", err)
+	}
+	_, err = must(NewThreshold2(ring6, nil)).NodePrograms(ring7, nil)
+	t.Log(err)
+	p := must(must(rd.NodePrograms(ring6, nil)).Program(0))
+	err = p.RestoreState([]byte{1, 'R', 9})
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "node 0") {
+		t.Fatalf("RestoreState: %v", err)
+	}
+	tree := must(NewSpanningTree(ring6, 0, func(g *Graph) (Balancer, error) { return NewRSWDiffusion(g) }))
+	_, err = tree.NodePrograms(ring7, nil)
+	t.Log(err)
+	if err == nil {
+		t.Fatal("SpanningTree on the wrong network")
+	}
+	noProg := must(NewSpanningTree(ring6, 0, func(g *Graph) (Balancer, error) { return NewDiscrepancy1(g, nil, nil) }))
+	_, err = noProg.NodePrograms(ring6, nil)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "no node programs") {
+		t.Fatalf("SpanningTree of DISCREPANCY-1: %v", err)
+	}
+}
