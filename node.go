@@ -168,8 +168,11 @@ type NodeOptions struct {
 	// then uses exactly the loads the synchronous round would, so the final loads are
 	// Run's whatever the delays, and only the time changes. A positive patience trades
 	// that for progress when messages are slow or nodes are down; late tokens are
-	// added when they arrive, never lost. Each algorithm's NodePrograms says what a
-	// node does without its neighbours' messages.
+	// added when they arrive, never lost, and a program ignores the content of a
+	// message it can no longer use (one of a round it has left, or one its two ends
+	// settled differently). Each algorithm's NodePrograms says what a node does without
+	// its neighbours' messages. The built-in programs count the ticks of each round, so
+	// the ticks a host replays after a restart count too.
 	Patience int64
 }
 

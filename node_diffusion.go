@@ -95,8 +95,9 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 	return p, nil
 }
 
-// NodePrograms returns the node programs of randomized diffusion (NodeAlgorithm) on net,
-// which must be the balancer's network (else an error wrapping ErrBadParameter). In
+// NodePrograms returns the node programs of randomized diffusion (NodeAlgorithm;
+// Berenbrink et al., section 2.1) on net, which must be the balancer's network (else an
+// error wrapping ErrBadParameter). In
 // round r node v, with own load X, draws its excess slots from NodeContext.Random(r, ·)
 // exactly as Step does in node-stream mode (RunOptions.NodeStreams), and sends on each
 // port p one Share message with ⌊X/(d+1)⌋ tokens plus one if slot p got an excess token:
@@ -124,8 +125,9 @@ func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (Node
 	return s, nil
 }
 
-// NodePrograms returns the node programs of random matching (NodeAlgorithm) on net,
-// which must be the balancer's network (else an error wrapping ErrBadParameter). In
+// NodePrograms returns the node programs of random matching (NodeAlgorithm; Friedrich
+// and Sauerwald, the FS column of Table 1 in Berenbrink et al.) on net, which must be
+// the balancer's network (else an error wrapping ErrBadParameter). In
 // round r node v draws (active, coin, port) from NodeContext.Random(r, ·) exactly as
 // Step does in node-stream mode (RunOptions.NodeStreams) and sends one message on every
 // port: a Proposal with its load and coin on the chosen port if it is active (Counted),
@@ -168,8 +170,10 @@ func (b *edgeDiffusion) nodePrograms(name string, net Network, opts *NodeOptions
 	return s, nil
 }
 
-// NodePrograms returns the node programs of RSW diffusion (NodeAlgorithm) on net, which
-// must be the balancer's network (else an error wrapping ErrBadParameter). In round r
+// NodePrograms returns the node programs of RSW diffusion (NodeAlgorithm; Rabani,
+// Sinclair and Wanka, the edge-based round-down of Table 1 in Berenbrink et al.) on net,
+// which must be the balancer's network (else an error wrapping ErrBadParameter). In
+// round r
 // every node sends its load at the start of the round on every port (Load, not
 // Counted). When a neighbour's load has arrived, the node computes the link's flow as
 // Step does; the end the flow leaves sends one Tokens message with it (Counted: Step
@@ -190,7 +194,7 @@ func (b *RSWDiffusion) NodePrograms(net Network, opts *NodeOptions) (NodeProgram
 }
 
 // NodePrograms returns the node programs of deterministic FGS diffusion
-// (NodeAlgorithm) on net, which must be the balancer's network (else an error wrapping
+// (NodeAlgorithm; Friedrich, Gairing and Sauerwald, Table 1 of Berenbrink et al.) on net, which must be the balancer's network (else an error wrapping
 // ErrBadParameter). The rounds are RSWDiffusion's programs' (see there) with FGS's
 // rounding: each end keeps the link's accumulated rounding error (O(deg v) state) and
 // both compute the same flow. Unlike Step, a node cannot send tokens it does not hold:
@@ -210,8 +214,8 @@ func (b *FGSDeterministic) NodePrograms(net Network, opts *NodeOptions) (NodePro
 	return b.nodePrograms(b.String(), net, opts)
 }
 
-// NodePrograms returns the node programs of randomized FGS diffusion (NodeAlgorithm) on
-// net, which must be the balancer's network (else an error wrapping ErrBadParameter).
+// NodePrograms returns the node programs of randomized FGS diffusion (NodeAlgorithm;
+// Friedrich, Gairing and Sauerwald, Table 1 of Berenbrink et al.) on net, which must be the balancer's network (else an error wrapping ErrBadParameter).
 // The rounds are RSWDiffusion's programs' (see there) with randomized rounding: at the
 // start of round r the lower end of each link draws the link's digit from
 // NodeContext.Random(r, ·) exactly as Step does in node-stream mode

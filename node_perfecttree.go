@@ -19,8 +19,8 @@ const (
 
 var _ NodeAlgorithm = (*PerfectTree)(nil)
 
-// NodePrograms returns the perfect-tree node programs (NodeAlgorithm) on the tree net
-// (else an error wrapping ErrNotTree): the node program of PerfectTree's two runtimes,
+// NodePrograms returns the perfect-tree node programs (NodeAlgorithm; Margara,
+// Pistocchi and Vassura, section 3) on the tree net (else an error wrapping ErrNotTree): the node program of PerfectTree's two runtimes,
 // driven by a small runtime of its own per node. Every message the protocol sends is
 // Counted and every token is one message, as in Run. The adapter resumes the node in
 // Start and at its ticks: Receive queues a message in the node's channel (and wakes it

@@ -2,8 +2,9 @@ package tokendist
 
 var _ NodeAlgorithm = (*SpanningTree)(nil)
 
-// NodePrograms returns the tree algorithm's node programs (NodeAlgorithm) run on the
-// spanning tree inside net, which must be the graph the tree spans: node v's program is
+// NodePrograms returns the tree algorithm's node programs (NodeAlgorithm; Houle,
+// Symvonis and Wood, section 1.2: a tree algorithm balances any network on a spanning
+// tree) run on the spanning tree inside net, which must be the graph the tree spans: node v's program is
 // the tree algorithm's program for v, which sees only v's tree links (its ports
 // 0..deg_T(v)−1 in the tree's order) and whose messages leave on the matching ports of
 // net; the other links of net stay silent. It returns an error wrapping ErrBadParameter
