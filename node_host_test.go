@@ -9,13 +9,13 @@ import (
 // syncHost is a test-only host of node programs. It implements EXACTLY this synchronous
 // schedule (the event simulator of package async implements the same one):
 //
-// Time advances in unit steps. At time 0 every node gets Start, in increasing node
-// order, with NodeContext{ID, Degree, Load, Rounds: R, Seed}. A message sent at time t
-// is delivered at time t+1. At each time t ≥ 1, nodes are visited in increasing order;
+// Time advances in unit steps; at time 0 every node gets Start, in increasing node
+// order, with NodeContext{ID, Degree, Load, Rounds: R, Seed}; a message sent at time t
+// is delivered at time t+1; at each time t ≥ 1, nodes are visited in increasing order;
 // for each node its messages arriving at t are delivered in order of (port ascending,
 // then send order on that port), each with Receive after its Tokens were added to Load;
 // then, if the program is not Idle, Now is set to t and Tick is called. The run ends
-// when every program is idle and no message is in flight (the loop is bounded).
+// when every program is idle and no message is in flight (bound the loop).
 //
 // Variants: restore saves and restores a program's state (AppendState → a fresh
 // Program(v) → RestoreState) after its turn at random times, which must change
