@@ -18,6 +18,12 @@ func ptNodeTrees() []*Graph {
 	for s := uint64(0); s < 12; s++ {
 		ts = append(ts, must(RandomTree(5+int(s)*3, s)))
 	}
+	for s := uint64(0); s < 3; s++ {
+		ts = append(ts, must(RandomTree(60+int(s)*40, s+100)))
+	}
+	for _, k := range []int{2, 3} {
+		ts = append(ts, must(KaryTree(KaryShape{Arity: k, Height: 4})))
+	}
 	return ts
 }
 
