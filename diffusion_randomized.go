@@ -38,6 +38,11 @@ import (
 // only the live links carry tokens. Under churn a round makes a third, sequential pass
 // over the links, O(n + m), that returns the shares of the links that are down and
 // removes them from Moved and Messages.
+//
+// Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its slots of
+// round t from NodeRandom(seed, t, v, ·), as its program does, into unpacked records
+// (16 bytes per node for Δ < 64, made once by Init): about 3× slower than the default
+// per-chunk streams (one worker, 300×300 torus).
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree
@@ -79,6 +84,7 @@ type RandomizedDiffusion struct {
 	blocked     *blockedGather // the blocked gather's slots, on large networks (diffusion_blocked.go)
 	scatterFn   func(lo, hi int)
 	sumFn       func(lo, hi int)
+	nodeFn      func(lo, hi int) // spreadNodeChunks, for State.NodeStreams
 	ready       initGuard
 }
 
@@ -180,6 +186,7 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	}
 	b.spreadFn, b.gatherFn, b.rangeFn = b.spreadChunks, b.gatherChunks, b.rangeChunks
 	b.scatterFn, b.sumFn = b.scatterChunks, b.sumBlocks
+	b.nodeFn = b.spreadNodeChunks
 	return b, nil
 }
 
@@ -225,6 +232,9 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 			b.p32 = unsafe.Slice((*uint32)(base), n)
 		}
 	}
+	if s.NodeStreams && len(b.wide) == 0 {
+		b.wide = make([]uint64, b.stride*n)
+	}
 	b.workers = b.ln.workers(s.Workers)
 	b.known = false
 	b.ready.set(s)
@@ -242,6 +252,9 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 	}
 	b.s = s
 	c := b.ln.chunks()
+	if s.NodeStreams {
+		return b.stepNodeStreams(s, c)
+	}
 	for attempt := 0; ; attempt++ {
 		if !b.known || attempt > 0 {
 			b.grp.For(c, b.workers, b.rangeFn)
@@ -795,4 +808,47 @@ func (b *RandomizedDiffusion) returnDeadShares(s *State) {
 	}
 	s.Moved -= moved
 	s.Messages -= msgs
+}
+
+// stepNodeStreams is Step with RunOptions.NodeStreams: every node draws its excess slots
+// from its own stream of the round (rdNodeSlots, as its node program does) into wide
+// records, and the gather pass is gatherWide. Same counters, same churn handling, no
+// allocation (Init made the wide records).
+func (b *RandomizedDiffusion) stepNodeStreams(s *State, c int) error {
+	if len(b.wide) < b.stride*b.ln.g.Order() {
+		b.wide = make([]uint64, b.stride*b.ln.g.Order()) // Step without Init's NodeStreams: once
+	}
+	b.format = rdWide
+	b.grp.For(c, b.workers, b.nodeFn)
+	b.grp.For(c, b.workers, b.gatherFn)
+	b.known = false
+	if s.Live != nil {
+		b.returnDeadShares(s)
+	}
+	b.s = nil
+	s.Moved += sumChunks(b.moved)
+	s.Messages += sumChunks(b.msgs)
+	s.Time++
+	return nil
+}
+
+// spreadNodeChunks is the first pass in node-stream mode: node k draws from
+// NodeRandom(Seed, Steps, k, ·) and writes its wide record.
+func (b *RandomizedDiffusion) spreadNodeChunks(lo, hi int) {
+	loads, off, D, stride, w := b.s.Loads, b.ln.g.off, b.slots, b.stride, b.wide
+	for c := lo; c < hi; c++ {
+		v0, v1 := b.ln.chunkRange(c)
+		var moved, msgs int64
+		for k := v0; k < v1; k++ {
+			x := uint64(loads[k])
+			q := x / D
+			m := w[stride*k+1 : stride*(k+1)]
+			st := newNodeStream(b.s.Seed, b.s.Steps, k)
+			rdNodeSlots(&st, D, x-q*D, &b.table, m)
+			w[stride*k] = q
+			deg := uint64(off[k+1] - off[k])
+			tally(deg, q, maskCount(m, deg), &moved, &msgs)
+		}
+		b.moved[c], b.msgs[c] = moved, msgs
+	}
 }

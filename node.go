@@ -59,9 +59,13 @@ type NodeProgram interface {
 // Tokens are the tokens it carries: NodeContext.Send takes them from the sender's load,
 // and the host adds them to the receiver's load exactly once.
 type Message struct {
-	Kind   uint8
-	Round  int64
-	Value  int64
+	// Kind is the program's message type (the built-in programs start at 1).
+	Kind uint8
+	// Round is the round the message belongs to (or any number the program defines).
+	Round int64
+	// Value is the program's payload: a load, a proposal, a digit.
+	Value int64
+	// Tokens is the number of tokens the message carries (≥ 0).
 	Tokens int64
 	// Counted marks a message of the algorithm's own model, the kind Run counts in
 	// Result.Messages (for example the two load reports of a dimension-exchange edge).
@@ -72,8 +76,10 @@ type Message struct {
 
 // Envelope is a message and the port it leaves on.
 type Envelope struct {
+	// Port is the sender's port the message leaves on (0 ≤ Port < NodeContext.Degree).
 	Port int
-	Msg  Message
+	// Msg is the message.
+	Msg Message
 }
 
 // NodeContext is a node program's view of its node, owned by the host. The program reads
@@ -162,8 +168,11 @@ type NodeOptions struct {
 	// then uses exactly the loads the synchronous round would, so the final loads are
 	// Run's whatever the delays, and only the time changes. A positive patience trades
 	// that for progress when messages are slow or nodes are down; late tokens are
-	// added when they arrive, never lost. Each algorithm's NodePrograms says what a
-	// node does without its neighbours' messages.
+	// added when they arrive, never lost, and a program ignores the content of a
+	// message it can no longer use (one of a round it has left, or one its two ends
+	// settled differently). Each algorithm's NodePrograms says what a node does without
+	// its neighbours' messages. The built-in programs count the ticks of each round, so
+	// the ticks a host replays after a restart count too.
 	Patience int64
 }
 
@@ -172,7 +181,16 @@ type NodeOptions struct {
 // programs NodePrograms returns for the same network. With unit delays, no faults and
 // zero Patience a host's loads, Moved and Messages after R rounds are Run's after R
 // steps with the same seed (for the randomized algorithms, Run's with node-keyed
-// random streams: see NodeRandom).
+// random streams: RunOptions.NodeStreams, NodeRandom).
+//
+// The built-in implementations are DimensionExchange (THRESHOLD-1, THRESHOLD-2 and
+// user protocols), RandomizedDiffusion, RandomMatching, RSWDiffusion,
+// FGSDeterministic, FGSRandomized, PerfectTree and SpanningTree (when its tree
+// algorithm has programs). Each NodePrograms states its messages, what a node does
+// when its Patience runs out, and where the equivalence needs a condition: Run's
+// stability stop off for dimension exchange (RunOptions.NoStability), no node asked
+// for more tokens than it holds for FGS, and one extra message when the perfect-tree
+// election ends in a crossing.
 type NodeAlgorithm interface {
 	NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error)
 }

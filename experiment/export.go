@@ -18,8 +18,9 @@ var resultCols = []string{"discrepancy", "steps", "time", "moved", "messages", "
 // ExportTable returns one row per stored run, filtered by the SQL condition where, with
 // the columns of RunsTable plus, after "algorithm", one column per parameter the runs'
 // configurations name: network_name, loads_name and algorithm_name, then
-// "network.PARAM", "loads.PARAM", "algorithm.PARAM" and "stop.FIELD" (a list, such as a
-// torus's sides, as JSON text; a parameter a run lacks is empty). A failed run keeps its
+// "network.PARAM", "loads.PARAM", "algorithm.PARAM", "stop.FIELD" and, for runs with a
+// network model, "model.FIELD" ("model.delay.max" for a field of the delay distribution)
+// (a list, such as a torus's sides, as JSON text; a parameter a run lacks is empty). A failed run keeps its
 // status and error and has no numbers in the result and metric columns. Numbers are
 // int64 and float64 values; Table.Write prints them in full precision in CSV and JSON
 // Lines. It costs O(runs × columns).
@@ -40,7 +41,7 @@ func ExportTable(db *DB, where string) (Table, error) {
 	for k := range set {
 		pcols = append(pcols, k)
 	}
-	order := map[string]int{"network_name": 0, "network.": 1, "loads_name": 2, "loads.": 3, "algorithm_name": 4, "algorithm.": 5, "stop.": 6}
+	order := map[string]int{"network_name": 0, "network.": 1, "loads_name": 2, "loads.": 3, "algorithm_name": 4, "algorithm.": 5, "stop.": 6, "model.": 7}
 	rank := func(c string) int {
 		if i, ok := order[c]; ok {
 			return i
@@ -102,7 +103,8 @@ func specColumns(config string) map[string]any {
 			Name   string                     `json:"name"`
 			Params map[string]json.RawMessage `json:"params"`
 		}
-		Stop map[string]json.RawMessage `json:"stop"`
+		Stop  map[string]json.RawMessage `json:"stop"`
+		Model map[string]json.RawMessage `json:"network_model"`
 	}
 	out := map[string]any{}
 	if json.Unmarshal([]byte(config), &spec) != nil {
@@ -139,6 +141,16 @@ func specColumns(config string) map[string]any {
 	}
 	for k, raw := range spec.Stop {
 		out["stop."+k] = val(raw)
+	}
+	for k, raw := range spec.Model {
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(raw, &sub) == nil && sub != nil { // a delay distribution: one column per field
+			for kk, r := range sub {
+				out["model."+k+"."+kk] = val(r)
+			}
+			continue
+		}
+		out["model."+k] = val(raw)
 	}
 	return out
 }

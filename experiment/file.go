@@ -72,7 +72,7 @@ type File struct {
 	workload    []registry.Choice
 	churn       *registry.Choice
 	steady      *tokendist.SteadyOptions
-	netModel    *registry.NetworkModel
+	netModels   []*registry.NetworkModel // an axis of the grid: nil without a network_model block
 	reg         *registry.Registry
 	expanded    []Run // the grid, once Specs has expanded it
 }
@@ -234,7 +234,7 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 		}
 	}
 	if n, ok := top["network_model"]; ok {
-		if f.netModel, err = p.networkModel(n); err != nil {
+		if f.netModels, err = p.networkModels(n); err != nil {
 			return nil, err
 		}
 	}
@@ -603,19 +603,101 @@ func (p *parser) steadyOpts(n *yaml.Node) (*tokendist.SteadyOptions, error) {
 	return st, nil
 }
 
-// networkModel parses the network_model block: the keys of registry.NetworkModel's
-// JSON form (unknown keys are errors), checked with async's Validate.
-func (p *parser) networkModel(n *yaml.Node) (*registry.NetworkModel, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n, "network_model", "want a mapping (keys: delay, loss, duplicate, reorder, reorder_delay, tick_interval, drift, crashes, crash_rate, down_time, patience, workload_every, max_time), got %s", kindOf(n))
+// maxModels bounds the models one network_model block expands to.
+const maxModels = 4096
+
+// networkModels parses the network_model block: a mapping, or a list of mappings, with
+// the keys of registry.NetworkModel's JSON form (unknown keys are errors), each checked
+// with async's Validate. In a mapping, a list where a single value is expected (loss:
+// [0, 0.1], or max: [1, 4] inside delay) is an axis: the mapping stands for the
+// cartesian product of its lists, keys in sorted order, the last varying fastest.
+// crashes is a list by nature, not an axis.
+func (p *parser) networkModels(n *yaml.Node) ([]*registry.NetworkModel, error) {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			return nil, p.errf(n, "network_model", "an empty list; give a mapping or a list of mappings")
+		}
 	}
-	var raw any
-	if err := n.Decode(&raw); err != nil {
-		return nil, p.errf(n, "network_model", "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	var out []*registry.NetworkModel
+	for i, it := range items {
+		key := "network_model"
+		if n.Kind == yaml.SequenceNode {
+			key = fmt.Sprintf("network_model[%d]", i)
+		}
+		if it.Kind != yaml.MappingNode {
+			return nil, p.errf(it, key, "want a mapping (keys: delay, loss, duplicate, reorder, reorder_delay, tick_interval, drift, crashes, crash_rate, down_time, patience, workload_every, max_time), got %s", kindOf(it))
+		}
+		var raw any
+		if err := it.Decode(&raw); err != nil {
+			return nil, p.errf(it, key, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		for _, one := range expandModel(raw, "") {
+			m, err := p.networkModel(it, key, one)
+			if err != nil {
+				return nil, err
+			}
+			if out = append(out, m); len(out) > maxModels {
+				return nil, p.errf(n, "network_model", "expands to more than %d models; split the file", maxModels)
+			}
+		}
 	}
+	return out, nil
+}
+
+// expandModel returns the cartesian product of the list values of a decoded
+// network_model mapping (and of its nested mappings), keys in sorted order; "crashes"
+// stays a list.
+func expandModel(raw any, path string) []any {
+	switch v := raw.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		outs := []map[string]any{{}}
+		for _, k := range keys {
+			alts := expandModel(v[k], path+"."+k)
+			next := make([]map[string]any, 0, len(outs)*len(alts))
+			for _, o := range outs {
+				for _, a := range alts {
+					c := make(map[string]any, len(o)+1)
+					for kk, vv := range o {
+						c[kk] = vv
+					}
+					c[k] = a
+					next = append(next, c)
+				}
+			}
+			if outs = next; len(outs) > maxModels {
+				break // networkModels reports the size
+			}
+		}
+		res := make([]any, len(outs))
+		for i, o := range outs {
+			res[i] = o
+		}
+		return res
+	case []any:
+		if path == ".crashes" || len(v) == 0 {
+			return []any{v}
+		}
+		var res []any
+		for _, x := range v {
+			res = append(res, expandModel(x, path)...)
+		}
+		return res
+	}
+	return []any{raw}
+}
+
+// networkModel decodes one expanded model of the block at n.
+func (p *parser) networkModel(n *yaml.Node, key string, raw any) (*registry.NetworkModel, error) {
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return nil, p.errf(n, "network_model", "%v", err)
+		return nil, p.errf(n, key, "%v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -623,18 +705,18 @@ func (p *parser) networkModel(n *yaml.Node) (*registry.NetworkModel, error) {
 	if err := dec.Decode(m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, p.errf(n, "network_model."+strings.TrimPrefix(te.Field, "NetworkModel."), "want a %s, got a %s", te.Type, te.Value)
+			return nil, p.errf(n, key+"."+strings.TrimPrefix(te.Field, "NetworkModel."), "want a %s, got a %s", te.Type, te.Value)
 		}
 		if !errors.Is(err, tokendist.ErrBadParameter) {
 			err = fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(err.Error(), "json: "))
 		}
-		return nil, p.errw(n, "network_model", err)
+		return nil, p.errw(n, key, err)
 	}
 	if err := m.Validate(-1); err != nil {
-		return nil, p.errw(n, "network_model", err)
+		return nil, p.errw(n, key, err)
 	}
 	if m.Patience < 0 || m.WorkloadEvery < 0 || m.MaxTime < 0 {
-		return nil, p.errf(n, "network_model", "patience, workload_every and max_time must not be negative")
+		return nil, p.errf(n, key, "patience, workload_every and max_time must not be negative")
 	}
 	return m, nil
 }
@@ -875,7 +957,7 @@ func (f *File) gridSize() (int64, error) {
 				if err != nil {
 					return 0, err
 				}
-				size := int64(len(f.seeds))
+				size := int64(len(f.seeds)) * int64(max(1, len(f.netModels)))
 				for _, ax := range axes {
 					size *= int64(len(ax[0].values))
 					if size > MaxRuns {
@@ -927,33 +1009,8 @@ func (f *File) specs() ([]Run, error) {
 				}
 				idx := make([]int, len(axes))
 				for {
-					vals := map[string]value{}
-					for _, fl := range fields {
-						if !fl.list {
-							vals[fl.key] = fl.values[0]
-						}
-					}
-					for a, ax := range axes {
-						for _, fl := range ax {
-							vals[fl.key] = fl.values[idx[a]]
-						}
-					}
-					proto, err := f.build(nc, lc, ac, vals)
-					if err != nil {
+					if err := f.expandModels(nc, lc, ac, fields, axes, idx, keys, seen, &out); err != nil {
 						return nil, err
-					}
-					for _, seed := range f.seeds {
-						r := proto
-						r.Spec.Seed = seed
-						if r.Key, err = keys.key(r.Spec); err != nil {
-							return nil, &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
-						}
-						if _, dup := seen[r.Key]; dup {
-							continue // the same run twice in the grid: run it once
-						}
-						r.Index = len(out)
-						seen[r.Key] = r.Index
-						out = append(out, r)
 					}
 					// Advance the odometer.
 					a := len(axes) - 1
@@ -972,6 +1029,46 @@ func (f *File) specs() ([]Run, error) {
 		}
 	}
 	return out, nil
+}
+
+// expandModels appends the runs of one combination of values (idx on axes): one per
+// network model (or one without) and seed, skipping runs already in the grid.
+func (f *File) expandModels(nc, lc, ac choiceSpec, fields []field, axes [][]field, idx []int, keys *keyer, seen map[string]int, out *[]Run) error {
+	models := f.netModels
+	if len(models) == 0 {
+		models = []*registry.NetworkModel{nil}
+	}
+	for _, nm := range models {
+		vals := map[string]value{}
+		for _, fl := range fields {
+			if !fl.list {
+				vals[fl.key] = fl.values[0]
+			}
+		}
+		for a, ax := range axes {
+			for _, fl := range ax {
+				vals[fl.key] = fl.values[idx[a]]
+			}
+		}
+		proto, err := f.build(nc, lc, ac, nm, vals)
+		if err != nil {
+			return err
+		}
+		for _, seed := range f.seeds {
+			r := proto
+			r.Spec.Seed = seed
+			if r.Key, err = keys.key(r.Spec); err != nil {
+				return &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
+			}
+			if _, dup := seen[r.Key]; dup {
+				continue // the same run twice in the grid: run it once
+			}
+			r.Index = len(*out)
+			seen[r.Key] = r.Index
+			*out = append(*out, r)
+		}
+	}
+	return nil
 }
 
 // axes groups the list-valued fields into axes: one per zip group present, one per other
@@ -1010,7 +1107,7 @@ func (f *File) axes(fields []field) ([][]field, error) {
 
 // build returns the run of one combination of values with seed 0 and no key (the
 // canonical spec does not depend on the seed).
-func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value) (Run, error) {
+func (f *File) build(nc, lc, ac choiceSpec, nm *registry.NetworkModel, vals map[string]value) (Run, error) {
 	params := func(c choiceSpec, prefix string) registry.Params {
 		p := registry.Params{}
 		for _, fl := range c.fields {
@@ -1028,8 +1125,8 @@ func (f *File) build(nc, lc, ac choiceSpec, vals map[string]value) (Run, error) 
 		Churn:       f.churn,
 		Steady:      f.steady,
 	}
-	if f.netModel != nil {
-		m := *f.netModel
+	if nm != nil {
+		m := *nm
 		s.NetworkModel = &m
 	}
 	for k, v := range vals {

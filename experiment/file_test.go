@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -376,6 +377,59 @@ func TestNetworkModelBlock(t *testing.T) {
 		var fe *FileError
 		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Key, "network_model") || !strings.HasPrefix(err.Error(), "tokendist: ") {
 			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// TestNetworkModelAxes: a list of models, and lists inside a model, are grid axes (the
+// cartesian product, keys in sorted order); crashes stays one list; seeds multiply.
+func TestNetworkModelAxes(t *testing.T) {
+	head := asyncFile[:strings.Index(asyncFile, "network_model:")] + "seeds: 2\n"
+	f, err := parse(t, head+`network_model:
+  - {delay: {kind: uniform, min: 1, max: [1, 2, 4]}, loss: [0, 0.1], crashes: [{node: 1, at: 2, down_for: 1}, {node: 2, at: 3, down_for: 1}]}
+  - {patience: [0, 5]}
+`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := f.Specs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != (3*2+2)*2 {
+		t.Fatalf("%d runs; want (3·2 + 2)·2 = 16", len(runs))
+	}
+	type point struct {
+		max, loss float64
+		patience  int64
+		crashes   int
+	}
+	var got []point
+	keys := map[string]bool{}
+	for _, r := range runs {
+		m := r.Spec.NetworkModel
+		if r.Spec.Seed != runs[0].Spec.Seed+uint64(r.Index%2) {
+			t.Fatalf("run %d seed %d", r.Index, r.Spec.Seed)
+		}
+		keys[r.Key] = true
+		if r.Index%2 == 0 {
+			got = append(got, point{m.Delay.Max, m.Loss, m.Patience, len(m.Crashes)})
+		}
+	}
+	// keys sorted (crashes, delay, loss), the last varying fastest, like an odometer
+	want := []point{{1, 0, 0, 2}, {1, 0.1, 0, 2}, {2, 0, 0, 2}, {2, 0.1, 0, 2}, {4, 0, 0, 2}, {4, 0.1, 0, 2}, {0, 0, 0, 0}, {0, 0, 5, 0}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("models %v\nwant   %v", got, want)
+	}
+	if len(keys) != len(runs) {
+		t.Fatalf("%d distinct keys for %d runs", len(keys), len(runs))
+	}
+	for _, bad := range []string{"network_model: []", "network_model: [3]", "network_model: {loss: [0, 2]}",
+		"network_model: {loss: [" + strings.Repeat("0.1, ", 4100) + "0.2]}"} {
+		_, err := parse(t, head+bad+"\n", false)
+		var fe *FileError
+		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Key, "network_model") {
+			t.Errorf("%.60s: %v", bad, err)
 		}
 	}
 }

@@ -300,3 +300,22 @@ func checkHTMLStatic(t *testing.T, page string, figures int) {
 	require.NotContains(t, rest, "http://")
 	require.NotContains(t, rest, "https://")
 }
+
+// TestSpecColumnsModel: a stored network model becomes model.KEY columns, one per field
+// of its delay distribution; a run without one has none.
+func TestSpecColumnsModel(t *testing.T) {
+	cols := specColumns(`{"network":{"name":"ring","params":{"n":8}},"loads":{"name":"point-mass"},"algorithm":{"name":"threshold-1"},
+		"stop":{"max_steps":5},"network_model":{"delay":{"kind":"uniform","min":1,"max":4},"loss":0.1,"patience":3,"crashes":[{"node":1}]}}`)
+	want := map[string]any{"model.delay.kind": "uniform", "model.delay.min": int64(1), "model.delay.max": int64(4),
+		"model.loss": 0.1, "model.patience": int64(3), "model.crashes": `[{"node":1}]`, "stop.max_steps": int64(5), "network.n": int64(8)}
+	for k, v := range want {
+		if cols[k] != v {
+			t.Errorf("%s = %#v; want %#v", k, cols[k], v)
+		}
+	}
+	for k := range specColumns(`{"network":{"name":"ring"},"loads":{"name":"point-mass"},"algorithm":{"name":"threshold-1"}}`) {
+		if strings.HasPrefix(k, "model.") {
+			t.Errorf("a run without a network model has column %s", k)
+		}
+	}
+}
