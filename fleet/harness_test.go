@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"path/filepath"
 	"slices"
@@ -99,8 +100,19 @@ func (b built) initialItems() []uint64 {
 	return ids
 }
 
+// freeAddr returns a free loopback address, with a port below the kernel's ephemeral
+// range (32768 and up by default), so that a node restarted on its port does not find
+// it taken by some outgoing connection.
 func freeAddr(t testing.TB) string {
 	t.Helper()
+	for range 200 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		if err == nil {
+			addr := ln.Addr().String()
+			_ = ln.Close()
+			return addr
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -155,6 +155,7 @@ func (s Status) metrics() []metric {
 		{"tokendist_node_out_of_order_total", "Data datagrams dropped as early.", "counter", float64(s.OutOfOrder)},
 		{"tokendist_node_rejected_frames_total", "Frames refused: undecodable, from a stranger, or refused by the handoff.", "counter", float64(s.Rejected)},
 		{"tokendist_node_saves_total", "States persisted since the process started.", "counter", float64(s.Saves)},
+		{"tokendist_node_save_seconds_total", "Seconds spent persisting states since the process started.", "counter", s.SaveSeconds},
 		{"tokendist_node_added_items_total", "Items added since the process started.", "counter", float64(s.Added)},
 		{"tokendist_node_completed_items_total", "Items completed since the process started.", "counter", float64(s.Completed)},
 		{"tokendist_node_restored", "1 when the process started from a persisted state.", "gauge", b2f(s.Restored)},

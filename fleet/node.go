@@ -124,6 +124,8 @@ type Status struct {
 	OutOfOrder      int64 `json:"out_of_order"`
 	Rejected        int64 `json:"rejected"`
 	Saves           int64 `json:"saves"`
+	// SaveSeconds is the time spent in Store.Save since the process started.
+	SaveSeconds float64 `json:"save_seconds"`
 	// Added and Completed count the items added and completed in this process.
 	Added     int64 `json:"added"`
 	Completed int64 `json:"completed"`
@@ -379,9 +381,11 @@ func (n *Node) flush(final bool) error {
 }
 
 func (n *Node) save(state []byte) error {
+	t0 := time.Now()
 	if err := n.store.Save(state); err != nil {
 		return errs.Wrapf(err, "node %d", n.cfg.ID)
 	}
+	n.st.SaveSeconds += time.Since(t0).Seconds()
 	n.st.Saves++
 	return nil
 }
