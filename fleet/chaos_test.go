@@ -78,6 +78,13 @@ func TestChaos(t *testing.T) {
 	}
 	broken := os.Getenv("TOKENDIST_CHAOS_BROKEN") == "1"
 	dir := t.TempDir()
+	if keep := os.Getenv("TOKENDIST_CHAOS_KEEP"); keep != "" { // keep the logs and data directories
+		var err error
+		if dir, err = os.MkdirTemp(keep, "chaos-"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("logs and data in %s", dir)
+	}
 	tp := startToxiproxy(t, proxyBin, dir)
 	var tot chaosTotals
 	start := time.Now()
@@ -229,13 +236,8 @@ func (c *chaos) run(tot *chaosTotals) {
 				delete(down, v)
 			}
 		}
-		if now.After(nextKill) && len(down) < c.plan.maxDown {
-			v := c.r.IntN(len(c.cfgs))
-			if _, isDown := down[v]; !isDown {
-				c.kill(v)
-				c.kills++
-				down[v] = now.Add(time.Duration(c.r.IntN(1500)) * time.Millisecond)
-			}
+		if now.After(nextKill) {
+			c.crash(c.r.IntN(len(c.cfgs)), down)
 			nextKill = now.Add(time.Duration(c.r.ExpFloat64() * float64(c.plan.killEvery)))
 		}
 		switch k := c.r.IntN(10); {
@@ -276,6 +278,13 @@ func (c *chaos) run(tot *chaosTotals) {
 	}
 	balancedAfter := time.Since(recStart)
 	time.Sleep(2 * time.Second) // a margin of fault-free rounds
+	var rejected, moved int64
+	for v := range c.cfgs {
+		if s, err := c.status(v); err == nil {
+			rejected += s.Rejected
+			moved += s.Moved
+		}
+	}
 
 	// 4. Stop every node with SIGTERM (each must exit 0 within 10 s), then audit the
 	// persisted states: every payload exactly once, the totals, the bound.
@@ -296,8 +305,8 @@ func (c *chaos) run(tot *chaosTotals) {
 	var rec []float64
 	rec = append(rec, c.recovery...)
 	sort.Float64s(rec)
-	t.Logf("%s: %d processes, %d proxies, %d kills, %d restarts, %d faults, %d added, %d completed (%d uncertain), %d payloads checked: lost %d, doubled %d, unknown %d; total %d (expected %d); settled discrepancy %d (local %d), bound %d (local %d); balanced %.1f s after the faults stopped; recovery after a restart (to the first delivered datagram): n=%d median %.3f s, max %.3f s",
-		c.top.name, len(c.cfgs), len(c.proxies), c.kills, c.restarts, c.faults, c.added, c.completed, len(c.uncertain), len(expected), len(lost), len(doubled), len(unknown),
+	t.Logf("%s: %d processes, %d proxies, %d kills, %d restarts, %d faults, %d added, %d completed (%d uncertain), %d tokens moved, %d frames rejected since the last restarts, %d payloads checked: lost %d, doubled %d, unknown %d; total %d (expected %d); settled discrepancy %d (local %d), bound %d (local %d); balanced %.1f s after the faults stopped; recovery after a restart (to the first delivered datagram): n=%d median %.3f s, max %.3f s",
+		c.top.name, len(c.cfgs), len(c.proxies), c.kills, c.restarts, c.faults, c.added, c.completed, len(c.uncertain), moved, rejected, len(expected), len(lost), len(doubled), len(unknown),
 		total, len(expected), disc, local, c.b.bound, c.b.local, balancedAfter.Seconds(), len(rec), quantile(rec, 0.5), quantile(rec, 1))
 	tot.topologies++
 	tot.processes += len(c.cfgs)
@@ -530,6 +539,17 @@ func (c *chaos) post(v int, path string, body, out any) (refused bool, err error
 	return false, json.NewDecoder(resp.Body).Decode(out)
 }
 
+// crash kill -9s node v, unless it is down or plan.maxDown nodes are, and schedules
+// its restart in 0 to 1.5 s.
+func (c *chaos) crash(v int, down map[int]time.Time) {
+	if _, isDown := down[v]; isDown || len(down) >= c.plan.maxDown {
+		return
+	}
+	c.kill(v)
+	c.kills++
+	down[v] = time.Now().Add(time.Duration(c.r.IntN(1500)) * time.Millisecond)
+}
+
 // addWork adds 1..8 new items at a node that is up (skewed towards low IDs, so that
 // the algorithm has work to do).
 func (c *chaos) addWork(down map[int]time.Time) {
@@ -550,6 +570,9 @@ func (c *chaos) addWork(down map[int]time.Time) {
 			c.expected[id] = true
 		}
 		c.added += len(ids)
+		if c.r.IntN(8) == 0 { // a kill right after the node acknowledged work
+			c.crash(v, down)
+		}
 	case refused:
 	default:
 		for _, id := range ids {
@@ -620,13 +643,17 @@ func (c *chaos) injectToxic() {
 	c.faults++
 }
 
-// measure runs a fault-free fleet of plan.measureR rounds with a constant 20 ms
-// latency toxic on every link to completion (every node idle) and compares its
-// tokens moved, datagrams and time with async.Simulate on the same network with a
-// constant delay of one time unit = 20 ms.
+// measure runs a fault-free fleet of plan.measureR rounds, all tokens starting on
+// node 0, with a constant 20 ms latency toxic on every link, to completion (every node
+// idle), and compares its tokens moved, frames and time with async.Simulate on the same
+// network and loads with a constant delay of one time unit, a unit being 20 ms.
 func (c *chaos) measure() {
 	t := c.t
 	const latency = 20 * time.Millisecond
+	saved := c.top.spec
+	defer func() { c.top.spec = saved }()
+	c.top.spec.Loads = choice("point-mass", map[string]any{"tokens": c.b.loads.Total()})
+	mb := build(t, c.top.spec)
 	c.setup("measure", c.plan.measureR)
 	for _, p := range c.proxies {
 		if _, err := c.tp.call("POST", "/proxies/"+p+"/toxics", map[string]any{"name": "lat", "type": "latency", "stream": "upstream",
@@ -636,8 +663,9 @@ func (c *chaos) measure() {
 	}
 	t0 := time.Now()
 	c.startAll()
+	up := time.Since(t0).Seconds()
 	var sts []Status
-	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		sts = sts[:0]
 		idle := true
 		for v := range c.cfgs {
@@ -675,19 +703,20 @@ func (c *chaos) measure() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progs, err := bal.(tokendist.NodeAlgorithm).NodePrograms(c.b.g, &tokendist.NodeOptions{})
+	progs, err := bal.(tokendist.NodeAlgorithm).NodePrograms(mb.g, &tokendist.NodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := async.Simulate(context.Background(), c.b.g, progs, c.b.loads, &async.Options{Seed: s.Seed, Rounds: c.plan.measureR, RetransmitTicks: 5})
+	res, err := async.Simulate(context.Background(), mb.g, progs, mb.loads, &async.Options{Seed: s.Seed, Rounds: c.plan.measureR, RetransmitTicks: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, links := float64(c.b.g.Order()), float64(2*c.b.g.Size())
-	predWall := res.Time * latency.Seconds()
-	t.Logf("%s measurement (%d rounds, 20 ms latency toxic per link, tick 10 ms): fleet %.2f s, moved %d tokens (%.1f tokens/s per node, %.2f per directed link), %d frames (%.2f per token moved), %d saves (mean %.2f ms); simulator: time %.0f units = %.2f s at 20 ms, moved %d (%.1f tokens/s per node, %.2f per link), %d datagrams (%.2f per token moved); fleet/prediction time ratio %.2f",
-		c.top.name, c.plan.measureR, wall, moved, float64(moved)/wall/n, float64(moved)/wall/links, sent, float64(sent)/math.Max(1, float64(moved)), saves, 1000*saveSec/math.Max(1, float64(saves)),
-		res.Time, predWall, res.Moved, float64(res.Moved)/predWall/n, float64(res.Moved)/predWall/links, res.Datagrams, float64(res.Datagrams)/math.Max(1, float64(res.Moved)), wall/predWall)
+	n, links := float64(mb.g.Order()), float64(2*mb.g.Size())
+	pred := res.Time * latency.Seconds()
+	per := func(x float64, d float64) float64 { return x / math.Max(d, 1e-9) }
+	t.Logf("%s measurement (%d rounds from a point mass of %d tokens, 20 ms latency toxic on every link): fleet %.2f s (%.2f s until all %d processes answered), moved %d tokens: %.1f tokens/s per node, %.2f per directed link; %d frames, %.2f per token moved; %d saves, mean %.2f ms. Simulator (constant delay 1 = 20 ms): %.0f units = %.2f s, moved %d: %.1f tokens/s per node, %.2f per directed link; %d datagrams, %.2f per token moved. Fleet time / predicted: %.2f",
+		c.top.name, c.plan.measureR, mb.loads.Total(), wall, up, len(c.cfgs), moved, per(float64(moved), wall*n), per(float64(moved), wall*links), sent, per(float64(sent), float64(moved)),
+		saves, 1000*per(saveSec, float64(saves)), res.Time, pred, res.Moved, per(float64(res.Moved), pred*n), per(float64(res.Moved), pred*links), res.Datagrams, per(float64(res.Datagrams), float64(res.Moved)), wall/pred)
 	if moved != res.Moved {
 		t.Errorf("%s: the fleet moved %d tokens in %d rounds, the simulator %d (zero patience: the same run)", c.top.name, moved, c.plan.measureR, res.Moved)
 	}

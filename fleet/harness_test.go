@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/tokendist/tokendist"
@@ -100,14 +101,27 @@ func (b built) initialItems() []uint64 {
 	return ids
 }
 
+var (
+	portsMu   sync.Mutex
+	portsUsed = map[int]bool{}
+)
+
 // freeAddr returns a free loopback address, with a port below the kernel's ephemeral
 // range (32768 and up by default), so that a node restarted on its port does not find
 // it taken by some outgoing connection.
+// A port is handed out once per test process: the caller binds it later.
 func freeAddr(t testing.TB) string {
 	t.Helper()
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for range 200 {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		port := 20000 + rand.IntN(12000)
+		if portsUsed[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
+			portsUsed[port] = true
 			addr := ln.Addr().String()
 			_ = ln.Close()
 			return addr

@@ -39,9 +39,12 @@ const StoreFile = "node.db"
 
 // unsafeEnv names the environment variable that breaks the node's persistence order,
 // for the chaos test's self-check only (TestChaos with TOKENDIST_CHAOS_BROKEN): with
-// the value "send-before-persist" a node sends a Ready's datagrams (data and acks) at
-// once and writes its state only at its next tick. It is not part of the API.
+// the value "send-before-persist" a node sends a Ready's datagrams (data and acks) and
+// answers its work requests at once, and writes its state behind, every
+// unsafeSaveTicks ticks (a write-behind cache). It is not part of the API.
 const unsafeEnv = "TOKENDIST_FLEET_UNSAFE"
+
+const unsafeSaveTicks = 10
 
 // InitialItemID is the ID of the i-th of node v's initial items (0 ≤ i < its initial
 // load in the Spec): v<<32 | i. IDs that users add through AddItems should avoid this
@@ -71,6 +74,7 @@ type Node struct {
 	tick     time.Duration
 	unsafe   bool
 	lazy     []byte // unsafe mode: the state not yet written
+	ticks    int64  // ticker events seen
 	restored bool
 	now      int64
 
@@ -293,7 +297,8 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		case f := <-n.recv:
 			n.frame(f)
 		case <-ticker.C:
-			if n.unsafe && n.lazy != nil {
+			n.ticks++
+			if n.unsafe && n.lazy != nil && n.ticks%unsafeSaveTicks == 0 {
 				if err := n.save(n.lazy); err != nil {
 					return err
 				}
