@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -61,6 +63,7 @@ func (r *runner) loads() []int64 {
 // in the end the loads are stable and within the algorithm's bound, every item is held
 // exactly once, and the stopped fleet's persisted states agree.
 func TestFleetInProcess(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	for _, tp := range []topology{
 		{"tree", registry.Spec{Network: choice("random-tree", map[string]any{"n": 6}), Loads: choice("uniform-random", map[string]any{"tokens": 60}),
 			Algorithm: choice("threshold-1", nil), Seed: 3}},
