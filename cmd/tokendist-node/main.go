@@ -43,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokendist-node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "the node's JSON config file (fleet.Config)")
-	printCfg := fs.Bool("print-config", false, "print the config as read (defaults filled) and exit")
+	printCfg := fs.Bool("print-config", false, "print the config as read and checked, and exit")
 	quiet := fs.Bool("quiet", false, "log nothing but errors")
 	if err := fs.Parse(args); err != nil {
 		return 2
