@@ -25,7 +25,7 @@ env=(TOKENDIST_TOXIPROXY="$proxy" TOKENDIST_NODE="$tmp/tokendist-node")
 case "$mode" in
 short) env+=(TOKENDIST_CHAOS=short) ;;
 long) env+=(TOKENDIST_CHAOS=long) ;;
-broken) env+=(TOKENDIST_CHAOS=short TOKENDIST_CHAOS_BROKEN=1); run[3]='^TestChaos$/^tree$' ;;
+broken) env+=(TOKENDIST_CHAOS=short TOKENDIST_CHAOS_BROKEN=1); run[4]='^TestChaos$/^tree$' ;;
 esac
 rc=0
 env "${env[@]}" "${run[@]}" > "$log" 2>&1 || rc=$?
