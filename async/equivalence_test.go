@@ -260,3 +260,33 @@ func TestSimulatePerfectTree(t *testing.T) {
 	}
 	t.Logf("40 trees, %d with a phase-1 crossing", crossings)
 }
+
+// TestSimulatePacedEqualsRun: with Patience 4 the rounds are paced by the nodes' clocks
+// (round r owns the ticks [4r, 4r+4)), which agree without drift; unit delays deliver a
+// round's messages (at most three hops of one delay each) within its window, so no round
+// is given up and the result is still Run's. With delays up to 12 rounds do go without
+// messages: the test checks that they then differ for some case (the pacing is not a
+// no-op) and that tokens are conserved.
+func TestSimulatePacedEqualsRun(t *testing.T) {
+	cases := eqCases(t, 2)
+	differ := 0
+	for _, c := range cases {
+		want := c.run(t)
+		got := c.simulate(t, NetworkModel{}, 4)
+		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages != want.Messages {
+			t.Fatalf("%s, %d rounds from %v, patience 4:\nSimulate %v moved %d messages %d\nRun      %v moved %d messages %d",
+				c.label, c.rounds, c.loads, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
+		}
+		slow := c.simulate(t, NetworkModel{Delay: Uniform(1, 12)}, 4)
+		if slow.Loads.Total() != c.loads.Total() {
+			t.Fatalf("%s: total %d of %d", c.label, slow.Loads.Total(), c.loads.Total())
+		}
+		if !slices.Equal(slow.Loads, want.Loads) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("delays beyond the window never changed a result")
+	}
+	t.Logf("%d cases; with delays up to 12, %d ended with other loads than Run's", len(cases), differ)
+}
