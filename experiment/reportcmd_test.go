@@ -307,7 +307,7 @@ func TestSpecColumnsModel(t *testing.T) {
 	cols := specColumns(`{"network":{"name":"ring","params":{"n":8}},"loads":{"name":"point-mass"},"algorithm":{"name":"threshold-1"},
 		"stop":{"max_steps":5},"network_model":{"delay":{"kind":"uniform","min":1,"max":4},"loss":0.1,"patience":3,"crashes":[{"node":1}]}}`)
 	want := map[string]any{"model.delay.kind": "uniform", "model.delay.min": int64(1), "model.delay.max": int64(4),
-		"model.loss": 0.1, "model.patience": int64(3), "model.crashes": `[{"node":1}]`, "stop.max_steps": int64(5), "network.n": int64(8)}
+		"model.loss": 0.1, "model.patience": int64(3), "model.crash_rate": int64(0), "model.crashes": `[{"node":1}]`, "stop.max_steps": int64(5), "network.n": int64(8)}
 	for k, v := range want {
 		if cols[k] != v {
 			t.Errorf("%s = %#v; want %#v", k, cols[k], v)
