@@ -319,3 +319,17 @@ func TestSpecColumnsModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotNumericLabels: a numeric --by or --facet value is named by its column ("n =
+// 16"), a text value is shown alone.
+func TestPlotNumericLabels(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	svg, err := Plot(d, PlotOptions{By: "seed", Facet: "network_name"})
+	require.NoError(t, err)
+	desc := string(svg[bytes.Index(svg, []byte("<desc>")):bytes.Index(svg, []byte("</desc>"))])
+	require.Contains(t, desc, "seed = ", desc)
+	require.NotContains(t, desc, "network_name = ", desc)
+}
