@@ -435,17 +435,9 @@ func (s *sim) flush(v int) error {
 
 // refresh updates the busy count and schedules the node's next tick.
 func (s *sim) refresh(v int) {
+	s.refreshBusy(v)
 	sn := &s.nodes[v]
-	busy := !sn.nd.ProgramIdle()
-	if busy != sn.busy {
-		if busy {
-			s.busy++
-		} else {
-			s.busy--
-		}
-		sn.busy = busy
-	}
-	if !sn.down && !sn.ticking && (busy || sn.nd.unacked > 0) {
+	if !sn.down && !sn.ticking && (sn.busy || sn.nd.unacked > 0) {
 		// The next multiple of the period at or after now, after the last tick.
 		k := int64(math.Ceil(s.now / sn.period))
 		if float64(k)*sn.period < s.now {
@@ -564,6 +556,7 @@ func (s *sim) crash(v int) error {
 	return nil
 }
 
+// refreshBusy updates the count of nodes whose program is not idle.
 func (s *sim) refreshBusy(v int) {
 	sn := &s.nodes[v]
 	busy := !sn.nd.ProgramIdle()
