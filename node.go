@@ -59,9 +59,13 @@ type NodeProgram interface {
 // Tokens are the tokens it carries: NodeContext.Send takes them from the sender's load,
 // and the host adds them to the receiver's load exactly once.
 type Message struct {
-	Kind   uint8
-	Round  int64
-	Value  int64
+	// Kind is the program's message kind.
+	Kind uint8
+	// Round is the round the message belongs to.
+	Round int64
+	// Value is the program's payload (a load or a proposal).
+	Value int64
+	// Tokens is the number of tokens the message carries.
 	Tokens int64
 	// Counted marks a message of the algorithm's own model, the kind Run counts in
 	// Result.Messages (for example the two load reports of a dimension-exchange edge).
@@ -72,8 +76,10 @@ type Message struct {
 
 // Envelope is a message and the port it leaves on.
 type Envelope struct {
+	// Port is the port the message leaves on, 0..NodeContext.Degree−1.
 	Port int
-	Msg  Message
+	// Msg is the message.
+	Msg Message
 }
 
 // NodeContext is a node program's view of its node, owned by the host. The program reads
