@@ -287,6 +287,7 @@ type lanczos struct {
 	grp          par.Group
 	workers      int
 	passA, passB func(lo, hi int)
+	bin          *binned // the propagation-blocked pass A, on large networks without locality
 }
 
 func newLanczos(ln *lazyNet, seed uint64) *lanczos {
@@ -301,6 +302,9 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 		l.delta = bandDeltas(ln.g)
 	}
 	l.passA, l.passB = l.passAChunks, l.passBChunks
+	if l.runs == nil && l.delta == nil && n >= binnedMinOrder {
+		l.bin = newBinned(ln, binShift, l.workers)
+	}
 	// Random start in 1^⊥, one stream per chunk: standard normal entries, then the
 	// mean removed (the orthogonal projection onto 1^⊥). A standard normal vector's
 	// projection is a standard normal vector of 1^⊥, whose direction is uniform on the
@@ -326,7 +330,11 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 // step performs one Lanczos step and returns α_k and β_{k+1}.
 func (l *lanczos) step() (float64, float64) {
 	nc := l.ln.chunks()
-	l.grp.For(nc, l.workers, l.passA)
+	if l.bin != nil {
+		l.bin.passA(l)
+	} else {
+		l.grp.For(nc, l.workers, l.passA)
+	}
 	var dot, sc, sb float64
 	for c := 0; c < nc; c++ {
 		dot, sc, sb = dot+l.parts[3*c], sc+l.parts[3*c+1], sb+l.parts[3*c+2]

@@ -3,6 +3,7 @@ package tokendist
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -63,13 +64,15 @@ func TestLanczosKernelsAgree(t *testing.T) {
 	}
 }
 
-// TestLambdaMaxRandomRegularScale (TOKENDIST_SCALE ≥ 1e6; issue 15's row is 1e7)
-// computes λ_max of RandomRegular(n, 4), n = TOKENDIST_SCALE, by Lanczos and checks the
-// memory target: the graph plus every byte LambdaMax allocates stays within 100 bytes
-// per node. Its wall and CPU times are logged, not asserted (the machine is shared).
+// TestLambdaMaxRandomRegularScale (TOKENDIST_SCALE ≥ 1e6; issue 26's row is 1e7)
+// certifies λ_max of RandomRegular(n, 4), n = TOKENDIST_SCALE, to 1 % of the gap
+// (IntervalTol 0.01, the step budget's setting, default Delta 1e-6) and checks the memory
+// target: the graph plus every byte LambdaMax allocates stays within 100 bytes per node. Its wall and CPU times are logged, not asserted (the
+// machine is shared); so are the uncertified default run's figures when
+// TOKENDIST_SCALE_DEFAULT is set (17 minutes at 10^7 before issue 26).
 func TestLambdaMaxRandomRegularScale(t *testing.T) {
 	if scaleTop() < 1e6 {
-		t.Skip("set TOKENDIST_SCALE=1e7 (about 0.6 GB)")
+		t.Skip("set TOKENDIST_SCALE=1e7 (about 0.9 GB)")
 	}
 	n := int(scaleTop())
 	h0 := heapInUse()
@@ -78,19 +81,26 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 	build := time.Since(b0)
 	require.NoError(t, err)
 	graphBytes := heapInUse() - h0
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	c0, t0 := processCPU(), time.Now()
-	sp, err := LambdaMax(g, nil)
-	wall, cpu := time.Since(t0), processCPU()-c0
-	runtime.ReadMemStats(&m1)
-	require.NoError(t, err)
-	alloc := m1.TotalAlloc - m0.TotalAlloc
-	perNode := float64(graphBytes+alloc) / float64(n)
-	t.Logf("RandomRegular(%d, 4) built in %v; LambdaMax: λ_2 = %.12f ± %.1e, λ_n = %.12f ± %.1e, %d iterations; wall %v, process CPU %v (build excluded); graph %.1f B/node, LambdaMax allocates %.1f B/node, total %.1f B/node",
-		n, build.Round(time.Millisecond), sp.Lambda2, sp.Bound2, sp.LambdaN, sp.BoundN, sp.Iterations, wall.Round(time.Millisecond), time.Duration(cpu).Round(time.Millisecond),
-		float64(graphBytes)/float64(n), float64(alloc)/float64(n), perNode)
-	require.LessOrEqual(t, perNode, 100.0, "graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
+	opts := []SpectralOptions{{IntervalTol: 0.01}, {IntervalTol: 0.01, Delta: 1e-3}}
+	if os.Getenv("TOKENDIST_SCALE_DEFAULT") != "" {
+		opts = append(opts, SpectralOptions{})
+	}
+	for _, o := range opts {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		c0, t0 := processCPU(), time.Now()
+		sp, err := LambdaMax(g, &o)
+		wall, cpu := time.Since(t0), processCPU()-c0
+		runtime.ReadMemStats(&m1)
+		require.NoError(t, err)
+		alloc := m1.TotalAlloc - m0.TotalAlloc
+		perNode := float64(graphBytes+alloc) / float64(n)
+		t.Logf("RandomRegular(%d, 4) built in %v; LambdaMax %+v: [Lower, Upper] = [%.9f, %.9f] (width %.4f of the gap 1 − Upper, Delta %g), λ_2 = %.12f, λ_n = %.12f, %d iterations; wall %v, process CPU %v (build excluded); graph %.1f B/node, LambdaMax allocates %.1f B/node, total %.1f B/node",
+			n, build.Round(time.Millisecond), o, sp.Lower, sp.Upper, (sp.Upper-sp.Lower)/(1-sp.Upper), sp.Delta, sp.Lambda2, sp.LambdaN, sp.Iterations, wall.Round(time.Millisecond), time.Duration(cpu).Round(time.Millisecond),
+			float64(graphBytes)/float64(n), float64(alloc)/float64(n), perNode)
+		require.LessOrEqual(t, float64(alloc)/float64(n), 100.0, "LambdaMax allocates %.1f bytes per node, want ≤ 100", float64(alloc)/float64(n))
+		require.LessOrEqual(t, perNode, 100.0, "graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
+	}
 }
 
 // lanczosRun runs Lanczos on g with options o and returns its spectrum and the Ritz
@@ -524,4 +534,52 @@ func TestStepBudgetCertified(t *testing.T) {
 	loads[0] = 10
 	_, err = b.StepBudget(&State{Net: ring, Loads: loads})
 	require.ErrorIs(t, err, ErrBadParameter)
+}
+
+// TestLanczosBinnedAgrees runs 60 Lanczos steps with the propagation-blocked pass A
+// (bins of 4096 nodes, so that small networks have many bins and segments) and with the
+// gather kernels, on a random 4-regular, a random 5-regular and a Barabási–Albert network:
+// every α and β agrees to 1e-12 relative (the additions are in another order), and the
+// blocked pass gives the same bits with 1 and 2 workers.
+func TestLanczosBinnedAgrees(t *testing.T) {
+	par.Acquire()
+	defer par.Release()
+	var gs []*Graph
+	for _, f := range []func() (*Graph, error){
+		func() (*Graph, error) { return RandomRegular(50001, 4, 3) },
+		func() (*Graph, error) { return RandomRegular(30000, 5, 4) },
+		func() (*Graph, error) { return BarabasiAlbert(20000, 3, 5) },
+	} {
+		g, err := f()
+		require.NoError(t, err)
+		gs = append(gs, g)
+	}
+	for _, g := range gs {
+		ln, err := newLazyNet(g)
+		require.NoError(t, err)
+		run := func(binnedOn bool, workers int) ([]float64, *lanczos) {
+			l := newLanczos(ln, 9)
+			l.bin = nil
+			if binnedOn {
+				l.bin = newBinned(ln, 12, workers)
+			}
+			l.workers = workers
+			var ab []float64
+			for k := 0; k < 60; k++ {
+				a, b := l.step()
+				ab = append(ab, a, b)
+			}
+			return ab, l
+		}
+		ref, _ := run(false, 2)
+		b1, l1 := run(true, 1)
+		b2, l2 := run(true, 2)
+		for i := range ref {
+			require.InDelta(t, ref[i], b1[i], 1e-12*math.Abs(ref[i])+1e-14, "%v: coefficient %d", g, i)
+			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b2[i]), "%v: coefficient %d, 1 vs 2 workers", g, i)
+		}
+		for i := range l1.a {
+			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l2.a[i]), "%v: a[%d]", g, i)
+		}
+	}
 }
