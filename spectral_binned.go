@@ -13,6 +13,9 @@ const binnedMinOrder = 1 << 22
 // per node, 512 KiB) stays in the L2 cache while the bin's contributions are added.
 const binShift = 16
 
+// binnedWide, when set (by tests), makes newBinned keep 16-bit bins however few.
+var binnedWide bool
+
 // binnedSegments is the number of source segments pass 1 splits the nodes into. It is
 // fixed, not the number of workers, so that every contribution lands in the same slot
 // whatever the number of workers, and the sums are the same bit for bit.
@@ -31,13 +34,15 @@ const binnedSegments = 32
 // does not depend on the number of workers, but differs from the gather kernels' order
 // (the last bits of the sums differ from theirs).
 //
-// Memory: 8 B per link end for the values, 2 B for the bin of each link end and 2 B for
-// the destination within its bin of each slot: 48 B per node on a 4-regular network.
+// Memory: 8 B per link end for the values, 1 B (2 B beyond 256 bins, 2^24 nodes) for the
+// bin of each link end and 2 B for the destination within its bin of each slot: 44 B per
+// node on a 4-regular network of at most 2^24 nodes.
 type binned struct {
 	shift  int
 	nb, ns int
 	segLen int
-	bin    []uint16  // bin of adjacency entry e (the bin of its end)
+	bin8   []uint8   // bin of adjacency entry e (the bin of its end), when there are ≤ 256 bins
+	bin16  []uint16  // the same, when there are more
 	dst    []uint16  // destination of slot s within its bin
 	vals   []float64 // slot values, written by pass 1
 	start  []int     // start[B·ns + s]: first slot of segment s in bin B; start[nb·ns] = total
@@ -47,7 +52,8 @@ type binned struct {
 }
 
 // newBinned prepares the propagation-blocked mat-vec for ln with bins of 2^shift nodes
-// and room for workers concurrent bins. It costs O(n + m) time and 12 B per link end.
+// and room for workers concurrent bins. It costs O(n + m) time and 11 or 12 B per link
+// end.
 func newBinned(ln *lazyNet, shift, workers int) *binned {
 	g, n := ln.g, ln.g.Order()
 	bz := &binned{shift: shift}
@@ -56,7 +62,11 @@ func newBinned(ln *lazyNet, shift, workers int) *binned {
 	bz.segLen = (n + bz.ns - 1) / bz.ns
 	bz.ns = (n + bz.segLen - 1) / bz.segLen
 	m := len(g.adj)
-	bz.bin = make([]uint16, m)
+	if bz.nb <= 1<<8 && !binnedWide {
+		bz.bin8 = make([]uint8, m)
+	} else {
+		bz.bin16 = make([]uint16, m)
+	}
 	bz.dst = make([]uint16, m)
 	bz.vals = make([]float64, m)
 	counts := make([]int, bz.nb*bz.ns+1)
@@ -64,7 +74,11 @@ func newBinned(ln *lazyNet, shift, workers int) *binned {
 		s := j / bz.segLen
 		for e := g.off[j]; e < g.off[j+1]; e++ {
 			b := int(g.adj[e]) >> shift
-			bz.bin[e] = uint16(b)
+			if bz.bin8 != nil {
+				bz.bin8[e] = uint8(b)
+			} else {
+				bz.bin16[e] = uint16(b)
+			}
 			counts[b*bz.ns+s]++
 		}
 	}
@@ -118,30 +132,41 @@ func (bz *binned) passA(l *lanczos) {
 
 // binPass1 scatters b[j] into the bins for the segments lo..hi−1.
 func (l *lanczos) binPass1(lo, hi int) {
-	bz, g, b := l.bin, l.ln.g, l.b
-	n := len(b)
+	bz := l.bin
 	for s := lo; s < hi; s++ {
-		bz.resetCursors(s)
-		cur := bz.cursor[s*bz.nb : (s+1)*bz.nb]
-		j0, j1 := s*bz.segLen, min(n, (s+1)*bz.segLen)
-		if l.regular {
-			d := l.d
-			bins := bz.bin[d*j0 : d*j1]
-			for k, j := 0, j0; j < j1; j, k = j+1, k+d {
-				v := b[j]
-				for _, bn := range bins[k : k+d] {
-					bz.vals[cur[bn]] = v
-					cur[bn]++
-				}
-			}
-			continue
+		if bz.bin8 != nil {
+			scatterSegment(l, s, bz.bin8)
+		} else {
+			scatterSegment(l, s, bz.bin16)
 		}
-		for j := j0; j < j1; j++ {
+	}
+}
+
+// scatterSegment appends b[j] to the bin of every neighbour of j, for the sources j of
+// segment s, bins[e] being the bin of adjacency entry e.
+func scatterSegment[B uint8 | uint16](l *lanczos, s int, bins []B) {
+	bz, g, b := l.bin, l.ln.g, l.b
+	bz.resetCursors(s)
+	cur := bz.cursor[s*bz.nb : (s+1)*bz.nb]
+	vals := bz.vals
+	j0, j1 := s*bz.segLen, min(len(b), (s+1)*bz.segLen)
+	if l.regular {
+		d := l.d
+		bs := bins[d*j0 : d*j1]
+		for k, j := 0, j0; j < j1; j, k = j+1, k+d {
 			v := b[j]
-			for _, bn := range bz.bin[g.off[j]:g.off[j+1]] {
-				bz.vals[cur[bn]] = v
+			for _, bn := range bs[k : k+d] {
+				vals[cur[bn]] = v
 				cur[bn]++
 			}
+		}
+		return
+	}
+	for j := j0; j < j1; j++ {
+		v := b[j]
+		for _, bn := range bins[g.off[j]:g.off[j+1]] {
+			vals[cur[bn]] = v
+			cur[bn]++
 		}
 	}
 }

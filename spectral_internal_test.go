@@ -540,7 +540,7 @@ func TestStepBudgetCertified(t *testing.T) {
 // (bins of 4096 nodes, so that small networks have many bins and segments) and with the
 // gather kernels, on a random 4-regular, a random 5-regular and a Barabási–Albert network:
 // every α and β agrees to 1e-12 relative (the additions are in another order), and the
-// blocked pass gives the same bits with 1 and 2 workers.
+// blocked pass gives the same bits with 1 and 2 workers and with 8- and 16-bit bins.
 func TestLanczosBinnedAgrees(t *testing.T) {
 	par.Acquire()
 	defer par.Release()
@@ -574,12 +574,19 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 		ref, _ := run(false, 2)
 		b1, l1 := run(true, 1)
 		b2, l2 := run(true, 2)
+		binnedWide = true // 16-bit bins: the same bits
+		b3, l3 := run(true, 2)
+		binnedWide = false
+		require.Nil(t, l3.bin.bin8)
+		require.NotNil(t, l1.bin.bin8)
 		for i := range ref {
 			require.InDelta(t, ref[i], b1[i], 1e-12*math.Abs(ref[i])+1e-14, "%v: coefficient %d", g, i)
 			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b2[i]), "%v: coefficient %d, 1 vs 2 workers", g, i)
+			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b3[i]), "%v: coefficient %d, 8- vs 16-bit bins", g, i)
 		}
 		for i := range l1.a {
 			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l2.a[i]), "%v: a[%d]", g, i)
+			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l3.a[i]), "%v: a[%d]", g, i)
 		}
 	}
 }
