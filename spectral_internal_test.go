@@ -101,6 +101,28 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 		require.LessOrEqual(t, float64(alloc)/float64(n), 100.0, "LambdaMax allocates %.1f bytes per node, want ≤ 100", float64(alloc)/float64(n))
 		require.LessOrEqual(t, perNode, 100.0, "graph plus LambdaMax use %.1f bytes per node, want ≤ 100", perNode)
 	}
+	// The per-iteration cost of the gather kernel (the only one before issue 26) and of
+	// the propagation-blocked one, in this process, after 5 warm-up iterations each.
+	ln, err := newLazyNet(g)
+	require.NoError(t, err)
+	par.Acquire()
+	defer par.Release()
+	for _, binnedOn := range []bool{false, true} {
+		l := newLanczos(ln, 1)
+		l.bin = nil
+		if binnedOn {
+			l.bin = newBinned(ln, binShift, l.workers)
+		}
+		for k := 0; k < 5; k++ {
+			l.step()
+		}
+		const iters = 20
+		t0 := time.Now()
+		for k := 0; k < iters; k++ {
+			l.step()
+		}
+		t.Logf("binned %v: %v per iteration (%d workers)", binnedOn, (time.Since(t0) / iters).Round(time.Millisecond), l.workers)
+	}
 }
 
 // lanczosRun runs Lanczos on g with options o and returns its spectrum and the Ritz
