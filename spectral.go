@@ -308,7 +308,9 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 		l.delta = bandDeltas(ln.g)
 	}
 	l.passA, l.passB = l.passAChunks, l.passBChunks
-	if l.runs == nil && l.delta == nil && n >= binnedMinOrder {
+	// The blocked pass needs 12 B per link end at most; without that room the gather
+	// kernel runs (the same result up to rounding, slower).
+	if l.runs == nil && l.delta == nil && n >= binnedMinOrder && checkAlloc("Lanczos bins", int64(len(ln.g.adj)), 12) == nil {
 		l.bin = newBinned(ln, binShift, l.workers)
 	}
 	// Random start in 1^⊥, one stream per chunk: standard normal entries, then the
