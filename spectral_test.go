@@ -398,3 +398,18 @@ func TestHardeningLanczosNotConverged(t *testing.T) {
 		}
 	}
 }
+
+// TestSpectralOptionsIntervalValidation: IntervalTol must be ≥ 0 and Delta in [0, 1).
+func TestSpectralOptionsIntervalValidation(t *testing.T) {
+	g := must(tokendist.Torus(9, 9))
+	for _, o := range []tokendist.SpectralOptions{{IntervalTol: -1}, {IntervalTol: math.NaN()}, {Delta: -0.1}, {Delta: 1}, {Delta: math.NaN()}} {
+		_, err := tokendist.LambdaMax(g, &o)
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, "%+v", o)
+	}
+	sp := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, IntervalTol: 0.01, Delta: 0.25}))
+	require.Equal(t, 0.25, sp.Delta)
+	dense := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense}))
+	require.Zero(t, dense.Delta)
+	require.LessOrEqual(t, dense.Lower, dense.LambdaMax)
+	require.GreaterOrEqual(t, dense.Upper, dense.LambdaMax)
+}
