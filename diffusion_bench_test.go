@@ -459,25 +459,27 @@ func BenchmarkLanczosBinned(b *testing.B) {
 	}
 }
 
+// benchRR5 is RandomRegular(10^5, 4), built once.
+var benchRR5 = sync.OnceValue(func() *Graph {
+	g, err := RandomRegular(100_000, 4, 1)
+	if err != nil {
+		panic(err)
+	}
+	return g
+})
+
 // BenchmarkLambdaMaxCertified compares, in one process, LambdaMax's default run (Tol
 // 1e-10, no certified stop) with the certified interval at 1 % of the gap (IntervalTol
 // 0.01, Delta 1e-6, the step budget's setting) on Torus(1000, 1000) and on
 // RandomRegular(n, 4) for n = 10^5 and 10^6 (10^7 is TestLambdaMaxRandomRegularScale).
 // It reports the iterations and the certified width (Upper − Lower)/(1 − Upper).
 func BenchmarkLambdaMaxCertified(b *testing.B) {
-	rr5 := sync.OnceValue(func() *Graph {
-		g, err := RandomRegular(100_000, 4, 1)
-		if err != nil {
-			panic(err)
-		}
-		return g
-	})
 	nets := []struct {
 		name string
 		g    func() *Graph
 	}{
 		{"torus1000", benchTorus},
-		{"rr1e5", rr5},
+		{"rr1e5", benchRR5},
 		{"rr1e6", func() *Graph { g, _ := benchRR(); return g }},
 	}
 	for _, nt := range nets {
