@@ -1,6 +1,7 @@
 package tokendist
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -411,5 +412,94 @@ func BenchmarkLanczosFloor(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLanczosBinned times Lanczos iterations (pass A, pass B and the sums) on
+// RandomRegular(n, 4) with the gather kernel and with the propagation-blocked pass A
+// (binnedMatVec), with all workers: n = 10^6 (benchRR), and 10^7 when TOKENDIST_SCALE ≥
+// 1e7. It reports ns per iteration; the two lines of one n come from one process.
+func BenchmarkLanczosBinned(b *testing.B) {
+	sizes := []int{1_000_000}
+	if scaleTop() >= 1e7 {
+		sizes = append(sizes, 10_000_000)
+	}
+	for _, n := range sizes {
+		var g *Graph
+		if n == 1_000_000 {
+			g, _ = benchRR()
+		} else {
+			var err error
+			if g, err = RandomRegular(n, 4, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ln, err := newLazyNet(g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"gather", "binned"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, mode), func(b *testing.B) {
+				par.Acquire()
+				defer par.Release()
+				l := newLanczos(ln, 1)
+				l.bin = nil
+				if mode == "binned" {
+					l.bin = newBinned(ln, binShift, l.workers)
+				}
+				for k := 0; k < 5; k++ { // warm-up: page faults, huge pages
+					l.step()
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					l.step()
+				}
+			})
+		}
+	}
+}
+
+// benchRR5 is RandomRegular(10^5, 4), built once.
+var benchRR5 = sync.OnceValue(func() *Graph {
+	g, err := RandomRegular(100_000, 4, 1)
+	if err != nil {
+		panic(err)
+	}
+	return g
+})
+
+// BenchmarkLambdaMaxCertified compares, in one process, LambdaMax's default run (Tol
+// 1e-10, no certified stop) with the certified interval at 1 % of the gap (IntervalTol
+// 0.01, Delta 1e-6, the step budget's setting) on Torus(1000, 1000) and on
+// RandomRegular(n, 4) for n = 10^5 and 10^6 (10^7 is TestLambdaMaxRandomRegularScale).
+// It reports the iterations and the certified width (Upper − Lower)/(1 − Upper).
+func BenchmarkLambdaMaxCertified(b *testing.B) {
+	nets := []struct {
+		name string
+		g    func() *Graph
+	}{
+		{"torus1000", benchTorus},
+		{"rr1e5", benchRR5},
+		{"rr1e6", func() *Graph { g, _ := benchRR(); return g }},
+	}
+	for _, nt := range nets {
+		for _, mode := range []struct {
+			name string
+			o    SpectralOptions
+		}{{"default", SpectralOptions{Method: SpectralLanczos}}, {"interval1e-2", SpectralOptions{Method: SpectralLanczos, IntervalTol: 0.01}}} {
+			b.Run(nt.name+"/"+mode.name, func(b *testing.B) {
+				g := nt.g()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					sp, err := LambdaMax(g, &mode.o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(float64(sp.Iterations), "iterations")
+					b.ReportMetric((sp.Upper-sp.Lower)/(1-sp.Upper), "width/gap")
+				}
+			})
+		}
 	}
 }

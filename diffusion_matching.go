@@ -73,12 +73,15 @@ func (*RandomMatching) String() string { return "RandomMatching" }
 
 // StepBudget returns Run's default step budget (StepBudgeter): τ(G, K) rounds
 // (BalancingTime), the horizon after which Table 1 of Berenbrink et al. bounds the discrepancy,
-// with K the discrepancy of s.Loads (at least 1) and λ_max computed once per balancer by
-// Lanczos (LambdaMax) plus its error bound, so that the budget is not short. It fails
-// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps, and with
-// ErrNotConverged when 3000 Lanczos iterations do not bound λ_max to a tenth of the
-// spectral gap: set RunOptions.MaxSteps or UseTarget there. It costs O((n + m)·i) the
-// first time, with i ≤ 3000 Lanczos iterations, and O(n) after.
+// with K the discrepancy of s.Loads (at least 1) and λ_max replaced by the certified
+// upper bound Spectrum.Upper of LambdaMax (IntervalTol 0.01, Delta 1e-6), computed once
+// per balancer: with probability ≥ 1 − 10^-6 over Lanczos's random start the budget is
+// not short, and it is at most about 1 % longer than τ from the exact λ_max. It fails
+// with ErrBadParameter, naming τ, when τ exceeds DefaultMaxSteps (decided as soon as the
+// certified lower bound on λ_max shows it), and with ErrNotConverged when 100000
+// Lanczos iterations do not certify λ_max: set RunOptions.MaxSteps or UseTarget there.
+// It costs O((n + m)·i) the first time, with i Lanczos iterations (about
+// ln(√n·10^6)/√(0.01·gap) at most, far fewer than τ), and O(n) after.
 func (b *RandomMatching) StepBudget(s *State) (int64, error) { return b.ln.stepBudget(s) }
 
 // Init checks that the run's network is the one b was built for and prepares buffers. It

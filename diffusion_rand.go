@@ -27,19 +27,28 @@ type digits struct {
 // begin starts a batch whose ranges multiply to prod, 1 ≤ prod < 2^64.
 func (g *digits) begin(prod uint64) {
 	for {
-		x := g.src.Uint64()
-		if _, lo := bits.Mul64(x, prod); lo < prod && lo < -prod%prod {
-			continue // Lemire: reject the 2^64 mod prod words that would bias H
+		if x := g.src.Uint64(); lemireAccepts(x, prod) {
+			g.x = x
+			return
 		}
-		g.x = x
-		return
 	}
 }
 
 // next returns the batch's next digit, uniform on [0, r).
-func (g *digits) next(r uint64) uint64 {
-	hi, lo := bits.Mul64(g.x, r)
-	g.x = lo
+func (g *digits) next(r uint64) uint64 { return nextDigit(&g.x, r) }
+
+// lemireAccepts reports whether the word x passes Lemire's rejection test for prod: the
+// 2^64 mod prod words that would bias ⌊x·prod/2^64⌋ are rejected.
+func lemireAccepts(x, prod uint64) bool {
+	_, lo := bits.Mul64(x, prod)
+	return lo >= prod || lo >= -prod%prod
+}
+
+// nextDigit returns the next mixed-radix digit of a batch, uniform on [0, r), and keeps
+// x·r mod 2^64 in *x for the next one.
+func nextDigit(x *uint64, r uint64) uint64 {
+	hi, lo := bits.Mul64(*x, r)
+	*x = lo
 	return hi
 }
 

@@ -312,7 +312,8 @@ func TestDiffusionDefaultBudget(t *testing.T) {
 			r, err := tokendist.Run(context.Background(), g, loads, b, nil)
 			require.NoError(t, err)
 			require.Equal(t, tokendist.StatusMaxSteps, r.Status)
-			// Lanczos's λ_max plus its error bound may round τ up by one, never down.
+			// The certified upper bound on λ_max (within 1 % of the gap) may round τ up
+			// by one, never down.
 			require.GreaterOrEqual(t, r.Steps, tau)
 			require.LessOrEqual(t, r.Steps, tau+1)
 			require.Less(t, r.Steps, int64(tokendist.DefaultMaxSteps))

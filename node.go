@@ -163,16 +163,22 @@ type NodePrograms interface {
 // NodeOptions configure the node programs of a built-in algorithm. The zero value asks
 // for the synchronous semantics.
 type NodeOptions struct {
-	// Patience is how many local ticks a node waits in a round for the messages of
-	// its neighbours before it goes on without them. Zero waits for ever: every round
-	// then uses exactly the loads the synchronous round would, so the final loads are
-	// Run's whatever the delays, and only the time changes. A positive patience trades
-	// that for progress when messages are slow or nodes are down; late tokens are
+	// Patience is the length, in local ticks, of a round whose node paces its rounds
+	// by its clock. Zero does not pace: a node begins a round as soon as it has
+	// finished the last and waits for ever for what the round needs, so every round
+	// uses exactly the loads the synchronous round would: the final loads are Run's
+	// whatever the delays and faults, and only the time changes. With Patience p > 0,
+	// round r owns the node's local ticks [r·p, (r+1)·p): the node begins it at tick
+	// r·p (not before), and at tick (r+1)·p goes on without the messages still
+	// missing; a round whose window has passed (after a restart) is skipped without a
+	// message. Clocks that agree keep the nodes in step, so with unit delays and p
+	// large enough for a round's messages the loads are still Run's; slower messages,
+	// down nodes and drifting clocks make rounds go without them. Late tokens are
 	// added when they arrive, never lost, and a program ignores the content of a
 	// message it can no longer use (one of a round it has left, or one its two ends
 	// settled differently). Each algorithm's NodePrograms says what a node does without
-	// its neighbours' messages. The built-in programs count the ticks of each round, so
-	// the ticks a host replays after a restart count too.
+	// its neighbours' messages. Built-in programs read the clock in Tick
+	// (NodeContext.Now).
 	Patience int64
 }
 

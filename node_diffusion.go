@@ -105,8 +105,9 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 // round marker otherwise. The round ends when a share from every neighbour has arrived;
 // shares of the next round wait in a buffer, and their tokens do not count in X until
 // then. So with zero Patience a synchronous host with Rounds = R ends with the loads,
-// Moved and Messages of Run with MaxSteps R and NodeStreams. With Patience p > 0 a node
-// that has waited p ticks starts the next round without the missing shares; they are
+// Moved and Messages of Run with MaxSteps R and NodeStreams. With Patience p > 0 (rounds
+// paced by the local clock, see NodeOptions) a node starts the next round at the end of
+// its round's window without the missing shares; they are
 // added to its load when they arrive (stale content is ignored), so tokens are
 // conserved and loads stay non-negative, but rounds no longer use synchronous loads.
 //
@@ -140,7 +141,8 @@ func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (Node
 // with zero Patience a synchronous host with Rounds = R ends with the loads, Moved and
 // Messages of Run with MaxSteps R and NodeStreams.
 //
-// With Patience p > 0 a node that has waited p ticks ends the round: an inactive node
+// With Patience p > 0 (rounds paced by the local clock, see NodeOptions) a node ends
+// the round at the end of its window: an inactive node
 // that has not heard from every neighbour declines the proposals it has, a proposer
 // without an answer keeps its tokens, and a node owed tokens goes on without them (they
 // are added when they arrive). Late answers are ignored; tokens are conserved and loads
@@ -180,8 +182,8 @@ func (b *edgeDiffusion) nodePrograms(name string, net Network, opts *NodeOptions
 // counts one message per link with a non-zero flow) and the other end waits for it. The
 // round ends when every link is settled, so with zero Patience a synchronous host with
 // Rounds = R ends with Run's loads, Moved and Messages after MaxSteps R (RSW never
-// sends more than a node holds). With Patience p > 0 a node that has waited p ticks
-// ends the round: a link whose neighbour's load is missing carries no flow this round,
+// sends more than a node holds). With Patience p > 0 (rounds paced by the local
+// clock, see NodeOptions) a node ends the round at the end of its window: a link whose neighbour's load is missing carries no flow this round,
 // and tokens still owed are added when they arrive (their content ignored).
 //
 // A round costs O(deg v) at node v and its state is O(deg v) bytes. It returns an error

@@ -29,11 +29,12 @@ var _ NodeAlgorithm = (*DimensionExchange)(nil)
 //
 // With zero Patience a synchronous host (unit delays, Rounds = R) ends with the loads,
 // Moved and Messages of Run with MaxSteps R and NoStability (the stability stop would
-// end Run early). With Patience p > 0, a node that has waited p ticks in a round gives
-// the round up: if it lacks its partner's Load it skips the exchange; if it lacks the
+// end Run early). With Patience p > 0 rounds are paced by the local clock (round r
+// owns the ticks [r·p, (r+1)·p), see NodeOptions), and at the end of its window a node
+// gives the round up: if it lacks its partner's Load it skips the exchange; if it lacks the
 // partner's tokens it goes on without them (they are added when they arrive). The
 // partner may then have computed that tokens go to it and wait for them in vain: it
-// gives up after its own patience in the same way. Tokens are never lost or doubled
+// gives up at the end of its own window in the same way. Tokens are never lost or doubled
 // (they move only through Send), but the two ends may apply different exchanges.
 //
 // Program(v) costs O(1); a call of a program costs O(deg v) (finding the round's

@@ -8,8 +8,8 @@ import (
 
 // This file holds what the round-based node programs (node_dx.go, node_diffusion.go)
 // share: roundCore, which numbers the rounds, buffers the messages of rounds the node
-// has not reached, counts the ticks of patience and persists all of it; each algorithm
-// plugs its round in through roundAlgo.
+// has not reached, paces the rounds by the local clock when Patience is positive and
+// persists all of it; each algorithm plugs its round in through roundAlgo.
 
 // roundAlgo is one algorithm's round, driven by roundCore.
 type roundAlgo interface {
@@ -36,6 +36,7 @@ const (
 	rcFresh   uint8 = iota // Start has not been called
 	rcRunning              // in round round
 	rcDone                 // every round is over
+	rcWaiting              // Patience > 0: round round begins at its window's first tick
 )
 
 // bufMsg is a message of a future round, kept until the node gets there.
@@ -54,8 +55,7 @@ type roundCore struct {
 
 	status uint8
 	round  int64
-	ticks  int64    // ticks spent in the current round
-	fut    []bufMsg // messages of rounds > round, in arrival order
+	fut    []bufMsg // messages of rounds > round (≥ round while waiting), in arrival order
 	held   int64    // the tokens of the messages in fut, already in NodeContext.Load
 }
 
@@ -101,15 +101,28 @@ func (k *roundCore) checkContext(c *NodeContext) error {
 }
 
 // enter starts round r (or ends the program if r < 0 or beyond c.Rounds) and replays
-// the buffered messages of r; it moves on while rounds complete at once.
+// the buffered messages of r; it moves on while rounds complete at once. With Patience
+// P > 0, round r owns the local ticks [r·P, (r+1)·P): a round whose window has passed
+// is skipped without a message, and one whose window has not begun waits for its
+// first tick (Tick begins it).
 func (k *roundCore) enter(c *NodeContext, r int64) error {
 	for {
 		if r < 0 || (c.Rounds > 0 && r >= c.Rounds) {
-			k.status, k.round, k.ticks = rcDone, max(r, k.round), 0
+			k.status, k.round = rcDone, max(r, k.round)
 			k.dropBefore(1<<63 - 1)
 			return nil
 		}
-		k.round, k.ticks = r, 0
+		if k.patience > 0 {
+			if w := k.window(c); r < w {
+				r = k.algo.next(r + 1) // its window has passed (a restart, a slow round before)
+				continue
+			} else if r > w {
+				k.status, k.round = rcWaiting, r
+				k.dropBefore(r)
+				return nil
+			}
+		}
+		k.status, k.round = rcRunning, r
 		k.dropBefore(r)
 		if err := k.algo.begin(c, k); err != nil {
 			return err
@@ -123,6 +136,9 @@ func (k *roundCore) enter(c *NodeContext, r int64) error {
 		r = k.algo.next(r + 1)
 	}
 }
+
+// window returns the round whose window holds the local clock (Patience > 0).
+func (k *roundCore) window(c *NodeContext) int64 { return max(c.Now, 0) / k.patience }
 
 // dropBefore forgets the buffered messages of rounds before r (stale: their tokens
 // stay in the load).
@@ -179,7 +195,7 @@ func (k *roundCore) Receive(c *NodeContext, port int, m Message) error {
 		return badParam("node %d received a message before Start", k.id)
 	case k.status == rcDone || m.Round < k.round:
 		return nil
-	case m.Round > k.round:
+	case m.Round > k.round || k.status == rcWaiting:
 		if len(k.fut) >= k.futCap() {
 			if k.patience <= 0 {
 				return fmt.Errorf("%w: node %d in round %d holds %d messages of later rounds, more than zero patience allows", errUnexpected, k.id, k.round, len(k.fut))
@@ -204,27 +220,33 @@ func (k *roundCore) Receive(c *NodeContext, port int, m Message) error {
 	return nil
 }
 
-// Tick counts a tick of patience; when Patience ticks have passed in the round, the
-// node goes on without what is missing.
+// Tick paces the rounds when Patience is positive: at the first tick of a waiting
+// round's window the node begins it, and at the end of a running round's window it goes
+// on without what is missing. With zero patience ticks do nothing.
 func (k *roundCore) Tick(c *NodeContext) error {
 	if err := k.checkContext(c); err != nil {
 		return err
 	}
-	if k.status != rcRunning || k.patience <= 0 {
+	if k.patience <= 0 {
 		return nil
 	}
-	if k.ticks++; k.ticks < k.patience {
-		return nil
+	switch w := k.window(c); {
+	case k.status == rcWaiting && w >= k.round:
+		return k.enter(c, k.round)
+	case k.status == rcRunning && w > k.round:
+		if err := k.algo.giveUp(c, k); err != nil {
+			return err
+		}
+		return k.enter(c, k.algo.next(k.round+1))
 	}
-	if err := k.algo.giveUp(c, k); err != nil {
-		return err
-	}
-	return k.enter(c, k.algo.next(k.round+1))
+	return nil
 }
 
 // Idle reports whether the node waits for nothing but messages: before Start, after its
 // last round, and, with zero patience, whenever it waits.
-func (k *roundCore) Idle() bool { return k.status != rcRunning || k.patience <= 0 }
+func (k *roundCore) Idle() bool {
+	return k.status == rcFresh || k.status == rcDone || k.patience <= 0
+}
 
 // stateVersion is the first byte of every node program's state.
 const stateVersion = 1
@@ -237,7 +259,6 @@ func (k *roundCore) AppendState(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(k.deg))
 	b = append(b, k.status)
 	b = binary.AppendVarint(b, k.round)
-	b = binary.AppendVarint(b, k.ticks)
 	b = binary.AppendUvarint(b, uint64(len(k.fut)))
 	for _, f := range k.fut {
 		b = binary.AppendUvarint(b, uint64(f.port))
@@ -256,20 +277,20 @@ func (k *roundCore) RestoreState(b []byte) error {
 	if id, deg := r.uint(), r.uint(); r.err == nil && (id != uint64(k.id) || deg != uint64(k.deg)) {
 		return k.badState(b, fmt.Sprintf("the state of node %d of degree %d", id, deg))
 	}
-	status, round, ticks := r.byte(), r.int(), r.int()
+	status, round := r.byte(), r.int()
 	n := r.count(k.futCap())
 	fut := make([]bufMsg, 0, k.futCap())
 	var held int64
 	for i := 0; i < n && r.err == nil; i++ {
 		p := r.count(k.deg - 1)
 		m := r.message()
-		if m.Round <= round || m.Tokens < 0 || held > 1<<62-m.Tokens {
+		if m.Round < round || (m.Round == round && status != rcWaiting) || m.Tokens < 0 || held > 1<<62-m.Tokens {
 			r.fail()
 		}
 		held += m.Tokens
 		fut = append(fut, bufMsg{port: p, m: m})
 	}
-	if status > rcDone || round < 0 || ticks < 0 {
+	if status > rcWaiting || round < 0 {
 		r.fail()
 	}
 	commit := k.algo.restoreState(r)
@@ -280,7 +301,7 @@ func (k *roundCore) RestoreState(b []byte) error {
 		return k.badState(b, r.err.Error())
 	}
 	commit()
-	k.status, k.round, k.ticks, k.fut, k.held = status, round, ticks, fut, held
+	k.status, k.round, k.fut, k.held = status, round, fut, held
 	return nil
 }
 

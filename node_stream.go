@@ -1,8 +1,6 @@
 package tokendist
 
 import (
-	"math/bits"
-
 	"github.com/tokendist/tokendist/internal/rng"
 )
 
@@ -38,21 +36,15 @@ func (g *nodeStream) word() uint64 {
 // begin starts a batch whose ranges multiply to prod, 1 ≤ prod < 2^64.
 func (g *nodeStream) begin(prod uint64) {
 	for {
-		x := g.word()
-		if _, lo := bits.Mul64(x, prod); lo < prod && lo < -prod%prod {
-			continue // Lemire: reject the 2^64 mod prod words that would bias the digits
+		if x := g.word(); lemireAccepts(x, prod) {
+			g.x = x
+			return
 		}
-		g.x = x
-		return
 	}
 }
 
 // next returns the batch's next digit, uniform on [0, r).
-func (g *nodeStream) next(r uint64) uint64 {
-	hi, lo := bits.Mul64(g.x, r)
-	g.x = lo
-	return hi
-}
+func (g *nodeStream) next(r uint64) uint64 { return nextDigit(&g.x, r) }
 
 // nodeFixed serves digits of one fixed range r from a node stream, refilling batches of
 // r^k ≤ digitLimit (fixedDigits on a node stream).

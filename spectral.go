@@ -103,6 +103,35 @@ type SpectralOptions struct {
 	MaxIter int
 	// Seed fixes Lanczos's random start vector.
 	Seed uint64
+	// IntervalTol, if positive, replaces Tol and GapTol by a stopping rule on the
+	// certified interval of λ_max (Spectrum.Lower, Spectrum.Upper): Lanczos stops at
+	// the first convergence check at which Upper < 1 and Upper − Lower ≤
+	// IntervalTol·(1 − Upper), so that Upper overestimates λ_max by at most IntervalTol
+	// times the gap 1 − Upper (0.01: τ(G, K) from Upper is at most about 1 % long).
+	// Bound2 and BoundN then are the certified ones (Upper's end minus its Ritz value).
+	// Its cost grows like ln(√n/Delta)/√(IntervalTol·gap) iterations where the top of
+	// the spectrum is a continuum (random regular graphs: 365 at 10^6 nodes for 0.01,
+	// against 1040 for the default Tol), and follows the Ritz residual's convergence
+	// where the top eigenvalue is isolated (Torus(1000, 1000): 2438, against 1743)
+	// (docs/performance.md, "Certified λ_max"). On a small network with a small gap the recurrence can end (n − 1
+	// iterations) before the rule is met: LambdaMax then returns ErrNotConverged with
+	// the interval it has (SpectralDense is exact there). Negative or NaN is an error.
+	IntervalTol float64
+	// Delta is the probability, over Lanczos's random start, with which Spectrum.Upper
+	// may fail to bound λ_max (0: 1e-6; outside [0, 1) or NaN is an error). The cost
+	// grows like ln(1/Delta).
+	Delta float64
+}
+
+// defaultDelta is SpectralOptions.Delta's default.
+const defaultDelta = 1e-6
+
+// delta returns Delta or its default.
+func (o *SpectralOptions) delta() float64 {
+	if o.Delta > 0 {
+		return o.Delta
+	}
+	return defaultDelta
 }
 
 // Spectrum holds the extreme non-trivial eigenvalues of the transition matrix P of a
@@ -122,15 +151,32 @@ type Spectrum struct {
 	// rounding. A Lanczos value is ≤ λ_2 and ≥ λ_n in exact arithmetic. When one end is
 	// clearly smaller in absolute value, Lanczos stops once λ_max is accurate, and that
 	// end reports a bound that holds unconverged (λ_n ≥ (1−d)/(d+1), λ_2 < 1), which
-	// may exceed Tol. The Lanczos bound held in every case of a sweep of tori, rings
-	// and hypercubes against their closed forms at Tol ≤ 1e-6 and GapTol = 1e-6; at
-	// loose tolerances (1e-3) the gap to the next Ritz value overestimates the true gap
-	// and the bound can be below the error.
+	// may exceed Tol; the end that does not set λ_max reports at least its certified
+	// bound (the distance from its Ritz value to its end of the certified interval, see
+	// Upper). The Ritz-gap bound is not proved: at loose tolerances (1e-3) the gap to
+	// the next Ritz value overestimates the true gap and the bound can be below the
+	// error (TestCertifiedBoundsSweep counts the cases). Under
+	// SpectralOptions.IntervalTol both are the certified bounds.
 	Bound2 float64 `json:"bound2"`
 	BoundN float64 `json:"boundN"`
 	// Method is the method used, and Iterations the Lanczos iterations (0 otherwise).
 	Method     SpectralMethod `json:"method"`
 	Iterations int            `json:"iterations"`
+	// Lower and Upper bound λ_max: Lower ≤ λ_max ≤ Upper ≤ 1. For the dense solver and
+	// the closed forms they are LambdaMax ∓ the rounding bound, and Delta is 0. For
+	// Lanczos, Lower is the largest |Ritz value| (a Rayleigh quotient: Lower ≤ λ_max
+	// holds whatever the start) and Upper comes from the Lanczos polynomial (van
+	// Dorsselaer, Hochstenbach and van der Vorst, SIAM J. Matrix Anal. Appl. 22, 2000):
+	// in exact arithmetic, Upper ≥ λ_max holds with probability at least 1 − Delta over
+	// the random start (SpectralOptions.Delta), at every iteration at once, whatever
+	// the spectrum — no gap or separation is assumed. Rounding is covered by an
+	// allowance of (8 + 2k) units in the last place after k iterations, which is
+	// measured (TestCertifiedBoundsSweep), not proved. Upper = 1 says nothing (too few
+	// iterations). BalancingTime(Upper, n, K) is a τ(G, K) that is not short with that
+	// probability; docs/performance.md ("Certified λ_max") has the proof.
+	Lower float64 `json:"lower,omitempty"`
+	Upper float64 `json:"upper,omitempty"`
+	Delta float64 `json:"delta,omitempty"`
 }
 
 // Gap returns the spectral gap 1 − λ_max. It costs O(1).
@@ -147,7 +193,12 @@ func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
 // networks with fixed-order sums, so its result does not depend on the number of
 // workers. It rejects a nil, empty or disconnected network, isolated nodes and
 // bad options, and returns ErrNotConverged (with the best estimate) if MaxIter runs out.
-// HypercubeSpectrum and TorusSpectrum give closed forms to check it against.
+// Every spectrum carries a certified interval Lower ≤ λ_max ≤ Upper (Spectrum.Upper: for
+// Lanczos, with probability ≥ 1 − Delta over the random start), and
+// SpectralOptions.IntervalTol stops Lanczos once that interval is narrow relative to the
+// gap. On networks of at least 2^22 nodes without locality, pass A is
+// propagation-blocked (12 B more per link end). HypercubeSpectrum and TorusSpectrum give
+// closed forms to check it against.
 func LambdaMax(net Network, opts *SpectralOptions) (Spectrum, error) {
 	var o SpectralOptions
 	if opts != nil {
@@ -160,6 +211,10 @@ func LambdaMax(net Network, opts *SpectralOptions) (Spectrum, error) {
 		return Spectrum{}, badParam("spectral GapTol %v is not positive", o.GapTol)
 	case o.MaxIter < 0:
 		return Spectrum{}, badParam("spectral MaxIter %d is negative", o.MaxIter)
+	case o.IntervalTol < 0 || math.IsNaN(o.IntervalTol):
+		return Spectrum{}, badParam("spectral IntervalTol %v is not positive", o.IntervalTol)
+	case !(o.Delta >= 0 && o.Delta < 1):
+		return Spectrum{}, badParam("spectral Delta %v is outside [0, 1)", o.Delta)
 	case o.Method < SpectralAuto || o.Method > SpectralLanczos:
 		return Spectrum{}, badParam("LambdaMax cannot use method %v", o.Method)
 	}
@@ -201,11 +256,21 @@ func (ln *lazyNet) denseSpectrum() (Spectrum, error) {
 	vals := eig.Values(nil) // ascending
 	n := len(vals)
 	bound := 8 * float64(n) * 0x1p-52
-	return newSpectrum(n, vals[n-2], vals[0], bound, bound, SpectralDense, 0), nil
+	return exactSpectrum(n, vals[n-2], vals[0], bound, bound, SpectralDense), nil
 }
 
 func newSpectrum(n int, l2, ln float64, b2, bn float64, m SpectralMethod, it int) Spectrum {
 	return Spectrum{N: n, Lambda2: l2, LambdaN: ln, LambdaMax: math.Max(l2, -ln), Bound2: b2, BoundN: bn, Method: m, Iterations: it}
+}
+
+// exactSpectrum is newSpectrum for the dense solver and the closed forms: Lower and
+// Upper are λ_max ∓ its rounding bound, certain (Delta = 0).
+func exactSpectrum(n int, l2, ln float64, b2, bn float64, m SpectralMethod) Spectrum {
+	sp := newSpectrum(n, l2, ln, b2, bn, m, 0)
+	b := math.Max(b2, bn)
+	sp.Lower = math.Max(0, sp.LambdaMax-b)
+	sp.Upper = math.Min(1, sp.LambdaMax+b)
+	return sp
 }
 
 // lanczos runs the Lanczos recurrence β_{k+1}·v_{k+1} = P·v_k − α_k·v_k − β_k·v_{k−1}
@@ -228,6 +293,7 @@ type lanczos struct {
 	grp          par.Group
 	workers      int
 	passA, passB func(lo, hi int)
+	bin          *binned // the propagation-blocked pass A, on large networks without locality
 }
 
 func newLanczos(ln *lazyNet, seed uint64) *lanczos {
@@ -242,13 +308,21 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 		l.delta = bandDeltas(ln.g)
 	}
 	l.passA, l.passB = l.passAChunks, l.passBChunks
-	// Random start in 1^⊥, one stream per chunk.
+	// The blocked pass needs 12 B per link end at most; without that room the gather
+	// kernel runs (the same result up to rounding, slower).
+	if l.runs == nil && l.delta == nil && n >= binnedMinOrder && checkAlloc("Lanczos bins", int64(len(ln.g.adj)), 12) == nil {
+		l.bin = newBinned(ln, binShift, l.workers)
+	}
+	// Random start in 1^⊥, one stream per chunk: standard normal entries, then the
+	// mean removed (the orthogonal projection onto 1^⊥). A standard normal vector's
+	// projection is a standard normal vector of 1^⊥, whose direction is uniform on the
+	// unit sphere of 1^⊥: the distribution the certified bound (certUpper) assumes.
 	sum := 0.0
 	for c := 0; c < nc; c++ {
 		r := rng.New(seed, -1, c)
 		v0, v1 := ln.chunkRange(c)
 		for i := v0; i < v1; i++ {
-			l.b[i] = 2*r.Float64() - 1
+			l.b[i] = r.NormFloat64()
 			sum += l.b[i]
 		}
 	}
@@ -264,7 +338,11 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 // step performs one Lanczos step and returns α_k and β_{k+1}.
 func (l *lanczos) step() (float64, float64) {
 	nc := l.ln.chunks()
-	l.grp.For(nc, l.workers, l.passA)
+	if l.bin != nil {
+		l.bin.passA(l)
+	} else {
+		l.grp.For(nc, l.workers, l.passA)
+	}
 	var dot, sc, sb float64
 	for c := 0; c < nc; c++ {
 		dot, sc, sb = dot+l.parts[3*c], sc+l.parts[3*c+1], sb+l.parts[3*c+2]
@@ -475,20 +553,32 @@ func (l *lanczos) passBChunks(lo, hi int) {
 // bandDeltas returns the neighbours of every node as 16-bit offsets j − i, or nil if
 // some offset does not fit.
 func bandDeltas(g *Graph) []int16 {
+	// Check first, so that a network without locality allocates nothing.
+	for i := 0; i < g.Order(); i++ {
+		for e := g.off[i]; e < g.off[i+1]; e++ {
+			if dj := int(g.adj[e]) - i; dj < math.MinInt16 || dj > math.MaxInt16 {
+				return nil
+			}
+		}
+	}
 	delta := make([]int16, len(g.adj))
 	for i := 0; i < g.Order(); i++ {
 		for e := g.off[i]; e < g.off[i+1]; e++ {
-			dj := int(g.adj[e]) - i
-			if dj < math.MinInt16 || dj > math.MaxInt16 {
-				return nil
-			}
-			delta[e] = int16(dj)
+			delta[e] = int16(int(g.adj[e]) - i)
 		}
 	}
 	return delta
 }
 
 func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
+	return ln.lanczosRun(o, nil)
+}
+
+// lanczosRun is lanczosSpectrum with an extra exit: when abandon is not nil, the run also
+// stops (with a nil error) at the first check at which abandon(lower) is true for the
+// certified lower bound on λ_max (the step budget stops once τ(lower) alone exceeds
+// DefaultMaxSteps).
+func (ln *lazyNet) lanczosRun(o SpectralOptions, abandon func(lower float64) bool) (Spectrum, error) {
 	par.Acquire() // held for the iteration, released before returning
 	defer par.Release()
 	n := ln.g.Order()
@@ -496,6 +586,7 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
 	var t tridiag
 	gLo := float64(1-ln.d) / float64(ln.d+1) // Gershgorin: every eigenvalue of P is ≥ gLo
+	ct := newCertifier(n, o.delta(), gLo)
 	nextCheck := 8
 	for k := 1; k <= o.MaxIter; k++ {
 		a, b := l.step()
@@ -511,6 +602,29 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 			top.bound, bot.bound = math.Min(top.bound, 1e-12), math.Min(bot.bound, 1e-12)
 		}
 		top.bound, bot.bound = top.bound+ritzRounding, bot.bound+ritzRounding
+		if o.IntervalTol > 0 || abandon != nil {
+			// The certified interval decides when to stop.
+			c := ct.certify(alpha, beta, top.theta, bot.theta)
+			if lanczosTrace != nil {
+				lanczosTrace(k, top, bot, b)
+			}
+			if certTrace != nil {
+				certTrace(k, c)
+			}
+			done := o.IntervalTol > 0 && c.upper < 1 && c.upper-c.lower <= o.IntervalTol*(1-c.upper)
+			if abandon != nil && abandon(c.lower) {
+				done = true
+			}
+			sp := c.spectrum(n, top.theta, bot.theta, k)
+			if done {
+				return sp, nil
+			}
+			if breakdown || k == o.MaxIter {
+				return sp, fmt.Errorf("%w: Lanczos on %v bounded λ_max to [%.9g, %.9g] (IntervalTol %g) after %d iterations",
+					ErrNotConverged, ln.g, c.lower, c.upper, o.IntervalTol, k)
+			}
+			continue
+		}
 		// An end whose absolute value is clearly below the other's does not set λ_max.
 		topAcc, botAcc := top.bound <= o.tol(top.theta, top.bound), bot.bound <= o.tol(bot.theta, bot.bound)
 		topDone := topAcc || top.theta+top.bound < -bot.theta-bot.bound
@@ -529,16 +643,165 @@ func (ln *lazyNet) lanczosSpectrum(o SpectralOptions) (Spectrum, error) {
 				bot.bound = math.Max(bot.bound, bot.theta-gLo+ritzRounding)
 			}
 		}
+		final := (topDone && botDone) || breakdown || k == o.MaxIter
+		if !final {
+			continue
+		}
 		sp := newSpectrum(n, top.theta, bot.theta, top.bound, bot.bound, SpectralLanczos, k)
+		c := ct.certify(alpha, beta, top.theta, bot.theta)
+		if certTrace != nil {
+			certTrace(k, c)
+		}
+		sp.Lower, sp.Upper, sp.Delta = c.lower, c.upper, ct.delta
+		// The end that does not set λ_max was never resolved on purpose: its Ritz-gap
+		// bound may be wrong (its Ritz value may sit on a neighbouring eigenvalue), so it
+		// reports at least its certified bound.
+		if top.theta >= -bot.theta {
+			sp.BoundN = math.Max(sp.BoundN, bot.theta-c.loN)
+		} else {
+			sp.Bound2 = math.Max(sp.Bound2, c.up2-top.theta)
+		}
 		if topDone && botDone {
 			return sp, nil
 		}
-		if breakdown || k == o.MaxIter {
-			return sp, fmt.Errorf("%w: Lanczos on %v reached error bounds %.3g (λ_2) and %.3g (λ_n), tolerance %g, after %d iterations",
-				ErrNotConverged, ln.g, top.bound, bot.bound, o.Tol, k)
-		}
+		return sp, fmt.Errorf("%w: Lanczos on %v reached error bounds %.3g (λ_2) and %.3g (λ_n), tolerance %g, after %d iterations",
+			ErrNotConverged, ln.g, top.bound, bot.bound, o.Tol, k)
 	}
 	panic("unreachable")
+}
+
+// certTrace, when set (by tests), sees every certified interval that the interval
+// stopping rule (SpectralOptions.IntervalTol) decides on.
+var certTrace func(k int, c certInterval)
+
+// certifier computes the certified interval of λ_max from the Lanczos coefficients
+// (docs/performance.md, "Certified λ_max"). Lanczos on P restricted to 1^⊥ (dimension
+// m = n − 1) from b uniform on the unit sphere of 1^⊥, in exact arithmetic:
+//
+//   - Lower: every Ritz value is a Rayleigh quotient of a unit vector of 1^⊥, so θ_2 ≤
+//     λ_2 and θ_n ≥ λ_n, and λ_max ≥ max(θ_2, −θ_n, 0) (λ_2 ≥ 0: the trace of P on 1^⊥
+//     is ≥ 0). Deterministic.
+//   - Upper: v_{k+1} = q_k(P)·b with q_k = χ_k/(β_1⋯β_k), χ_k the characteristic
+//     polynomial of T_k, so ‖q_k(P)b‖ = 1 and, for a unit eigenvector u of λ_2 fixed in
+//     advance, |u·b|·|q_k(λ_2)| ≤ 1. q_k is positive and increasing right of θ_2, so if
+//     |u·b| ≥ t, λ_2 ≤ the point right of θ_2 where q_k = 1/t (van Dorsselaer,
+//     Hochstenbach and van der Vorst 2000, the bound from the Lanczos polynomial);
+//     likewise λ_n ≥ the point left of θ_n where |q_k| = 1/t, for a unit eigenvector of
+//     λ_n, and λ_n ≥ (1−d)/(d+1) (Gershgorin) regardless. For b uniform on the sphere
+//     of dimension m ≥ 2, P(|u·b| < t) ≤ t·√(2m/π) ≤ t·√(2n/π); t = (δ/2)/√(2n/π) for
+//     each end makes the two ends' bounds hold together with probability ≥ 1 − δ over
+//     the start. The event |u·b| ≥ t does not depend on k, so the bound holds at every
+//     iteration at once and any data-dependent stopping rule keeps it.
+//
+// Floating point: the Ritz values and the polynomial are those of the computed T_k;
+// the exact-arithmetic identities hold for it only up to rounding (Greenbaum 1989: the
+// computed T_k is exact Lanczos for a matrix whose eigenvalues lie in small intervals
+// around those of P). certRounding(k) is added to both ends; it is not a proved bound.
+type certifier struct {
+	n        int
+	delta    float64
+	logLimit float64 // log2(1/t)
+	gLo      float64
+}
+
+// certInterval is a certified interval [lower, upper] of λ_max and its ingredients:
+// up2 ≥ λ_2 and loN ≤ λ_n.
+type certInterval struct {
+	lower, upper, up2, loN float64
+	delta                  float64
+}
+
+func newCertifier(n int, delta, gLo float64) *certifier {
+	t := delta / 2 / math.Sqrt(2*float64(n)/math.Pi)
+	return &certifier{n: n, delta: delta, logLimit: -math.Log2(t), gLo: gLo}
+}
+
+// certRounding is the allowance for rounding added to the certified bounds after k
+// iterations: (8 + 2k) units in the last place of 1.
+func certRounding(k int) float64 { return float64(8+2*k) * 0x1p-52 }
+
+// certify returns the certified interval after k = len(alpha) iterations, with θ_2 =
+// top and θ_n = bot the extreme Ritz values. It costs O(k) per bisection step, about
+// 2·60·k operations.
+func (c *certifier) certify(alpha, beta []float64, top, bot float64) certInterval {
+	k := len(alpha)
+	eta := certRounding(k)
+	r := certInterval{delta: c.delta}
+	// λ_2 ≤ up2: the point right of θ_2 where q_k reaches 1/t, at most 1.
+	r.up2 = 1
+	if lo := math.Min(top, 1); polyExceeds(alpha, beta, 1, c.logLimit) {
+		hi := 1.0
+		for it := 0; it < 80; it++ {
+			mid := lo + (hi-lo)/2
+			if mid <= lo || mid >= hi {
+				break
+			}
+			if polyExceeds(alpha, beta, mid, c.logLimit) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		r.up2 = math.Min(1, hi+eta)
+	}
+	// λ_n ≥ loN: the point left of θ_n where |q_k| reaches 1/t, at least gLo.
+	r.loN = c.gLo
+	if hi := math.Max(bot, c.gLo); polyExceeds(alpha, beta, c.gLo, c.logLimit) {
+		lo := c.gLo
+		for it := 0; it < 80; it++ {
+			mid := lo + (hi-lo)/2
+			if mid <= lo || mid >= hi {
+				break
+			}
+			if polyExceeds(alpha, beta, mid, c.logLimit) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		r.loN = math.Max(c.gLo, lo-eta)
+	}
+	r.upper = math.Min(1, math.Max(r.up2, -r.loN))
+	r.lower = math.Max(0, math.Max(top, -bot)-eta)
+	r.lower = math.Min(r.lower, r.upper)
+	return r
+}
+
+// spectrum returns the Lanczos spectrum whose bounds are the certified ones: Bound2 =
+// up2 − θ_2 and BoundN = θ_n − loN.
+func (r certInterval) spectrum(n int, top, bot float64, k int) Spectrum {
+	sp := newSpectrum(n, top, bot, math.Max(0, r.up2-top), math.Max(0, bot-r.loN), SpectralLanczos, k)
+	sp.Lower, sp.Upper, sp.Delta = r.lower, r.upper, r.delta
+	return sp
+}
+
+// polyExceeds reports whether |q_k(x)| ≥ 2^logLimit, with q_k = χ_k/(β_1⋯β_k) the
+// normalised Lanczos polynomial of the k = len(alpha) iterations: q_0 = 1 and
+// β_j·q_j(x) = (x − α_j)·q_{j−1}(x) − β_{j−1}·q_{j−2}(x), the recurrence of the Lanczos
+// vectors evaluated at the number x. The values are rescaled by powers of 2 so that
+// they neither overflow nor underflow. A zero β (exact breakdown) makes |q_k| infinite
+// at every x that is not a root: it reports true.
+func polyExceeds(alpha, beta []float64, x, logLimit float64) bool {
+	const big, scale, bits = 0x1p500, 0x1p-500, 500
+	q2, q1, e := 0.0, 1.0, 0 // q_{j−2}, q_{j−1}, and the binary exponent they are scaled by
+	for j, a := range alpha {
+		bPrev := 0.0
+		if j > 0 {
+			bPrev = beta[j-1]
+		}
+		if beta[j] == 0 {
+			return true
+		}
+		q := ((x-a)*q1 - bPrev*q2) / beta[j]
+		q2, q1 = q1, q
+		if math.Abs(q1) > big {
+			q1, q2, e = q1*scale, q2*scale, e+bits
+		}
+	}
+	if q1 == 0 {
+		return false
+	}
+	return math.Log2(math.Abs(q1))+float64(e) >= logLimit
 }
 
 // lanczosTrace, when set (by tests, to trace convergence), sees every convergence check:
@@ -700,7 +963,7 @@ func HypercubeSpectrum(d int) (Spectrum, error) {
 	}
 	D := float64(d + 1)
 	bound := 4 * 0x1p-52
-	return newSpectrum(1<<d, float64(d-1)/D, float64(1-d)/D, bound, bound, SpectralClosedForm, 0), nil
+	return exactSpectrum(1<<d, float64(d-1)/D, float64(1-d)/D, bound, bound, SpectralClosedForm), nil
 }
 
 // TorusSpectrum returns the closed-form spectrum of the transition matrix of the torus
@@ -745,7 +1008,7 @@ func TorusSpectrum(sides ...int) (Spectrum, error) {
 	}
 	D := float64(d + 1)
 	bound := 8 * 0x1p-52
-	return newSpectrum(n, 1-loss/D, low/D, bound, bound, SpectralClosedForm, 0), nil
+	return exactSpectrum(n, 1-loss/D, low/D, bound, bound, SpectralClosedForm), nil
 }
 
 // BalancingTime returns τ(G, K), the number of rounds after which the continuous

@@ -270,30 +270,40 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestLanczosBoundsSweep checks Lanczos's error bounds against the closed forms on every
-// torus with sides 3..40 × 3..40, every ring of 3..400 nodes and every hypercube of
-// dimension 1..11, at the default tolerance, Tol = 1e-6 and GapTol = 1e-6 (two seeds):
-// |λ − closed form| ≤ Lanczos's bound + the closed form's rounding bound, for λ_2 and
-// λ_n, in every case. (At loose tolerances, 1e-3, the r²/gap bound with the Ritz gap can
-// fall below the error: the note on Spectrum.Bound2 says so.)
-func TestLanczosBoundsSweep(t *testing.T) {
-	type tc struct {
-		name string
-		g    *tokendist.Graph
-		cf   tokendist.Spectrum
-	}
-	var cases []tc
+// boundsSweepCase is a network of the bounds sweep with its closed-form spectrum.
+type boundsSweepCase struct {
+	name string
+	g    *tokendist.Graph
+	cf   tokendist.Spectrum
+}
+
+// boundsSweep returns the 1150 networks of the bounds sweep: every torus with sides
+// 3..40 × 3..40, every ring of 3..400 nodes and every hypercube of dimension 1..11.
+func boundsSweep() []boundsSweepCase {
+	var cases []boundsSweepCase
 	for s1 := 3; s1 <= 40; s1++ {
 		for s2 := s1; s2 <= 40; s2++ {
-			cases = append(cases, tc{fmt.Sprintf("Torus(%d,%d)", s1, s2), must(tokendist.Torus(s1, s2)), must(tokendist.TorusSpectrum(s1, s2))})
+			cases = append(cases, boundsSweepCase{fmt.Sprintf("Torus(%d,%d)", s1, s2), must(tokendist.Torus(s1, s2)), must(tokendist.TorusSpectrum(s1, s2))})
 		}
 	}
 	for s := 3; s <= 400; s++ {
-		cases = append(cases, tc{fmt.Sprintf("Ring(%d)", s), must(tokendist.Ring(s)), must(tokendist.TorusSpectrum(s))})
+		cases = append(cases, boundsSweepCase{fmt.Sprintf("Ring(%d)", s), must(tokendist.Ring(s)), must(tokendist.TorusSpectrum(s))})
 	}
 	for d := 1; d <= 11; d++ {
-		cases = append(cases, tc{fmt.Sprintf("Hypercube(%d)", d), must(tokendist.Hypercube(d)), must(tokendist.HypercubeSpectrum(d))})
+		cases = append(cases, boundsSweepCase{fmt.Sprintf("Hypercube(%d)", d), must(tokendist.Hypercube(d)), must(tokendist.HypercubeSpectrum(d))})
 	}
+	return cases
+}
+
+// TestLanczosBoundsSweep checks Lanczos's error bounds against the closed forms on the
+// 1150 networks of boundsSweep at the default tolerance, Tol = 1e-6 and GapTol = 1e-6
+// (two seeds): |λ − closed form| ≤ Lanczos's bound + the closed form's rounding bound,
+// for λ_2 and λ_n, in every case. (At loose tolerances, 1e-3, the r²/gap bound with the
+// Ritz gap can fall below the error: the note on Spectrum.Bound2 says so;
+// TestCertifiedBoundsSweep checks the certified interval there.) In every case the
+// certified interval holds too: Lower ≤ λ_max ≤ Upper.
+func TestLanczosBoundsSweep(t *testing.T) {
+	cases := boundsSweep()
 	for _, o := range []tokendist.SpectralOptions{{}, {Seed: 5}, {Tol: 1e-6}, {GapTol: 1e-6}, {GapTol: 1e-6, Seed: 9}} {
 		o.Method = tokendist.SpectralLanczos
 		for _, c := range cases {
@@ -304,8 +314,67 @@ func TestLanczosBoundsSweep(t *testing.T) {
 			if o.GapTol > 0 && sp.Lambda2 >= -sp.LambdaN {
 				require.LessOrEqual(t, sp.Bound2, 1e-6*(1-c.cf.LambdaMax), "%s %+v: GapTol not met", c.name, o)
 			}
+			checkInterval(t, c, o, sp)
 		}
 	}
+}
+
+// checkInterval requires Lower ≤ λ_max ≤ Upper against the closed form (with its
+// rounding bound) and Delta = the options' failure probability.
+func checkInterval(t *testing.T, c boundsSweepCase, o tokendist.SpectralOptions, sp tokendist.Spectrum) {
+	t.Helper()
+	cfb := math.Max(c.cf.Bound2, c.cf.BoundN)
+	require.LessOrEqual(t, sp.Lower, c.cf.LambdaMax+cfb, "%s %+v: Lower %v above λ_max %v", c.name, o, sp.Lower, c.cf.LambdaMax)
+	require.GreaterOrEqual(t, sp.Upper, c.cf.LambdaMax-cfb, "%s %+v: Upper %v below λ_max %v", c.name, o, sp.Upper, c.cf.LambdaMax)
+	require.LessOrEqual(t, sp.Upper, 1.0)
+	want := o.Delta
+	if want == 0 {
+		want = 1e-6
+	}
+	require.Equal(t, want, sp.Delta, "%s %+v", c.name, o)
+}
+
+// TestCertifiedBoundsSweep checks the certified interval of λ_max (Spectrum.Lower,
+// Spectrum.Upper) against the closed forms on the 1150 networks of boundsSweep where
+// the Ritz-gap bounds are known to fail (Tol = 1e-3, GapTol = 1e-2: 65 of the 2300
+// cases have an error above Bound2 or BoundN), under the interval stopping rule
+// (IntervalTol 0.01 and 0.1, Delta 1e-3 and the default, three seeds), and with
+// MaxIter cut to 2, 5 and 20: Lower ≤ λ_max ≤ Upper in every case, and under
+// IntervalTol the run stopped with Upper − Lower ≤ IntervalTol·(1 − Upper).
+func TestCertifiedBoundsSweep(t *testing.T) {
+	cases := boundsSweep()
+	ritzExceed := 0
+	opts := []tokendist.SpectralOptions{{Tol: 1e-3}, {GapTol: 1e-2}, {IntervalTol: 0.01}, {IntervalTol: 0.1, Seed: 3},
+		{IntervalTol: 0.01, Delta: 1e-3, Seed: 11}}
+	for _, o := range opts {
+		o.Method = tokendist.SpectralLanczos
+		for _, c := range cases {
+			sp, err := tokendist.LambdaMax(c.g, &o)
+			require.NoError(t, err, "%s %+v", c.name, o)
+			checkInterval(t, c, o, sp)
+			if o.IntervalTol > 0 {
+				require.LessOrEqual(t, sp.Upper-sp.Lower, o.IntervalTol*(1-sp.Upper), "%s %+v", c.name, o)
+				require.LessOrEqual(t, sp.Upper-c.cf.LambdaMax, o.IntervalTol*(1-c.cf.LambdaMax)+1e-15, "%s %+v: Upper too far from λ_max", c.name, o)
+				// The certified per-end bounds hold too.
+				require.LessOrEqual(t, c.cf.Lambda2, sp.Lambda2+sp.Bound2+c.cf.Bound2, "%s %+v: λ_2", c.name, o)
+				require.GreaterOrEqual(t, c.cf.LambdaN, sp.LambdaN-sp.BoundN-c.cf.BoundN, "%s %+v: λ_n", c.name, o)
+			} else if math.Abs(sp.Lambda2-c.cf.Lambda2) > sp.Bound2+c.cf.Bound2 || math.Abs(sp.LambdaN-c.cf.LambdaN) > sp.BoundN+c.cf.BoundN {
+				ritzExceed++
+			}
+		}
+	}
+	for _, it := range []int{2, 5, 20} {
+		o := tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, MaxIter: it, Seed: uint64(it)}
+		for _, c := range cases {
+			sp, err := tokendist.LambdaMax(c.g, &o)
+			if err != nil {
+				require.ErrorIs(t, err, tokendist.ErrNotConverged)
+			}
+			checkInterval(t, c, o, sp)
+		}
+	}
+	t.Logf("%d networks; the Ritz-gap bounds Bound2/BoundN exceeded in %d of %d cases at Tol 1e-3 and GapTol 1e-2; the certified interval in none",
+		len(cases), ritzExceed, 2*len(cases))
 }
 
 func TestHardeningLanczosNotConverged(t *testing.T) {
@@ -328,4 +397,19 @@ func TestHardeningLanczosNotConverged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSpectralOptionsIntervalValidation: IntervalTol must be ≥ 0 and Delta in [0, 1).
+func TestSpectralOptionsIntervalValidation(t *testing.T) {
+	g := must(tokendist.Torus(9, 9))
+	for _, o := range []tokendist.SpectralOptions{{IntervalTol: -1}, {IntervalTol: math.NaN()}, {Delta: -0.1}, {Delta: 1}, {Delta: math.NaN()}} {
+		_, err := tokendist.LambdaMax(g, &o)
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, "%+v", o)
+	}
+	sp := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, IntervalTol: 0.01, Delta: 0.25}))
+	require.Equal(t, 0.25, sp.Delta)
+	dense := must(tokendist.LambdaMax(g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense}))
+	require.Zero(t, dense.Delta)
+	require.LessOrEqual(t, dense.Lower, dense.LambdaMax)
+	require.GreaterOrEqual(t, dense.Upper, dense.LambdaMax)
 }

@@ -209,7 +209,10 @@ type NetworkModel struct {
 	LinkDelay func(u, v int) Delay `json:"-"`
 	// Loss, Duplicate and Reorder are the probabilities that a datagram is lost, sent
 	// twice (the copy with its own delay) or held back by an extra delay uniform on
-	// [0, ReorderDelay] so that later ones overtake it.
+	// [0, ReorderDelay] so that later ones overtake it. Otherwise a directed link keeps
+	// the order of its datagrams, as one network path does: a datagram whose delay
+	// would let it overtake an earlier one arrives with it instead (delays spread
+	// without reordering; Reorder adds reordering).
 	Loss      float64 `json:"loss,omitempty"`
 	Duplicate float64 `json:"duplicate,omitempty"`
 	Reorder   float64 `json:"reorder,omitempty"`

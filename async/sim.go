@@ -117,9 +117,10 @@ type sim struct {
 	progs tokendist.NodePrograms
 	opts  Options
 	model NetworkModel
-	off   []int   // CSR offsets of the edge ends
-	rev   []int32 // rev[e]: the receiver's port of edge end e
-	link  []Delay // per edge end, when LinkDelay is set
+	off   []int     // CSR offsets of the edge ends
+	rev   []int32   // rev[e]: the receiver's port of edge end e
+	link  []Delay   // per edge end, when LinkDelay is set
+	fifo  []float64 // per edge end: the latest arrival of a datagram sent in order on it
 	nodes []simNode
 	q     eventHeap
 	pool  []Datagram
@@ -256,6 +257,7 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 		s.off[v+1] = s.off[v] + len(g.Neighbors(v))
 	}
 	s.rev = make([]int32, s.off[n])
+	s.fifo = make([]float64, s.off[n])
 	for v := range n {
 		for p, w := range g.Neighbors(v) {
 			q, ok := slices.BinarySearch(g.Neighbors(int(w)), int32(v))
@@ -433,17 +435,9 @@ func (s *sim) flush(v int) error {
 
 // refresh updates the busy count and schedules the node's next tick.
 func (s *sim) refresh(v int) {
+	s.refreshBusy(v)
 	sn := &s.nodes[v]
-	busy := !sn.nd.ProgramIdle()
-	if busy != sn.busy {
-		if busy {
-			s.busy++
-		} else {
-			s.busy--
-		}
-		sn.busy = busy
-	}
-	if !sn.down && !sn.ticking && (busy || sn.nd.unacked > 0) {
+	if !sn.down && !sn.ticking && (sn.busy || sn.nd.unacked > 0) {
 		// The next multiple of the period at or after now, after the last tick.
 		k := int64(math.Ceil(s.now / sn.period))
 		if float64(k)*sn.period < s.now {
@@ -485,17 +479,21 @@ func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
 			} else {
 				delay = s.model.Delay.sample(s.r)
 			}
+			at := s.now + delay
 			if s.model.Reorder > 0 && s.r.Float64() < s.model.Reorder {
-				delay += s.model.ReorderDelay * s.r.Float64()
+				at += s.model.ReorderDelay * s.r.Float64() // held back: later ones overtake it
+			} else {
+				at = max(at, s.fifo[e]) // a link keeps its order unless a datagram is reordered
+				s.fifo[e] = at
 			}
 			if d.Kind == Ack {
-				s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e]))|ackBit, int64(d.Seq))
+				s.q.push(at, nodeKey(w, classArrival, int(s.rev[e]))|ackBit, int64(d.Seq))
 				continue
 			}
 			slot := s.alloc()
 			s.pool[slot] = *d
 			s.pool[slot].Port = int(s.rev[e])
-			s.q.push(s.now+delay, nodeKey(w, classArrival, int(s.rev[e])), int64(slot))
+			s.q.push(at, nodeKey(w, classArrival, int(s.rev[e])), int64(slot))
 		}
 	}
 }
@@ -558,6 +556,7 @@ func (s *sim) crash(v int) error {
 	return nil
 }
 
+// refreshBusy updates the count of nodes whose program is not idle.
 func (s *sim) refreshBusy(v int) {
 	sn := &s.nodes[v]
 	busy := !sn.nd.ProgramIdle()

@@ -19,7 +19,8 @@ var resultCols = []string{"discrepancy", "steps", "time", "moved", "messages", "
 // the columns of RunsTable plus, after "algorithm", one column per parameter the runs'
 // configurations name: network_name, loads_name and algorithm_name, then
 // "network.PARAM", "loads.PARAM", "algorithm.PARAM", "stop.FIELD" and, for runs with a
-// network model, "model.FIELD" ("model.delay.max" for a field of the delay distribution)
+// network model, "model.FIELD" ("model.delay.max" for a field of the delay distribution;
+// a numeric field the model leaves at zero shows 0)
 // (a list, such as a torus's sides, as JSON text; a parameter a run lacks is empty). A failed run keeps its
 // status and error and has no numbers in the result and metric columns. Numbers are
 // int64 and float64 values; Table.Write prints them in full precision in CSV and JSON
@@ -95,6 +96,9 @@ func ExportTable(db *DB, where string) (Table, error) {
 	return t, nil
 }
 
+// modelZeroKeys are the numeric keys of a network model whose zero value its JSON omits.
+var modelZeroKeys = []string{"loss", "duplicate", "reorder", "reorder_delay", "drift", "crash_rate", "patience"}
+
 // specColumns returns the parameter columns of a stored configuration (the JSON of a
 // registry.Spec): network_name, network.PARAM, ..., stop.FIELD.
 func specColumns(config string) map[string]any {
@@ -141,6 +145,11 @@ func specColumns(config string) map[string]any {
 	}
 	for k, raw := range spec.Stop {
 		out["stop."+k] = val(raw)
+	}
+	if spec.Model != nil { // the keys a model leaves at zero are omitted from its JSON: show the zero
+		for _, k := range modelZeroKeys {
+			out["model."+k] = int64(0)
+		}
 	}
 	for k, raw := range spec.Model {
 		var sub map[string]json.RawMessage

@@ -133,10 +133,15 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 		return nil, err
 	}
 	si, hasStatus := col["status"]
+	// A line's or panel's label: its values, a number named by its column ("n = 16",
+	// where a bare 16 would not say what it counts).
 	label := func(r []any, idx []int) string {
 		s := make([]string, len(idx))
 		for k, i := range idx {
 			s[k] = cell(r[i])
+			if _, ok := number(r[i]); ok {
+				s[k] = t.Cols[i] + " = " + s[k]
+			}
 		}
 		return strings.Join(s, ", ")
 	}

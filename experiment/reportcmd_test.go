@@ -307,7 +307,7 @@ func TestSpecColumnsModel(t *testing.T) {
 	cols := specColumns(`{"network":{"name":"ring","params":{"n":8}},"loads":{"name":"point-mass"},"algorithm":{"name":"threshold-1"},
 		"stop":{"max_steps":5},"network_model":{"delay":{"kind":"uniform","min":1,"max":4},"loss":0.1,"patience":3,"crashes":[{"node":1}]}}`)
 	want := map[string]any{"model.delay.kind": "uniform", "model.delay.min": int64(1), "model.delay.max": int64(4),
-		"model.loss": 0.1, "model.patience": int64(3), "model.crashes": `[{"node":1}]`, "stop.max_steps": int64(5), "network.n": int64(8)}
+		"model.loss": 0.1, "model.patience": int64(3), "model.crash_rate": int64(0), "model.crashes": `[{"node":1}]`, "stop.max_steps": int64(5), "network.n": int64(8)}
 	for k, v := range want {
 		if cols[k] != v {
 			t.Errorf("%s = %#v; want %#v", k, cols[k], v)
@@ -318,4 +318,18 @@ func TestSpecColumnsModel(t *testing.T) {
 			t.Errorf("a run without a network model has column %s", k)
 		}
 	}
+}
+
+// TestPlotNumericLabels: a numeric --by or --facet value is named by its column ("n =
+// 16"), a text value is shown alone.
+func TestPlotNumericLabels(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	svg, err := Plot(d, PlotOptions{By: "seed", Facet: "network_name"})
+	require.NoError(t, err)
+	desc := string(svg[bytes.Index(svg, []byte("<desc>")):bytes.Index(svg, []byte("</desc>"))])
+	require.Contains(t, desc, "seed = ", desc)
+	require.NotContains(t, desc, "network_name = ", desc)
 }

@@ -104,7 +104,7 @@ func TestRunNetworkModel(t *testing.T) {
 
 	// An algorithm without node programs, and options async does not support.
 	bad := spec
-	bad.Algorithm = registry.Choice{Name: "threshold-1"}
+	bad.Algorithm = registry.Choice{Name: "discrepancy-1"}
 	bad.Network = registry.Choice{Name: "path", Params: registry.Params{"n": 8}}
 	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Fatal(err)

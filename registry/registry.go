@@ -607,8 +607,9 @@ type StopRule struct {
 	// MaxSteps is RunOptions.MaxSteps: it bounds the steps (0: the balancer's budget,
 	// else DefaultMaxSteps).
 	MaxSteps int64 `json:"max_steps,omitempty"`
-	// Tau sets the step budget to τ(G, K) (BalancingTime with the network's λ_max and K
-	// the initial discrepancy; Berenbrink et al., Theorem 2.2 and Table 1). It costs a
+	// Tau sets the step budget to τ(G, K) (BalancingTime with the certified upper bound
+	// Spectrum.Upper on the network's λ_max, so that τ is not short, and K the initial
+	// discrepancy; Berenbrink et al., Theorem 2.2 and Table 1). It costs a
 	// LambdaMax per distinct network: the Registry keeps the spectra of the last 64
 	// networks (keyed by their links), so the seeds and algorithms of a sweep on one
 	// network, and the lambda_max metric, share one computation.
@@ -883,7 +884,7 @@ func (r *Registry) Run(ctx context.Context, s Spec, opts *tokendist.RunOptions) 
 		if k < 1 {
 			k = 1
 		}
-		tau, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), k)
+		tau, err := tokendist.BalancingTime(sp.Upper, g.Order(), k)
 		if err != nil {
 			out.Result.Status = tokendist.StatusFailed
 			return out, wrapf(err, "stop tau")
