@@ -197,6 +197,8 @@ type chaos struct {
 	added     int
 	completed int
 	restartAt map[int]time.Time
+	answered  map[int]bool // the node's current process has answered a request
+	early     int          // kills of a process that had not answered yet
 	recovery  []float64 // seconds from restart to the first delivered datagram
 }
 
@@ -208,6 +210,7 @@ func (c *chaos) run(tot *chaosTotals) {
 	}
 	c.hc = &http.Client{Timeout: 15 * time.Second}
 	c.restartAt = map[int]time.Time{}
+	c.answered = map[int]bool{}
 	t.Cleanup(c.killAll)
 
 	// 1. The measurement fleet: Rounds rounds, every link through a latency toxic of
@@ -278,12 +281,19 @@ func (c *chaos) run(tot *chaosTotals) {
 	}
 	balancedAfter := time.Since(recStart)
 	time.Sleep(2 * time.Second) // a margin of fault-free rounds
-	var rejected, moved int64
+	var rejected, moved, starts int64
 	for v := range c.cfgs {
-		if s, err := c.status(v); err == nil {
-			rejected += s.Rejected
-			moved += s.Moved
+		s, err := c.status(v)
+		if err != nil {
+			t.Fatalf("node %d: %v", v, err)
 		}
+		rejected += s.Rejected
+		moved += s.Moved
+		starts += s.Starts
+	}
+	// A process killed before it counted its start (c.early of them at most) is missing.
+	if want := int64(len(c.cfgs) + c.restarts); starts > want || starts < want-int64(c.early) {
+		t.Errorf("the nodes count %d starts; the test made %d processes and %d restarts, %d of them killed before they answered", starts, len(c.cfgs), c.restarts, c.early)
 	}
 
 	// 4. Stop every node with SIGTERM (each must exit 0 within 10 s), then audit the
@@ -416,6 +426,7 @@ func (c *chaos) start(v int) {
 		t.Fatal(err)
 	}
 	c.procs[v] = cmd
+	c.answered[v] = false
 }
 
 // kill kill -9s node v and reaps it.
@@ -493,7 +504,11 @@ func (c *chaos) status(v int) (Status, error) {
 	if resp.StatusCode != 200 {
 		return s, fmt.Errorf("status %s", resp.Status)
 	}
-	return s, json.NewDecoder(resp.Body).Decode(&s)
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return s, err
+	}
+	c.answered[v] = true
+	return s, nil
 }
 
 func (c *chaos) liveLoads() []int64 {
@@ -536,6 +551,7 @@ func (c *chaos) post(v int, path string, body, out any) (refused bool, err error
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		return resp.StatusCode == http.StatusServiceUnavailable, fmt.Errorf("%s: %s", resp.Status, msg)
 	}
+	c.answered[v] = true
 	return false, json.NewDecoder(resp.Body).Decode(out)
 }
 
@@ -544,6 +560,9 @@ func (c *chaos) post(v int, path string, body, out any) (refused bool, err error
 func (c *chaos) crash(v int, down map[int]time.Time) {
 	if _, isDown := down[v]; isDown || len(down) >= c.plan.maxDown {
 		return
+	}
+	if !c.answered[v] {
+		c.early++
 	}
 	c.kill(v)
 	c.kills++

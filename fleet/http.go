@@ -159,6 +159,7 @@ func (s Status) metrics() []metric {
 		{"tokendist_node_added_items_total", "Items added since the process started.", "counter", float64(s.Added)},
 		{"tokendist_node_completed_items_total", "Items completed since the process started.", "counter", float64(s.Completed)},
 		{"tokendist_node_restored", "1 when the process started from a persisted state.", "gauge", b2f(s.Restored)},
+		{"tokendist_node_starts_total", "Starts of the node on its data directory (restarts plus one).", "counter", float64(s.Starts)},
 		{"tokendist_node_uptime_seconds", "Seconds since the process started the node.", "gauge", s.Uptime},
 		{"tokendist_node_first_delivery_seconds", "Seconds from the start to the first delivered data datagram (0: none yet).", "gauge", s.FirstDelivery},
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,8 +135,11 @@ type Status struct {
 	// Added and Completed count the items added and completed in this process.
 	Added     int64 `json:"added"`
 	Completed int64 `json:"completed"`
-	// Restored reports that this process started from a persisted state.
-	Restored bool `json:"restored"`
+	// Restored reports that this process started from a persisted state; Starts
+	// counts the node's starts on its data directory (its restarts plus one), from
+	// the file StartsFile there (0 when the file cannot be read or written).
+	Restored bool  `json:"restored"`
+	Starts   int64 `json:"starts"`
 	// Uptime is the time since the process started the node, in seconds;
 	// FirstDelivery the time from then to its first delivered data datagram (0:
 	// none yet), its recovery time after a restart.
@@ -262,9 +267,33 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: transport", n.cfg.ID)
 	}
 	n.started = time.Now()
-	n.st = Status{ID: n.cfg.ID, Restored: n.restored}
+	n.st = Status{ID: n.cfg.ID, Restored: n.restored, Starts: n.countStart()}
 	n.refresh()
 	return nil
+}
+
+// StartsFile is the name of the file in a node's data directory that counts its
+// starts (Status.Starts). It is informational: the node's state is in the store.
+const StartsFile = "starts"
+
+// countStart adds one to the starts file and returns the count (0 on an error, which
+// is logged: the count is not part of the node's state).
+func (n *Node) countStart() int64 {
+	path := filepath.Join(n.cfg.Data, StartsFile)
+	var k int64
+	if b, err := os.ReadFile(path); err == nil {
+		k, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	k = max(k, 0) + 1
+	if err := os.MkdirAll(n.cfg.Data, 0o700); err != nil {
+		n.logf("node %d: starts file: %v", n.cfg.ID, err)
+		return 0
+	}
+	if err := os.WriteFile(path, []byte(strconv.FormatInt(k, 10)+"\n"), 0o600); err != nil {
+		n.logf("node %d: starts file: %v", n.cfg.ID, err)
+		return 0
+	}
+	return k
 }
 
 func (n *Node) logf(format string, args ...any) {

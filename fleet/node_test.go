@@ -106,8 +106,8 @@ func TestFleetInProcess(t *testing.T) {
 					r.stop(v)
 					time.Sleep(20 * time.Millisecond)
 					r.start(v)
-					if !r.nodes[v].Snapshot().Restored {
-						t.Fatalf("node %d did not restore its state", v)
+					if st := r.nodes[v].Snapshot(); !st.Restored || st.Starts < 2 {
+						t.Fatalf("node %d did not restore its state: %+v", v, st)
 					}
 				}
 				time.Sleep(10 * time.Millisecond)
