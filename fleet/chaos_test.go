@@ -199,7 +199,7 @@ type chaos struct {
 	restartAt map[int]time.Time
 	answered  map[int]bool // the node's current process has answered a request
 	early     int          // kills of a process that had not answered yet
-	recovery  []float64 // seconds from restart to the first delivered datagram
+	recovery  []float64    // seconds from restart to the first delivered datagram
 }
 
 func (c *chaos) run(tot *chaosTotals) {
