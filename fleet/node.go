@@ -306,8 +306,13 @@ func (n *Node) logf(format string, args ...any) {
 // Config.Tick while the node is not idle) and the requests of AddItems, CompleteItems
 // and the snapshots, one at a time. After each it persists and sends (see Node). When
 // ctx is done it persists the last state, closes the transport (waiting for its
-// goroutines) and the store, and returns nil; a failed Save or program error returns
-// the error after the same cleanup. Run must be called once.
+// goroutines) and the store, and returns nil. A failed Save, a program error in a tick
+// or a frame the transport refuses (over TCPOptions.MaxFrame: a message carrying more
+// than about 100,000 items) returns the error after the same cleanup, without
+// persisting the event: the process should exit, and a restart resumes from the last
+// saved state. A frame the handoff refuses (undecodable, from a stranger, an
+// acknowledgement of data never sent, or a program error on delivery) is logged,
+// counted in Status.Rejected and dropped. Run must be called once.
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer close(n.done)
 	defer func() {
@@ -384,7 +389,7 @@ func (n *Node) frame(f inFrame) {
 }
 
 // flush persists and sends the node's Ready (in the unsafe mode: sends, and leaves
-// the state for the next tick, or writes it now when final).
+// the state for a later tick, or writes it now when final).
 func (n *Node) flush(final bool) error {
 	if n.nd.HasReady() {
 		rd := n.nd.Ready()
