@@ -19,7 +19,14 @@
 //
 // holds over the persisted states, whatever the network does; docs/handoff.md gives
 // the protocol, the invariant and a proof sketch. Node has no goroutines, clock or I/O:
-// the simulator below and a networked runtime drive the same code.
+// the simulator below and a networked runtime (package fleet) drive the same code.
+//
+// In item mode (NodeConfig.ItemMode) every token is an item with a user-chosen 64-bit
+// ID: the node holds a list of IDs, data datagrams carry the IDs of their tokens, and
+// work arrives and finishes through AddItems and CompleteItems; the invariant then
+// holds for IDs: every accepted ID is exactly once held, in flight or completed.
+// ReadState decodes a persisted state for such audits. The simulator runs count-only
+// nodes, which pay nothing for the mode.
 //
 // # The simulator
 //

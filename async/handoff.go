@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
@@ -44,6 +45,9 @@ type Datagram struct {
 	Seq uint64
 	// Msg is the program's message of a Data datagram (zero in an Ack).
 	Msg tokendist.Message
+	// Items are the IDs of the tokens a Data datagram of a node in item mode carries
+	// (len(Items) == Msg.Tokens; nil otherwise). A retransmission carries the same IDs.
+	Items []uint64
 }
 
 // Ready is what a Node asks its host to do, in order: first persist State (when it is
@@ -73,6 +77,15 @@ type NodeConfig struct {
 	// before the link's log is sent again; it doubles after every retransmission up to
 	// 64 times the base and falls back when an ack makes progress. 0 means 4.
 	RetransmitTicks int64
+	// ItemMode makes every token an item with a 64-bit ID chosen by the user (a job,
+	// a shard, a session): the node holds a list of IDs, its load is their number,
+	// each Data datagram carries the IDs of the tokens it moves, and the host's work
+	// arrives and finishes through AddItems and CompleteItems instead of SetLoad. Items
+	// are the initial items of a new node (Load is then ignored); RestoreNode takes
+	// both from the persisted state. A count-only node (the default, which the
+	// simulator uses) pays nothing for the mode.
+	ItemMode bool
+	Items    []uint64
 }
 
 // DefaultRetransmitTicks is NodeConfig.RetransmitTicks's default.
@@ -100,6 +113,7 @@ type link struct {
 	rto       int64  // current timeout in ticks
 	ackDue    bool   // an ack is to be sent in the next Ready
 	log       []tokendist.Message
+	logItems  [][]uint64 // item mode: the IDs of log[i]'s tokens
 }
 
 // Node is the fault-tolerant token handoff of one node around its NodeProgram, a
@@ -129,6 +143,9 @@ type Node struct {
 	started bool
 
 	scratch []byte
+
+	itemMode bool
+	items    []uint64 // item mode: the IDs held; len(items) == ctx.Load between calls
 
 	// ledger counters for the simulator (not persisted): tokens and datagrams logged
 	// and delivered since the last Advance.
@@ -161,6 +178,11 @@ func NewNode(prog tokendist.NodeProgram, c NodeConfig) (*Node, error) {
 		return nil, errs.BadParam("node %d: negative load %d", c.ID, c.Load)
 	}
 	n.ctx.Load = c.Load
+	if c.ItemMode {
+		n.itemMode = true
+		n.items = slices.Clone(c.Items)
+		n.ctx.Load = int64(len(n.items))
+	}
 	return n, nil
 }
 
@@ -214,6 +236,9 @@ func RestoreNode(prog tokendist.NodeProgram, c NodeConfig, state []byte) (*Node,
 	}
 	if err := n.decode(state); err != nil {
 		return nil, err
+	}
+	if n.itemMode != c.ItemMode {
+		return nil, errs.BadParam("node %d: persisted state has item mode %t, the config %t", c.ID, n.itemMode, c.ItemMode)
 	}
 	n.started = true
 	for i := range n.links {
@@ -274,12 +299,28 @@ func (n *Node) call(what string, port int, f func() error) (err error) {
 		n.dirty = true
 		n.evLogged += e.Msg.Tokens
 		n.evLoggedN++
-		n.pending = append(n.pending, Datagram{Port: e.Port, Kind: Data, Seq: seq, Msg: e.Msg})
+		d := Datagram{Port: e.Port, Kind: Data, Seq: seq, Msg: e.Msg}
+		if n.itemMode {
+			// The tokens leave from the end of the list; Send checked that the
+			// node holds them, and the list holds as many IDs as tokens.
+			k := len(n.items) - int(e.Msg.Tokens)
+			if k < 0 {
+				n.ctx.Reset()
+				return errs.BadParam("node %d sends %d tokens holding %d items", n.ctx.ID, e.Msg.Tokens, len(n.items))
+			}
+			d.Items = slices.Clone(n.items[k:])
+			n.items = n.items[:k]
+			l.logItems = append(l.logItems, d.Items)
+		}
+		n.pending = append(n.pending, d)
 	}
 	if len(out) > 0 {
 		n.dirty = true
 	}
 	n.ctx.Reset()
+	if n.itemMode && int64(len(n.items)) != n.ctx.Load {
+		return errs.BadParam("node %d: program of %s left load %d with %d items (the load changes only through Send)", n.ctx.ID, what, n.ctx.Load, len(n.items))
+	}
 	return nil
 }
 
@@ -304,6 +345,12 @@ func (n *Node) Step(d Datagram) error {
 		case d.Seq == l.delivered+1 || (n.brk == brokenNoDedup && d.Seq <= l.delivered):
 			if d.Msg.Tokens < 0 {
 				return errs.BadParam("node %d: data datagram %d on port %d carries %d tokens", n.ctx.ID, d.Seq, d.Port, d.Msg.Tokens)
+			}
+			if n.itemMode {
+				if int64(len(d.Items)) != d.Msg.Tokens {
+					return errs.BadParam("node %d: data datagram %d on port %d carries %d tokens and %d items", n.ctx.ID, d.Seq, d.Port, d.Msg.Tokens, len(d.Items))
+				}
+				n.items = append(n.items, d.Items...)
 			}
 			if d.Seq > l.delivered {
 				l.delivered = d.Seq
@@ -332,6 +379,10 @@ func (n *Node) Step(d Datagram) error {
 		k := int(d.Seq - l.acked)
 		clear(l.log[:k])
 		l.log = append(l.log[:0], l.log[k:]...)
+		if n.itemMode {
+			clear(l.logItems[:k])
+			l.logItems = append(l.logItems[:0], l.logItems[k:]...)
+		}
 		n.unacked -= k
 		l.acked = d.Seq
 		l.timer = -1
@@ -359,7 +410,11 @@ func (n *Node) Tick(now int64) error {
 			switch {
 			case l.timer == -2 || (l.timer >= 0 && now-l.timer >= l.rto):
 				for i, m := range l.log {
-					n.pending = append(n.pending, Datagram{Port: p, Kind: Data, Seq: l.acked + 1 + uint64(i), Msg: m})
+					d := Datagram{Port: p, Kind: Data, Seq: l.acked + 1 + uint64(i), Msg: m}
+					if n.itemMode {
+						d.Items = l.logItems[i]
+					}
+					n.pending = append(n.pending, d)
 				}
 				n.stats.Retransmissions += int64(len(l.log))
 				if l.timer != -2 && l.rto < 64*n.rto {
@@ -380,8 +435,12 @@ func (n *Node) Tick(now int64) error {
 }
 
 // SetLoad sets the node's load (a host's workload), to be persisted in the next Ready.
-// It returns an error for a negative load. O(1).
+// It returns an error for a negative load, and for a node in item mode (use AddItems
+// and CompleteItems). O(1).
 func (n *Node) SetLoad(load int64) error {
+	if n.itemMode {
+		return errs.BadParam("node %d: SetLoad(%d) on a node in item mode", n.ctx.ID, load)
+	}
 	if load < 0 {
 		return errs.BadParam("node %d: negative load %d", n.ctx.ID, load)
 	}
@@ -390,6 +449,64 @@ func (n *Node) SetLoad(load int64) error {
 		n.dirty = true
 	}
 	return nil
+}
+
+// ItemMode reports whether the node is in item mode (NodeConfig.ItemMode). O(1).
+func (n *Node) ItemMode() bool { return n.itemMode }
+
+// Items returns the IDs the node holds (item mode; nil otherwise), in the order they
+// arrived. The slice is the node's: read it before the next call. O(1).
+func (n *Node) Items() []uint64 { return n.items }
+
+// AddItems adds work: the items ids arrive at the node (item mode), raising its load
+// by len(ids), to be persisted in the next Ready. The caller chooses the IDs and keeps
+// them unique across the fleet; the node does not check. It returns an error for a
+// node not in item mode. O(len(ids)).
+func (n *Node) AddItems(ids []uint64) error {
+	if !n.itemMode {
+		return errs.BadParam("node %d: AddItems on a node not in item mode", n.ctx.ID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	n.items = append(n.items, ids...)
+	n.ctx.Load += int64(len(ids))
+	n.dirty = true
+	return nil
+}
+
+// CompleteItems finishes work: it removes min(k, load) items, the oldest first, and
+// returns their IDs (a new slice), to be persisted in the next Ready; the host must
+// not report them finished before that Ready's State is persisted. It returns an error
+// for a negative k or a node not in item mode. O(load).
+func (n *Node) CompleteItems(k int) ([]uint64, error) {
+	if !n.itemMode {
+		return nil, errs.BadParam("node %d: CompleteItems on a node not in item mode", n.ctx.ID)
+	}
+	if k < 0 {
+		return nil, errs.BadParam("node %d: CompleteItems(%d): negative count", n.ctx.ID, k)
+	}
+	k = min(k, len(n.items))
+	if k == 0 {
+		return nil, nil
+	}
+	done := slices.Clone(n.items[:k])
+	n.items = append(n.items[:0], n.items[k:]...)
+	n.ctx.Load -= int64(k)
+	n.dirty = true
+	return done, nil
+}
+
+// InFlight returns the number of tokens in the node's outgoing logs (sent, not yet
+// acknowledged). O(unacknowledged datagrams).
+func (n *Node) InFlight() int64 {
+	var t int64
+	for i := range n.links {
+		for _, m := range n.links[i].log {
+			t += m.Tokens
+		}
+	}
+	return t
 }
 
 // ProgramIdle reports the program's Idle. O(program's Idle).
@@ -445,25 +562,32 @@ func (n *Node) Advance() {
 	n.evLogged, n.evDelivered, n.evLoggedN, n.evDeliveredN = 0, 0, 0, 0
 }
 
-// The persisted encoding: a header, the load (8 bytes, little-endian, at a fixed
-// offset), then varints.
+// The persisted encoding: a header (magic, version), the load (8 bytes,
+// little-endian, at a fixed offset), then varints. Version 1 is a count-only node,
+// version 2 a node in item mode: each log entry is followed by its items' IDs, and the
+// held IDs follow the links.
 const (
-	stateMagic   = 0xA5
-	stateVersion = 1
-	loadOffset   = 2
+	stateMagic       = 0xA5
+	stateVersion     = 1
+	stateVersionItem = 2
+	loadOffset       = 2
 )
 
 // StateLoad returns the load recorded in a node's persisted State, in O(1). It returns
 // an error for bytes a Node did not write.
 func StateLoad(state []byte) (int64, error) {
-	if len(state) < loadOffset+8 || state[0] != stateMagic || state[1] != stateVersion {
+	if len(state) < loadOffset+8 || state[0] != stateMagic || (state[1] != stateVersion && state[1] != stateVersionItem) {
 		return 0, errs.BadParam("persisted node state %s has no valid header", errs.Quote(state))
 	}
 	return int64(binary.LittleEndian.Uint64(state[loadOffset:])), nil
 }
 
 func (n *Node) encode(b []byte) []byte {
-	b = append(b, stateMagic, stateVersion)
+	v := byte(stateVersion)
+	if n.itemMode {
+		v = stateVersionItem
+	}
+	b = append(b, stateMagic, v)
 	b = binary.LittleEndian.AppendUint64(b, uint64(n.ctx.Load))
 	b = binary.AppendVarint(b, n.ctx.Now)
 	b = binary.AppendVarint(b, n.ctx.Moved)
@@ -474,8 +598,18 @@ func (n *Node) encode(b []byte) []byte {
 		b = binary.AppendUvarint(b, l.next)
 		b = binary.AppendUvarint(b, l.acked)
 		b = binary.AppendUvarint(b, l.delivered)
-		for _, m := range l.log {
+		for j, m := range l.log {
 			b = appendMessage(b, m)
+			if n.itemMode {
+				for _, id := range l.logItems[j] {
+					b = binary.AppendUvarint(b, id)
+				}
+			}
+		}
+	}
+	if n.itemMode {
+		for _, id := range n.items {
+			b = binary.AppendUvarint(b, id)
 		}
 	}
 	// The program's state last, length-prefixed.
@@ -532,49 +666,138 @@ func (d *decoder) byte() byte {
 	return c
 }
 
-func (n *Node) decode(state []byte) error {
-	bad := func(what string) error {
-		return errs.BadParam("node %d: persisted state %s: %s", n.ctx.ID, errs.Quote(state), what)
+// ids reads k uvarint IDs (at least one byte each, so k is checked against the bytes
+// left before anything is allocated).
+func (d *decoder) ids(k int64) []uint64 {
+	if d.err || k < 0 || k > int64(len(d.b)) {
+		d.err = true
+		return nil
 	}
+	out := make([]uint64, k)
+	for i := range out {
+		out[i] = d.uvarint()
+	}
+	return out
+}
+
+// PersistedState is what a node's persisted State records, as ReadState decodes it,
+// for a host's audit of a stopped fleet: the persisted states of all nodes form a
+// consistent cut, in which a token (an item) is held by a node, or in a sender's log
+// with a sequence number above the receiver's Delivered (in flight), or in a log at or
+// below it (already delivered: the receiver holds it; the ack has not arrived).
+type PersistedState struct {
+	// Load, Now, Moved and Messages are the node's NodeContext fields.
+	Load, Now, Moved, Messages int64
+	// ItemMode is the node's item mode; Items are the IDs it holds (nil without).
+	ItemMode bool
+	Items    []uint64
+	// Links are the sequence state of every port.
+	Links []PersistedLink
+}
+
+// PersistedLink is one port's persisted sequence state.
+type PersistedLink struct {
+	// Next is the sequence number of the next data datagram the node sends on the
+	// port, Acked the highest the neighbour acknowledged, Delivered the highest the
+	// node delivered from the neighbour.
+	Next, Acked, Delivered uint64
+	// Log holds the unacknowledged data datagrams, sequence numbers Acked+1 ..
+	// Next-1, with their items in item mode.
+	Log []Datagram
+}
+
+// ReadState decodes a node's persisted State (the program's state is not decoded). It
+// returns an error wrapping ErrBadParameter for bytes a Node did not write; it never
+// panics. O(len(state)).
+func ReadState(state []byte) (PersistedState, error) {
+	ps, _, err := parseState(state)
+	if err != "" {
+		return PersistedState{}, errs.BadParam("persisted state %s: %s", errs.Quote(state), err)
+	}
+	return ps, nil
+}
+
+// parseState decodes state, returning the program's state bytes, or a description of
+// the first defect.
+func parseState(state []byte) (ps PersistedState, prog []byte, bad string) {
 	load, err := StateLoad(state)
 	if err != nil || load < 0 {
-		return bad("bad header or load")
+		return ps, nil, "bad header or load"
 	}
+	ps.ItemMode = state[1] == stateVersionItem
 	d := decoder{b: state[loadOffset+8:]}
-	n.ctx.Load = load
-	n.ctx.Now = d.varint()
-	n.ctx.Moved = d.varint()
-	n.ctx.Messages = d.varint()
-	if deg := d.uvarint(); d.err || deg != uint64(len(n.links)) {
-		return bad(fmt.Sprintf("degree %d, want %d", deg, len(n.links)))
+	ps.Load = load
+	ps.Now = d.varint()
+	ps.Moved = d.varint()
+	ps.Messages = d.varint()
+	deg := d.uvarint()
+	if d.err || deg > uint64(len(d.b))/3 {
+		return ps, nil, fmt.Sprintf("degree %d", deg)
 	}
-	for i := range n.links {
-		l := &n.links[i]
-		l.next, l.acked, l.delivered = d.uvarint(), d.uvarint(), d.uvarint()
-		if d.err || l.next == 0 || l.acked >= l.next || l.next-l.acked-1 > uint64(len(d.b)) {
-			return bad(fmt.Sprintf("link %d sequence state", i))
+	ps.Links = make([]PersistedLink, deg)
+	for i := range ps.Links {
+		l := &ps.Links[i]
+		l.Next, l.Acked, l.Delivered = d.uvarint(), d.uvarint(), d.uvarint()
+		if d.err || l.Next == 0 || l.Acked >= l.Next || l.Next-l.Acked-1 > uint64(len(d.b)) {
+			return ps, nil, fmt.Sprintf("link %d sequence state", i)
 		}
-		k := int(l.next - l.acked - 1)
-		l.log = make([]tokendist.Message, k)
-		for j := range l.log {
-			m := &l.log[j]
+		k := int(l.Next - l.Acked - 1)
+		l.Log = make([]Datagram, k)
+		for j := range l.Log {
+			g := &l.Log[j]
+			g.Port, g.Kind, g.Seq = i, Data, l.Acked+1+uint64(j)
+			m := &g.Msg
 			m.Kind = d.byte()
 			f := d.byte()
 			m.Counted = f == 1
 			m.Round, m.Value, m.Tokens = d.varint(), d.varint(), d.varint()
 			if d.err || f > 1 || m.Tokens < 0 {
-				return bad(fmt.Sprintf("link %d log entry %d", i, j))
+				return ps, nil, fmt.Sprintf("link %d log entry %d", i, j)
 			}
+			if ps.ItemMode {
+				if g.Items = d.ids(m.Tokens); d.err {
+					return ps, nil, fmt.Sprintf("link %d log entry %d items", i, j)
+				}
+			}
+		}
+	}
+	if ps.ItemMode {
+		if ps.Items = d.ids(load); d.err {
+			return ps, nil, "held items"
 		}
 	}
 	size := d.uvarint()
 	if d.err || size != uint64(len(d.b)) {
-		return bad("program state length")
+		return ps, nil, "program state length"
 	}
-	if err := n.restoreProgram(d.b); err != nil {
-		return err
+	return ps, d.b, ""
+}
+
+func (n *Node) decode(state []byte) error {
+	ps, prog, bad := parseState(state)
+	if bad == "" && len(ps.Links) != len(n.links) {
+		bad = fmt.Sprintf("degree %d, want %d", len(ps.Links), len(n.links))
 	}
-	return nil
+	if bad != "" {
+		return errs.BadParam("node %d: persisted state %s: %s", n.ctx.ID, errs.Quote(state), bad)
+	}
+	n.ctx.Load, n.ctx.Now, n.ctx.Moved, n.ctx.Messages = ps.Load, ps.Now, ps.Moved, ps.Messages
+	n.itemMode, n.items = ps.ItemMode, ps.Items
+	for i := range n.links {
+		l, p := &n.links[i], &ps.Links[i]
+		l.next, l.acked, l.delivered = p.Next, p.Acked, p.Delivered
+		l.log = make([]tokendist.Message, len(p.Log))
+		if n.itemMode {
+			l.logItems = make([][]uint64, len(p.Log))
+		}
+		for j := range p.Log {
+			l.log[j] = p.Log[j].Msg
+			if n.itemMode {
+				l.logItems[j] = p.Log[j].Items
+			}
+		}
+	}
+	return n.restoreProgram(prog)
 }
 
 func (n *Node) restoreProgram(b []byte) (err error) {

@@ -1,0 +1,522 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/registry"
+)
+
+// Options configure NewNode. The zero value takes the reference implementations.
+type Options struct {
+	// Registry resolves the Spec's names (nil: registry.Default()).
+	Registry *registry.Registry
+	// Store, when not nil, is the node's store (the node closes it); nil opens a
+	// BoltStore in Config.Data/node.db.
+	Store Store
+	// Transport, when not nil, makes the node's transport around the receive function
+	// the node gives it (the node closes it); nil makes a TCPTransport on Config.Listen
+	// with Config.Peers.
+	Transport func(recv func(from int, frame []byte)) (Transport, error)
+	// Logf, when not nil, receives the node's log lines (restarts, dropped frames).
+	Logf func(format string, args ...any)
+
+	// programs, when not nil, replaces the algorithm's node programs (tests).
+	programs tokendist.NodePrograms
+}
+
+// StoreFile is the name of the BoltStore file in a node's data directory.
+const StoreFile = "node.db"
+
+// unsafeEnv names the environment variable that breaks the node's persistence order,
+// for the chaos test's self-check only (TestChaos with TOKENDIST_CHAOS_BROKEN): with
+// the value "send-before-persist" a node sends a Ready's datagrams (data and acks) and
+// answers its work requests at once, and writes its state behind, every
+// unsafeSaveTicks ticks (a write-behind cache). It is not part of the API.
+const unsafeEnv = "TOKENDIST_FLEET_UNSAFE"
+
+const unsafeSaveTicks = 10
+
+// InitialItemID is the ID of the i-th of node v's initial items (0 ≤ i < its initial
+// load in the Spec): v<<32 | i. IDs that users add through AddItems should avoid this
+// range (for example by setting the top bit).
+func InitialItemID(v, i int) uint64 { return uint64(v)<<32 | uint64(uint32(i)) }
+
+// Node is one node of a fleet: its handoff state machine (async.Node in item mode,
+// around the algorithm's node program), its Store and its Transport, driven by one
+// goroutine (Run). After every event it persists the state the handoff asks for, and
+// only then sends the datagrams of that state, so that a kill -9 at any point loses
+// nothing another node was told and repeats nothing another node has. Its load is a
+// list of item IDs that move between nodes with the tokens; work arrives and finishes
+// through AddItems and CompleteItems (and the HTTP endpoints of Handler).
+//
+// The methods other than Run may be called from any goroutine while Run runs; they
+// wait for the node's goroutine (at most the given context).
+type Node struct {
+	cfg      Config
+	opts     Options
+	nbrs     []int       // port -> neighbour ID
+	portOf   map[int]int // neighbour ID -> port
+	progs    tokendist.NodePrograms
+	acfg     async.NodeConfig
+	nd       *async.Node
+	store    Store
+	tr       Transport
+	tick     time.Duration
+	unsafe   bool
+	lazy     []byte // unsafe mode: the state not yet written
+	ticks    int64  // ticker events seen
+	restored bool
+	now      int64
+
+	recv  chan inFrame
+	admin chan adminReq
+	done  chan struct{}
+
+	started       time.Time
+	firstDelivery time.Duration // since started; 0: none yet
+
+	st  Status     // the counters, owned by the node's goroutine
+	mu  sync.Mutex // guards pub
+	pub Status     // st and the handoff's figures after the last event
+}
+
+type adminReq struct {
+	f    func()
+	done chan error
+}
+
+type inFrame struct {
+	from  int
+	frame []byte
+}
+
+// Status is a node's state and counters, as /status reports them (JSON) and /metrics
+// (Prometheus text) exposes them.
+type Status struct {
+	ID int `json:"id"`
+	// Load is the number of items held; InFlight the tokens sent and not yet
+	// acknowledged; Unacked the data datagrams not yet acknowledged.
+	Load     int64 `json:"load"`
+	InFlight int64 `json:"in_flight"`
+	Unacked  int   `json:"unacked"`
+	// Idle reports async.Node.Idle: the program is idle and nothing is unacknowledged.
+	Idle bool `json:"idle"`
+	// Moved and Messages are the program's counters (tokens sent, Counted messages)
+	// over the node's life (persisted).
+	Moved    int64 `json:"moved"`
+	Messages int64 `json:"messages"`
+	// Delivered counts the data datagrams delivered in this process; Received and
+	// Sent the frames received and handed to the transport; Retransmissions,
+	// Duplicates and OutOfOrder are async.NodeStats; Rejected counts frames refused
+	// (undecodable, from a stranger, or refused by the handoff); Saves the states
+	// persisted. All since this process started.
+	Delivered       int64 `json:"delivered"`
+	Received        int64 `json:"received"`
+	Sent            int64 `json:"sent"`
+	Retransmissions int64 `json:"retransmissions"`
+	Duplicates      int64 `json:"duplicates"`
+	OutOfOrder      int64 `json:"out_of_order"`
+	Rejected        int64 `json:"rejected"`
+	Saves           int64 `json:"saves"`
+	// SaveSeconds is the time spent in Store.Save since the process started.
+	SaveSeconds float64 `json:"save_seconds"`
+	// Added and Completed count the items added and completed in this process.
+	Added     int64 `json:"added"`
+	Completed int64 `json:"completed"`
+	// Restored reports that this process started from a persisted state; Starts
+	// counts the node's starts on its data directory (its restarts plus one), from
+	// the file StartsFile there (0 when the file cannot be read or written).
+	Restored bool  `json:"restored"`
+	Starts   int64 `json:"starts"`
+	// Uptime is the time since the process started the node, in seconds;
+	// FirstDelivery the time from then to its first delivered data datagram (0:
+	// none yet), its recovery time after a restart.
+	Uptime        float64 `json:"uptime_seconds"`
+	FirstDelivery float64 `json:"first_delivery_seconds"`
+}
+
+// NewNode builds the network of cfg.Spec, checks that cfg.ID is a node of it and that
+// cfg.Peers names exactly its neighbours, opens the store and restores the node from
+// it (or starts it afresh with its initial items, see InitialItemID), and starts the
+// transport. The node does nothing until Run. It returns an error naming the bad
+// value; on error it has closed what it opened. Cost: building the network (O(n + m)
+// for the built-in ones) and reading the state.
+func NewNode(cfg Config, opts *Options) (*Node, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = registry.Default()
+	}
+	spec, err := reg.Canonical(cfg.Spec)
+	if err != nil {
+		return nil, errs.Wrapf(err, "node %d: spec", cfg.ID)
+	}
+	g, loads, b, err := reg.Build(spec)
+	if err != nil {
+		return nil, errs.Wrapf(err, "node %d: spec", cfg.ID)
+	}
+	if cfg.ID >= g.Order() {
+		return nil, errs.BadParam("node %d: the network has nodes 0..%d", cfg.ID, g.Order()-1)
+	}
+	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), unsafe: os.Getenv(unsafeEnv) == "send-before-persist",
+		recv: make(chan inFrame, 4096), admin: make(chan adminReq), done: make(chan struct{})}
+	n.portOf = make(map[int]int, g.Degree(cfg.ID))
+	for p, w32 := range g.Neighbors(cfg.ID) {
+		w := int(w32)
+		n.nbrs = append(n.nbrs, w)
+		n.portOf[w] = p
+		if _, ok := cfg.Peers[w]; !ok {
+			return nil, errs.BadParam("node %d: peers has no address for neighbour %d", cfg.ID, w)
+		}
+	}
+	for w := range cfg.Peers {
+		if _, ok := n.portOf[w]; !ok {
+			return nil, errs.BadParam("node %d: peers[%d] is not a neighbour", cfg.ID, w)
+		}
+	}
+	n.progs = o.programs
+	if n.progs == nil {
+		na, ok := b.(tokendist.NodeAlgorithm)
+		if !ok {
+			return nil, errs.BadParam("node %d: algorithm %s has no node programs", cfg.ID, spec.Algorithm.Name)
+		}
+		if n.progs, err = na.NodePrograms(g, &tokendist.NodeOptions{Patience: cfg.Patience}); err != nil {
+			return nil, errs.Wrapf(err, "node %d: algorithm %s", cfg.ID, spec.Algorithm.Name)
+		}
+	}
+	n.acfg = async.NodeConfig{ID: cfg.ID, Degree: len(n.nbrs), Rounds: cfg.Rounds, Seed: spec.Seed,
+		RetransmitTicks: cfg.RetransmitTicks, ItemMode: true}
+	for i := range loads[cfg.ID] {
+		n.acfg.Items = append(n.acfg.Items, InitialItemID(cfg.ID, int(i)))
+	}
+	if err := n.open(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// open opens the store, restores or starts the node and starts the transport.
+func (n *Node) open() (err error) {
+	n.store = n.opts.Store
+	if n.store == nil {
+		if err := os.MkdirAll(n.cfg.Data, 0o700); err != nil {
+			return errs.Wrapf(err, "node %d: data directory %q", n.cfg.ID, n.cfg.Data)
+		}
+		if n.store, err = OpenBoltStore(filepath.Join(n.cfg.Data, StoreFile), nil); err != nil {
+			return errs.Wrapf(err, "node %d", n.cfg.ID)
+		}
+	}
+	defer func() {
+		if err != nil {
+			_ = n.store.Close()
+		}
+	}()
+	state, err := n.store.Load()
+	if err != nil {
+		return errs.Wrapf(err, "node %d", n.cfg.ID)
+	}
+	prog, err := n.progs.Program(n.cfg.ID)
+	if err != nil {
+		return errs.Wrapf(err, "node %d: program", n.cfg.ID)
+	}
+	if state != nil {
+		if n.nd, err = async.RestoreNode(prog, n.acfg, state); err != nil {
+			return err
+		}
+		n.restored = true
+		n.now = n.nd.Context().Now
+	} else {
+		if n.nd, err = async.NewNode(prog, n.acfg); err != nil {
+			return err
+		}
+		if err := n.nd.Start(); err != nil {
+			return err
+		}
+	}
+	n.acfg.Items = nil
+	recv := func(from int, frame []byte) {
+		select {
+		case n.recv <- inFrame{from, frame}:
+		default: // full: the frame is lost, the sender retransmits
+		}
+	}
+	if n.opts.Transport != nil {
+		n.tr, err = n.opts.Transport(recv)
+	} else {
+		n.tr, err = NewTCPTransport(n.cfg.ID, n.cfg.Listen, n.cfg.Peers, recv, nil)
+	}
+	if err != nil {
+		return errs.Wrapf(err, "node %d: transport", n.cfg.ID)
+	}
+	n.started = time.Now()
+	n.st = Status{ID: n.cfg.ID, Restored: n.restored, Starts: n.countStart()}
+	n.refresh()
+	return nil
+}
+
+// StartsFile is the name of the file in a node's data directory that counts its
+// starts (Status.Starts). It is informational: the node's state is in the store.
+const StartsFile = "starts"
+
+// countStart adds one to the starts file and returns the count (0 on an error, which
+// is logged: the count is not part of the node's state).
+func (n *Node) countStart() int64 {
+	path := filepath.Join(n.cfg.Data, StartsFile)
+	var k int64
+	if b, err := os.ReadFile(path); err == nil {
+		k, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	k = max(k, 0) + 1
+	if err := os.MkdirAll(n.cfg.Data, 0o700); err != nil {
+		n.logf("node %d: starts file: %v", n.cfg.ID, err)
+		return 0
+	}
+	if err := os.WriteFile(path, []byte(strconv.FormatInt(k, 10)+"\n"), 0o600); err != nil {
+		n.logf("node %d: starts file: %v", n.cfg.ID, err)
+		return 0
+	}
+	return k
+}
+
+func (n *Node) logf(format string, args ...any) {
+	if n.opts.Logf != nil {
+		n.opts.Logf(format, args...)
+	}
+}
+
+// Run drives the node until ctx is done or a store fails: frames, timer ticks (every
+// Config.Tick while the node is not idle) and the requests of AddItems, CompleteItems
+// and the snapshots, one at a time. After each it persists and sends (see Node). When
+// ctx is done it persists the last state, closes the transport (waiting for its
+// goroutines) and the store, and returns nil. A failed Save, a program error in a tick
+// or a frame the transport refuses (over TCPOptions.MaxFrame: a message carrying more
+// than about 100,000 items) returns the error after the same cleanup, without
+// persisting the event: the process should exit, and a restart resumes from the last
+// saved state. A frame the handoff refuses (undecodable, from a stranger, an
+// acknowledgement of data never sent, or a program error on delivery) is logged,
+// counted in Status.Rejected and dropped. Run must be called once.
+func (n *Node) Run(ctx context.Context) (err error) {
+	defer close(n.done)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%snode %d panicked: %v", errs.Prefix, n.cfg.ID, r)
+		}
+		err = errors.Join(err, n.close())
+	}()
+	ticker := time.NewTicker(n.tick)
+	defer ticker.Stop()
+	n.logf("node %d: running (restored %t, load %d, %d unacked)", n.cfg.ID, n.restored, n.nd.Context().Load, n.nd.Unacked())
+	for {
+		select {
+		case <-ctx.Done():
+			return n.flush(true)
+		case f := <-n.recv:
+			n.frame(f)
+		case <-ticker.C:
+			n.ticks++
+			if n.unsafe && n.lazy != nil && n.ticks%unsafeSaveTicks == 0 {
+				if err := n.save(n.lazy); err != nil {
+					return err
+				}
+				n.lazy = nil
+			}
+			if !n.nd.Idle() {
+				n.now++
+				if err := n.nd.Tick(n.now); err != nil {
+					return err
+				}
+			}
+		case r := <-n.admin:
+			r.f()
+			err := n.flush(false)
+			r.done <- err // buffered
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := n.flush(false); err != nil {
+			return err
+		}
+	}
+}
+
+// frame steps one incoming frame.
+func (n *Node) frame(f inFrame) {
+	n.st.Received++
+	port, ok := n.portOf[f.from]
+	if !ok {
+		n.st.Rejected++
+		return
+	}
+	d, err := DecodeFrame(f.frame, port)
+	if err != nil {
+		n.st.Rejected++
+		n.logf("node %d: frame from %d: %v", n.cfg.ID, f.from, err)
+		return
+	}
+	stats0 := n.nd.Stats()
+	if err := n.nd.Step(d); err != nil {
+		n.st.Rejected++
+		n.logf("node %d: datagram from %d: %v", n.cfg.ID, f.from, err)
+		return
+	}
+	// A data datagram that is neither a duplicate nor early was delivered.
+	if d.Kind == async.Data && n.nd.Stats() == stats0 {
+		n.st.Delivered++
+		if n.firstDelivery == 0 {
+			n.firstDelivery = max(time.Since(n.started), time.Nanosecond)
+		}
+	}
+}
+
+// flush persists and sends the node's Ready (in the unsafe mode: sends, and leaves
+// the state for a later tick, or writes it now when final).
+func (n *Node) flush(final bool) error {
+	if n.nd.HasReady() {
+		rd := n.nd.Ready()
+		if rd.State != nil {
+			if n.unsafe && !final {
+				n.lazy = append(n.lazy[:0], rd.State...)
+			} else if err := n.save(rd.State); err != nil {
+				return err
+			}
+		}
+		for _, d := range rd.Datagrams {
+			frame := AppendFrame(nil, d)
+			if err := n.tr.Send(n.nbrs[d.Port], frame); err != nil {
+				return err
+			}
+			n.st.Sent++
+		}
+		n.nd.Advance()
+	}
+	if final && n.lazy != nil {
+		if err := n.save(n.lazy); err != nil {
+			return err
+		}
+		n.lazy = nil
+	}
+	n.refresh()
+	return nil
+}
+
+func (n *Node) save(state []byte) error {
+	t0 := time.Now()
+	if err := n.store.Save(state); err != nil {
+		return errs.Wrapf(err, "node %d", n.cfg.ID)
+	}
+	n.st.SaveSeconds += time.Since(t0).Seconds()
+	n.st.Saves++
+	return nil
+}
+
+// refresh copies the handoff's figures into the published status.
+func (n *Node) refresh() {
+	c, s := n.nd.Context(), n.nd.Stats()
+	n.st.Load, n.st.InFlight, n.st.Unacked, n.st.Idle = c.Load, n.nd.InFlight(), n.nd.Unacked(), n.nd.Idle()
+	n.st.Moved, n.st.Messages = c.Moved, c.Messages
+	n.st.Retransmissions, n.st.Duplicates, n.st.OutOfOrder = s.Retransmissions, s.Duplicates, s.OutOfOrder
+	n.st.FirstDelivery = n.firstDelivery.Seconds()
+	n.mu.Lock()
+	n.pub = n.st
+	n.mu.Unlock()
+}
+
+func (n *Node) close() error {
+	var err error
+	if n.tr != nil {
+		err = n.tr.Close()
+	}
+	return errors.Join(err, n.store.Close())
+}
+
+// Close releases the store and the transport of a node whose Run was never called
+// (Run closes them itself). O(1) plus the transport's Close.
+func (n *Node) Close() error { return n.close() }
+
+// ErrStopped is returned by the request methods after Run has returned.
+var ErrStopped = errors.New("tokendist: node stopped")
+
+// do runs f on the node's goroutine, which then persists and sends; do returns after
+// that (with the error of the persisting), or with ctx's error or ErrStopped.
+func (n *Node) do(ctx context.Context, f func()) error {
+	r := adminReq{f: f, done: make(chan error, 1)}
+	select {
+	case n.admin <- r:
+	case <-n.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return errs.Wrapf(ctx.Err(), "node %d", n.cfg.ID)
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-n.done:
+		return ErrStopped
+	}
+}
+
+// AddItems adds work: the items ids arrive at the node. It returns once they are
+// persisted (from then on the fleet keeps them exactly once until they complete). The
+// IDs must be new to the fleet (see InitialItemID). O(len(ids)) plus a Save.
+func (n *Node) AddItems(ctx context.Context, ids []uint64) error {
+	var err error
+	if e := n.do(ctx, func() {
+		if err = n.nd.AddItems(slices.Clone(ids)); err == nil {
+			n.st.Added += int64(len(ids))
+		}
+	}); e != nil {
+		return e
+	}
+	return err
+}
+
+// CompleteItems finishes up to k items the node holds (the oldest first) and returns
+// their IDs once their removal is persisted. O(load) plus a Save.
+func (n *Node) CompleteItems(ctx context.Context, k int) ([]uint64, error) {
+	var out []uint64
+	var err error
+	if e := n.do(ctx, func() {
+		if out, err = n.nd.CompleteItems(k); err == nil {
+			n.st.Completed += int64(len(out))
+		}
+	}); e != nil {
+		return nil, e
+	}
+	return out, err
+}
+
+// Items returns a copy of the IDs the node holds. O(load).
+func (n *Node) Items(ctx context.Context) ([]uint64, error) {
+	var out []uint64
+	err := n.do(ctx, func() { out = slices.Clone(n.nd.Items()) })
+	return out, err
+}
+
+// Snapshot returns the node's status. O(1).
+func (n *Node) Snapshot() Status {
+	n.mu.Lock()
+	s := n.pub
+	n.mu.Unlock()
+	s.Uptime = time.Since(n.started).Seconds()
+	return s
+}

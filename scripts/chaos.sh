@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The fleet's chaos test on real processes (issue 25; docs/fleet.md, "The chaos test").
+#
+#   scripts/chaos.sh short    # CI: 3 topologies x 16 processes, ~20 s of faults each (~2 min)
+#   scripts/chaos.sh long     # >= 10 minutes of faults, >= 100 kills (~15 min)
+#   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
+#
+# It builds Shopify's toxiproxy (scripts/install-toxiproxy.sh, cached outside the work
+# tree) and cmd/tokendist-node into a temporary directory, runs fleet's TestChaos, and
+# prints its summary. Only loopback addresses are used; every child process is killed
+# when the test ends. Exit status 0 means: short/long passed (the CHAOS PASS line is
+# there), or broken was caught (lost or doubled payloads, or no recovery).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mode=${1:-short}
+case "$mode" in short | long | broken) ;; *) echo "usage: $0 short|long|broken" >&2; exit 2 ;; esac
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+proxy=$(bash scripts/install-toxiproxy.sh)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/tokendist-node" ./cmd/tokendist-node
+log="$tmp/chaos.log"
+run=(go test -count=1 -run '^TestChaos$' -v -timeout 60m ./fleet)
+env=(TOKENDIST_TOXIPROXY="$proxy" TOKENDIST_NODE="$tmp/tokendist-node")
+case "$mode" in
+short) env+=(TOKENDIST_CHAOS=short) ;;
+long) env+=(TOKENDIST_CHAOS=long) ;;
+broken) env+=(TOKENDIST_CHAOS=short TOKENDIST_CHAOS_BROKEN=1); run[4]='^TestChaos$/^tree$' ;;
+esac
+rc=0
+env "${env[@]}" "${run[@]}" > "$log" 2>&1 || rc=$?
+grep -E 'chaos_test.go|^(--- |CHAOS|ok|FAIL|PASS)' "$log" | cut -c1-2000 || true
+if [ "$mode" = broken ]; then
+  if [ "$rc" != 0 ] && grep -qE '^CHAOS BROKEN DETECTED' "$log"; then
+    echo "chaos self-check: the broken persistence order was caught"
+    exit 0
+  fi
+  echo "chaos self-check FAILED: the test did not catch nodes that send before they persist"
+  exit 1
+fi
+if [ "$rc" != 0 ] || ! grep -qE '^CHAOS PASS' "$log"; then
+  tail -n 60 "$log"
+  echo "chaos test ($mode) failed or did not run"
+  exit 1
+fi
