@@ -13,7 +13,9 @@ import (
 // on and forced off from the same loads and seed, and checks identical loads, Moved and
 // Messages after every round: regular and irregular networks, several blocks (and a
 // partial last one), the 16- and 8-bit formats as the loads flatten, one and two
-// workers.
+// workers. The blocked gather runs three ways: with its spare accumulators, without
+// them (every sum adds into the loads), and without the link array (as beyond 2^26
+// nodes, where the regular 8-bit spread still uses its tables).
 func TestBlockedGatherMatchesPlain(t *testing.T) {
 	par.Acquire()
 	defer par.Release()
@@ -34,15 +36,27 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 		loads, _ := RandomRange(g.Order(), 0, c.hi, 11)
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
-				var st [2]*State
-				var bs [2]*RandomizedDiffusion
+				var st [4]*State
+				var bs [4]*RandomizedDiffusion
 				for i := range bs {
 					b, err := NewRandomizedDiffusion(g)
 					require.NoError(t, err)
-					if i == 0 {
-						b.blocked = newBlockedGather(g)
-					} else {
+					switch i {
+					case 0: // the plain gather
 						b.blocked = nil
+					case 1:
+						b.blocked = newBlockedGather(g)
+					case 2: // no spare accumulator
+						b.blocked = newBlockedGather(g)
+						for len(b.blocked.acc) > 0 {
+							<-b.blocked.acc
+						}
+					case 3: // no link array
+						b.blocked = newBlockedGather(g)
+						b.link, b.pos32 = nil, b.ln.backPositions()
+						if b.regular && b.d < 8 {
+							b.r8 = newRDTables8(b.d, &b.table)
+						}
 					}
 					bs[i] = b
 					st[i] = &State{Net: g, Loads: loads.Clone(), Workers: workers, Seed: 42}
@@ -54,15 +68,17 @@ func TestBlockedGatherMatchesPlain(t *testing.T) {
 						require.NoError(t, bs[i].Step(st[i]))
 						st[i].Steps++
 					}
-					if bs[0].useBlocked() {
+					if bs[1].useBlocked() {
 						blockedRounds++
 					}
-					a, p := st[0], st[1]
-					require.Equal(t, p.Moved, a.Moved, "round %d: moved/messages %d/%d, plain %d/%d", r, a.Moved, a.Messages, p.Moved, p.Messages)
-					require.Equal(t, p.Messages, a.Messages, "round %d: moved/messages %d/%d, plain %d/%d", r, a.Moved, a.Messages, p.Moved, p.Messages)
-					for v := range a.Loads {
-						if a.Loads[v] != p.Loads[v] {
-							t.Fatalf("round %d (format %d): node %d has %d, plain gather %d", r, bs[0].format, v, a.Loads[v], p.Loads[v])
+					p := st[0]
+					for i, a := range st[1:] {
+						require.Equal(t, p.Moved, a.Moved, "variant %d round %d: moved/messages %d/%d, plain %d/%d", i+1, r, a.Moved, a.Messages, p.Moved, p.Messages)
+						require.Equal(t, p.Messages, a.Messages, "variant %d round %d: moved/messages %d/%d, plain %d/%d", i+1, r, a.Moved, a.Messages, p.Moved, p.Messages)
+						for v := range a.Loads {
+							if a.Loads[v] != p.Loads[v] {
+								t.Fatalf("variant %d round %d (format %d): node %d has %d, plain gather %d", i+1, r, bs[i+1].format, v, a.Loads[v], p.Loads[v])
+							}
 						}
 					}
 				}
@@ -141,5 +157,29 @@ func TestBlockedGatherWidths(t *testing.T) {
 				require.True(t, slices.Equal(st[1].Loads, st[0].Loads), "round %d (format %d): loads differ from the plain gather", r, b.format)
 			}
 		})
+	}
+}
+
+// TestBlockedGatherNoAlloc: a round through the blocked gather allocates nothing, on one
+// and two workers (the sums take and return their spare accumulators).
+func TestBlockedGatherNoAlloc(t *testing.T) {
+	par.Acquire()
+	defer par.Release()
+	g, err := RandomRegular(1<<17+3, 4, 2)
+	require.NoError(t, err)
+	for _, workers := range []int{1, 2} {
+		b, err := NewRandomizedDiffusion(g)
+		require.NoError(t, err)
+		b.blocked = newBlockedGather(g)
+		loads, _ := RandomRange(g.Order(), 490, 510, 1)
+		s := &State{Net: g, Loads: loads, Workers: workers, Seed: 3}
+		require.NoError(t, b.Init(s))
+		allocs := testing.AllocsPerRun(20, func() {
+			require.NoError(t, b.Step(s))
+			s.Steps++
+		})
+		require.True(t, b.useBlocked())
+		require.Zero(t, allocs, "workers %d", workers)
+		require.Len(t, b.blocked.acc, cap(b.blocked.acc), "every accumulator returned")
 	}
 }

@@ -181,7 +181,7 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 	if D <= subsetTableMax {
 		b.table = newSubsetTable(D)
 	}
-	if b.regular && b.link != nil && b.d < 8 {
+	if b.regular && (b.link != nil || b.blocked != nil) && b.d < 8 { // the 8-bit gather needs link; the spread and the blocked sum do not
 		b.r8 = newRDTables8(b.d, &b.table)
 	}
 	b.spreadFn, b.gatherFn, b.rangeFn = b.spreadChunks, b.gatherChunks, b.rangeChunks
@@ -649,7 +649,7 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 		v0, v1 := b.ln.chunkRange(c)
 		var mn, mx uint64 // the new loads are non-negative
 		switch {
-		case b.format == rd8 && b.r8 != nil:
+		case b.format == rd8 && b.r8 != nil && b.link != nil:
 			mn, mx = gatherRegular8(b, v0, v1)
 		case b.format == rd8:
 			mn, mx = gatherPacked(b, v0, v1, b.p8)

@@ -50,7 +50,7 @@ var _ NodeAlgorithm = (*PerfectTree)(nil)
 // The programs are anonymous in the paper's sense: the node program never reads
 // NodeContext.ID; the adapter reads it only as a leaf's tie-break key above. They ignore NodeOptions.Patience: the
 // protocol has no rounds to give up and waits for ever for each message, as the paper's
-// asynchronous model does. ShufflePorts, Delays, Goroutines and Jitter of
+// asynchronous model does. ShufflePorts, Delays, Goroutines, Jitter and Batch of
 // PerfectTreeOptions do not apply (the host numbers the ports and delivers the
 // messages); Literal does. The program assumes no workload: a node whose load a host
 // lowers below what it must send fails. Program(v) costs O(deg v); a call costs O(deg v)

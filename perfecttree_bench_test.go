@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -53,19 +54,57 @@ func ptReportCPU(b *testing.B, start time.Duration) {
 
 func BenchmarkPerfectTreeSimulated(b *testing.B) {
 	in := ptBench()
+	for _, batch := range []bool{false, true} {
+		for _, name := range ptBenchCases {
+			if batch {
+				name += "-batch"
+			}
+			b.Run(name, func(b *testing.B) {
+				o := &tokendist.PerfectTreeOptions{Batch: batch}
+				l := in.loads[strings.TrimSuffix(name, "-batch")]
+				var moves int64
+				cpu := ptCPU()
+				for i := 0; i < b.N; i++ {
+					r, err := runPT(context.Background(), in.g, l, o, 0)
+					if err != nil || !r.Perfect {
+						b.Fatal(err, r)
+					}
+					moves = r.TotalMoves()
+				}
+				ptReportCPU(b, cpu)
+				b.ReportMetric(float64(moves), "moves/op")
+			})
+		}
+	}
+}
+
+// BenchmarkPerfectTreeRatio measures issue 26's ratio in one process: each iteration
+// runs the plain move loop (BenchmarkPerfectTreeDirectMoves), the per-token simulated
+// runtime and the batched one (PerfectTreeOptions.Batch) on the same instance, one after
+// the other, and reports each runtime's process CPU time over the plain loop's summed
+// over the iterations, so that the machine's load affects both sides alike.
+func BenchmarkPerfectTreeRatio(b *testing.B) {
+	in := ptBench()
 	for _, name := range ptBenchCases {
 		b.Run(name, func(b *testing.B) {
-			var moves int64
-			cpu := ptCPU()
+			l := in.loads[name]
+			var direct, tok, bat time.Duration
 			for i := 0; i < b.N; i++ {
-				r, err := runPT(context.Background(), in.g, in.loads[name], nil, 0)
-				if err != nil || !r.Perfect {
-					b.Fatal(err, r)
+				c0 := ptCPU()
+				ptDirectMoves(in.g, l, in.root[name], in.final[name])
+				c1 := ptCPU()
+				r, err := runPT(context.Background(), in.g, l, nil, 0)
+				c2 := ptCPU()
+				rb, errb := runPT(context.Background(), in.g, l, &tokendist.PerfectTreeOptions{Batch: true}, 0)
+				c3 := ptCPU()
+				if err != nil || errb != nil || !r.Perfect || !rb.Perfect || r.TotalMoves() != rb.TotalMoves() {
+					b.Fatal(err, errb, r, rb)
 				}
-				moves = r.TotalMoves()
+				direct, tok, bat = direct+c1-c0, tok+c2-c1, bat+c3-c2
 			}
-			ptReportCPU(b, cpu)
-			b.ReportMetric(float64(moves), "moves/op")
+			b.ReportMetric(float64(direct)/float64(time.Millisecond)/float64(b.N), "direct-cpu-ms/op")
+			b.ReportMetric(float64(tok)/float64(direct), "per-token/direct")
+			b.ReportMetric(float64(bat)/float64(direct), "batched/direct")
 		})
 	}
 }

@@ -22,13 +22,23 @@ const (
 	ptMsgFinished        // phase 3: the sender has finished
 )
 
-// ptMsg is what travels on a link. t and n carry phase 1's msg.T and msg.N.
+// ptMsg is what travels on a link. t and n carry phase 1's msg.T and msg.N. A token
+// message carries max(n, 1) tokens: n is 0 for the single token of the per-token
+// program, and the length of the run of tokens in the batched program (ptNode.batch).
 type ptMsg struct {
 	kind ptKind
 	t, n int64
 }
 
 func (m ptMsg) carriesToken() bool { return m.kind == ptMsgToken || m.kind == ptMsgToken3 }
+
+// tokens returns the number of tokens m carries.
+func (m ptMsg) tokens() int64 {
+	if !m.carriesToken() {
+		return 0
+	}
+	return max(m.n, 1)
+}
 
 // ptOp is the kind of action a node program asks its runtime to carry out.
 type ptOp uint8
@@ -107,6 +117,7 @@ type ptNode struct {
 	early    int64   // corrected program: phase-3 tokens that arrived during phase 2
 	earlyFin bool    // corrected program: Finished arrived during phase 2
 	literal  bool    // run the pseudo-code as printed (see notes: Errata found)
+	batch    bool    // send each run of tokens down one link as one message (PerfectTreeOptions.Batch)
 
 	// Control of the state machine.
 	pc      uint8
@@ -270,8 +281,9 @@ func (nd *ptNode) resume(ok bool) ptAction {
 				return a
 			}
 		case ptPcP2Sent: // sendToken's update of the local variables
-			nd.tv--
-			nd.addSub(nd.outPort, 1)
+			k := nd.out.tokens()
+			nd.tv -= k
+			nd.addSub(nd.outPort, k)
 			nd.pc = ptPcP2
 
 		case ptPcP3Init: // PHASE 3 INITIALIZATION
@@ -292,8 +304,9 @@ func (nd *ptNode) resume(ok bool) ptAction {
 				return a
 			}
 		case ptPcP3Sent:
-			nd.tv--
-			nd.subT[nd.outPort-1]++
+			k := nd.out.tokens()
+			nd.tv -= k
+			nd.subT[nd.outPort-1] += k
 			nd.pc = ptPcP3
 		case ptPcP3Fin: // send Finished to every child
 			if nd.i == nd.deg {
@@ -382,14 +395,22 @@ func (nd *ptNode) phase2() (ptAction, bool) {
 			return ptFail(ptFailUnexpected), true
 		}
 		if j := nd.smaller(); j != 0 {
-			nd.safeSend(j, ptMsg{kind: ptMsgToken}, ptPcP2Sent)
+			m := ptMsg{kind: ptMsgToken}
+			if nd.batch { // as many tokens as the per-token loop sends to j in a row
+				m.n = min(nd.tv-nd.avg, nd.avg*nd.subN[j-1]-nd.subT[j-1])
+			}
+			nd.safeSend(j, m, ptPcP2Sent)
 			return ptAction{}, false
 		}
 		if got == 0 {
 			return ptAction{op: ptOpWaitAny}, true
 		}
 	case balanced && nd.tv > nd.avg && nd.parent > 0: // S2.4
-		nd.safeSend(nd.parent, ptMsg{kind: ptMsgToken}, ptPcP2Sent)
+		m := ptMsg{kind: ptMsgToken}
+		if nd.batch { // the whole surplus: nothing more arrives from a balanced subtree
+			m.n = nd.tv - nd.avg
+		}
+		nd.safeSend(nd.parent, m, ptPcP2Sent)
 	default:
 		return ptFail(ptFailState), true
 	}
@@ -416,7 +437,7 @@ func (nd *ptNode) smaller() int32 {
 
 // receiveTokensFromAll receives the tokens queued on every channel (phase 2). It
 // returns the messages taken, and bad if a message of the wrong kind was queued.
-func (nd *ptNode) receiveTokensFromAll() (got int, bad bool) {
+func (nd *ptNode) receiveTokensFromAll() (got int64, bad bool) {
 	for k := nd.in.rlen; k > 0; k-- {
 		c := nd.in.popReady()
 		g, b := nd.receiveToken(c)
@@ -431,23 +452,27 @@ func (nd *ptNode) receiveTokensFromAll() (got int, bad bool) {
 	return got, false
 }
 
-// receiveToken receives the tokens queued on channel c (phase 2). The corrected program
-// sets phase-3 messages aside (the erratum fix); the literal one takes every token as a
-// phase-2 token and leaves a Finished message queued, as it is not a token.
-func (nd *ptNode) receiveToken(c int32) (got int, bad bool) {
+// receiveToken receives the tokens queued on channel c (phase 2), a run of equal
+// messages at a time (receiving them one by one would change nothing between them). The
+// corrected program sets phase-3 messages aside (the erratum fix); the literal one takes
+// every token as a phase-2 token and leaves a Finished message queued, as it is not a
+// token. It returns the messages taken.
+func (nd *ptNode) receiveToken(c int32) (got int64, bad bool) {
 	for !nd.in.empty(c) {
 		switch nd.in.head(c) {
 		case ptMsgToken:
-			nd.in.receive(c)
-			nd.tv++
-			nd.addSub(c, -1)
+			_, k := nd.in.receiveRun(c)
+			nd.tv += k
+			nd.addSub(c, -k)
+			got += k
 		case ptMsgToken3:
 			if nd.literal || c != nd.parent {
 				return got, true
 			}
-			nd.in.receive(c)
-			nd.early++
-			nd.subT[c-1]--
+			_, k := nd.in.receiveRun(c)
+			nd.early += k
+			nd.subT[c-1] -= k
+			got += k
 		case ptMsgFinished:
 			if nd.literal {
 				return got, false
@@ -457,10 +482,10 @@ func (nd *ptNode) receiveToken(c int32) (got int, bad bool) {
 			}
 			nd.in.receive(c)
 			nd.earlyFin = true
+			got++
 		default:
 			return got, true
 		}
-		got++
 	}
 	return got, false
 }
@@ -475,21 +500,25 @@ func (nd *ptNode) phase3() (ptAction, bool) {
 		if i == 0 {
 			return ptFail(ptFailNoTaker), true
 		}
-		kind := ptMsgToken3
+		m := ptMsg{kind: ptMsgToken3}
 		if nd.literal {
-			kind = ptMsgToken
+			m.kind = ptMsgToken
 		}
-		nd.safeSend(i, ptMsg{kind: kind}, ptPcP3Sent)
+		if nd.batch { // up to what i's subtree can take below Avg+1 on average
+			m.n = min(nd.tv-nd.avg-1, nd.subN[i-1]-(nd.subT[i-1]-nd.avg*nd.subN[i-1]))
+		}
+		nd.safeSend(i, m, ptPcP3Sent)
 	case nd.parent > 0: // S3.2
 		if nd.in.empty(nd.parent) {
 			return ptAction{op: ptOpWaitPort, port: nd.parent}, true
 		}
-		switch m := nd.in.receive(nd.parent); {
-		case m.kind == ptMsgFinished:
+		// A run of tokens is received at once: nothing happens between its tokens.
+		switch kind, k := nd.in.receiveRun(nd.parent); kind {
+		case ptMsgFinished:
 			nd.parent = 0 // the parent finished: become a root
-		case m.carriesToken():
-			nd.tv++
-			nd.subT[nd.parent-1]--
+		case ptMsgToken, ptMsgToken3:
+			nd.tv += k
+			nd.subT[nd.parent-1] -= k
 		default:
 			return ptFail(ptFailUnexpected), true
 		}
@@ -560,6 +589,14 @@ func (q *ptQueue) pushRun(r ptRun) bool {
 	return true
 }
 
+// popRun removes the head run and returns its kind and length.
+func (q *ptQueue) popRun() (ptKind, int64) {
+	r := &q.run[q.first]
+	q.first = (q.first + 1) % 4
+	q.runs--
+	return r.kind, r.count
+}
+
 func (q *ptQueue) pop() ptMsg {
 	r := &q.run[q.first]
 	m := ptMsg{kind: r.kind, t: r.t, n: r.n}
@@ -595,6 +632,10 @@ func (b *ptInbox) head(c int32) ptKind { q := &b.q[c-1]; return q.run[q.first].k
 
 // receive takes the head of channel c's queue, which must not be empty.
 func (b *ptInbox) receive(c int32) ptMsg { return b.q[c-1].pop() }
+
+// receiveRun takes the head run of channel c's queue, which must not be empty, and
+// returns its kind and length: the messages received.
+func (b *ptInbox) receiveRun(c int32) (ptKind, int64) { return b.q[c-1].popRun() }
 
 // deliver appends m to channel c's queue; false means the queue broke the protocol's
 // shape (see ptRun).

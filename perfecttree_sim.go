@@ -168,6 +168,8 @@ type ptSim struct {
 	// evSeq), so it is also a valid heap), and after the first other delay a min-heap by
 	// (evTime, evSeq) for the rest of the run.
 	unit    bool    // the delay policy is NewUnitDelays: no call per message
+	batch   bool    // PerfectTreeOptions.Batch: runs of tokens travel as one event
+	multi   int64   // batched mode: events that carried more than one token
 	useHeap bool    // a delay other than 1 has occurred: heap is a heap
 	heap    []int32 // sending nodes, a min-heap by (evTime, evSeq)
 	evTime  []int64
@@ -193,6 +195,7 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 	for v := 0; v < n; v++ {
 		a, b := g.off[v], g.off[v+1]
 		sm.nodes[v].init(s.Loads[v], sm.subT[a:b:b], sm.subN[a:b:b], sm.queues[a:b:b], sm.rings[a:b:b], o.Literal)
+		sm.nodes[v].batch = o.Batch
 	}
 	sm.holder = ptGrow(sm.holder, m2)
 	for i := range sm.holder {
@@ -207,6 +210,7 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 	}
 	sm.evTime, sm.evSeq = ptGrow(sm.evTime, n), ptGrow(sm.evSeq, n)
 	_, sm.unit = sm.delays.(ptUnitDelays)
+	sm.batch, sm.multi = o.Batch, 0
 	sm.useHeap = false
 	sm.rqHead, sm.rqLen, sm.seq, sm.now, sm.finished, sm.err = 0, 0, 0, 0, 0, nil
 	sm.stats.reset(n, s.Loads.Total())
@@ -218,12 +222,17 @@ func (sm *ptSim) init(g *Graph, s *State, o *PerfectTreeOptions) error {
 	return sm.check()
 }
 
-// step is one time unit: deliver what is due, then run every node that is ready.
+// step is one time unit: deliver what is due, then run every node that is ready. In
+// batched mode it is the next time at which a message arrives: the time units between
+// carry no event (every node waits), so skipping them changes Steps only.
 func (sm *ptSim) step(s *State) error {
 	if sm.err != nil {
 		return sm.err
 	}
 	sm.now = s.Time + 1
+	if sm.batch && sm.useHeap && len(sm.heap) > 0 {
+		sm.now = max(sm.now, sm.evTime[sm.heap[0]])
+	}
 	if sm.useHeap {
 		for len(sm.heap) > 0 && sm.evTime[sm.heap[0]] <= sm.now {
 			sm.deliver(sm.popEvent())
@@ -300,6 +309,10 @@ func (sm *ptSim) run(v int) {
 			}
 		case ptOpSend:
 			f := f0 + int(a.port)
+			if k := a.msg.tokens(); k > 1 {
+				sm.sendRun(v, f, a.msg, k)
+				return
+			}
 			sm.stats.messages[nd.phase-1]++
 			sm.st.Messages++
 			d := int64(1)
@@ -340,6 +353,36 @@ func (sm *ptSim) run(v int) {
 	}
 }
 
+// sendRun puts node v's message m carrying a run of k > 1 tokens (batched mode) in
+// flight on flat channel f as one event. For the delay policy and the counts its tokens
+// are k messages, numbered seq, seq+1, ..., sent back to back as the single-port model
+// sends them one at a time (each when the previous one arrives); the event arrives when
+// the last would, and is ordered among simultaneous arrivals by the last one's number.
+func (sm *ptSim) sendRun(v, f int, m ptMsg, k int64) {
+	nd := &sm.nodes[v]
+	sm.stats.messages[nd.phase-1] += k
+	sm.st.Messages += k
+	sm.multi++
+	t := sm.now + k
+	if !sm.unit {
+		w := int(sm.ports.nbr[f])
+		t = sm.now
+		for i := int64(0); i < k; i++ {
+			d := sm.delays.Delay(t, v, w, sm.seq+i)
+			if d > MaxDelay {
+				sm.err = badParam("delay policy %v gave message %d a delay of %d > MaxDelay = %d", sm.delays, sm.seq+i, d, MaxDelay)
+				return
+			}
+			t += max(d, 1)
+		}
+	}
+	sm.out[v], sm.outF[v] = m, int32(f)
+	sm.seq += k - 1
+	sm.useHeap = true
+	sm.pushEvent(int32(v), t)
+	sm.wait[v] = ptSending
+}
+
 // deliver completes the send of node v: the message joins the receiver's queue, the
 // receiver wakes if it waits for it, and v resumes.
 func (sm *ptSim) deliver(v int32) {
@@ -347,15 +390,22 @@ func (sm *ptSim) deliver(v int32) {
 	m := sm.out[v]
 	w := sm.ports.nbr[f]
 	c := sm.ports.back[f]
-	if !sm.nodes[w].in.deliver(c, m) {
+	k := m.tokens()
+	var ok bool
+	if k > 1 {
+		ok = sm.nodes[w].in.deliverRun(c, ptRun{kind: m.kind, count: k})
+	} else {
+		ok = sm.nodes[w].in.deliver(c, m)
+	}
+	if !ok {
 		sm.err = ptNodeError(int(w), &sm.nodes[w], ptFailOverflow)
 		return
 	}
-	if m.carriesToken() {
-		sm.st.Loads[v]--
-		sm.st.Loads[w]++
-		sm.st.Moved++
-		sm.stats.moves[sm.nodes[v].phase-1]++
+	if k > 0 {
+		sm.st.Loads[v] -= k
+		sm.st.Loads[w] += k
+		sm.st.Moved += k
+		sm.stats.moves[sm.nodes[v].phase-1] += k
 		sm.stats.lastMove = sm.now
 	}
 	if sm.wait[w] == ptOnAny || (sm.wait[w] == ptOnPort && sm.warg[w] == c) {
