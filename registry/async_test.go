@@ -120,3 +120,29 @@ func TestRunNetworkModel(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPerfectTreeBatchParam: the perfect-tree entry's batch parameter reaches
+// PerfectTreeOptions.Batch: the same loads and moves, fewer steps.
+func TestPerfectTreeBatchParam(t *testing.T) {
+	reg := registry.New()
+	spec := registry.Spec{
+		Network:   registry.Choice{Name: "random-tree", Params: registry.Params{"n": 40}},
+		Loads:     registry.Choice{Name: "point-mass", Params: registry.Params{"tokens": 400}},
+		Algorithm: registry.Choice{Name: "perfect-tree"},
+		Seed:      5,
+	}
+	plain, err := reg.Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Algorithm.Params = registry.Params{"batch": true}
+	batched, err := reg.Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain.Result.Loads, batched.Result.Loads) || plain.Result.Moved != batched.Result.Moved ||
+		batched.Result.Steps >= plain.Result.Steps {
+		t.Fatalf("batch: loads %v moved %d steps %d; per token: %v moved %d steps %d", batched.Result.Loads,
+			batched.Result.Moved, batched.Result.Steps, plain.Result.Loads, plain.Result.Moved, plain.Result.Steps)
+	}
+}

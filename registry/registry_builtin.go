@@ -511,6 +511,7 @@ func registerAlgorithms(r *Registry) {
 			pInt("delay", 4, "parameter of the delay policy: random's maximum, reverse's window, slow-link's delay"),
 			pBool("shuffle_ports", "number each node's ports in a random order"),
 			pBool("literal", "run the printed pseudo-code without the erratum's fix"),
+			pBool("batch", "carry each run of tokens down a link as one event (PerfectTreeOptions.Batch: same moves, other times)"),
 		}},
 		func(g *tokendist.Graph, _ tokendist.Loads, p Params) (tokendist.Balancer, error) {
 			name, err := p.Str("delays")
@@ -545,7 +546,11 @@ func registerAlgorithms(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: dp, ShufflePorts: sp, Literal: lit})
+			batch, err := p.Bool("batch")
+			if err != nil {
+				return nil, err
+			}
+			return tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: dp, ShufflePorts: sp, Literal: lit, Batch: batch})
 		}))
 
 	must(r.RegisterAlgorithm(Entry{Name: "ring", Doc: "a growing tree- or grid-dag on the ring R_p (network ring, n = p; loads point-mass tokens 1 on node 0) (tokendist.NewRingTree, tokendist.NewRingGrid)",
