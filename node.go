@@ -1,8 +1,10 @@
 package tokendist
 
 import (
+	"encoding/binary"
 	"fmt"
 
+	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/rng"
 )
 
@@ -199,4 +201,51 @@ type NodeOptions struct {
 // election ends in a crossing.
 type NodeAlgorithm interface {
 	NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error)
+}
+
+// maxMessageBytes is the longest encoding of a Message: kind, flags and three varints.
+const maxMessageBytes = 2 + 3*binary.MaxVarintLen64
+
+// AppendBinary appends m's binary encoding to b and returns the result (it implements
+// encoding.BinaryAppender and never fails): Kind, a flags byte (1 when Counted, else 0),
+// then Round, Value and Tokens as varints, at most 32 bytes. Hosts use it to persist a
+// node's outgoing log and to put messages on the wire. O(1).
+func (m Message) AppendBinary(b []byte) ([]byte, error) {
+	flags := byte(0)
+	if m.Counted {
+		flags = 1
+	}
+	b = append(b, m.Kind, flags)
+	b = binary.AppendVarint(b, m.Round)
+	b = binary.AppendVarint(b, m.Value)
+	return binary.AppendVarint(b, m.Tokens), nil
+}
+
+// DecodeMessage decodes the Message that AppendBinary wrote at the start of b and
+// returns it with the number of bytes it took. It returns an error wrapping
+// ErrBadParameter, and never panics, for a truncated encoding, a flags byte other than
+// 0 or 1, or negative tokens. O(1).
+func DecodeMessage(b []byte) (Message, int, error) {
+	bad := func(what string) (Message, int, error) {
+		return Message{}, 0, badParam("message %s: %s", errs.Quote(b[:min(len(b), maxMessageBytes)]), what)
+	}
+	if len(b) < 2 {
+		return bad("truncated")
+	}
+	m := Message{Kind: b[0], Counted: b[1] == 1}
+	if b[1] > 1 {
+		return bad("flags not 0 or 1")
+	}
+	n := 2
+	for _, f := range []*int64{&m.Round, &m.Value, &m.Tokens} {
+		v, k := binary.Varint(b[n:])
+		if k <= 0 {
+			return bad("truncated or overlong varint")
+		}
+		*f, n = v, n+k
+	}
+	if m.Tokens < 0 {
+		return bad("negative tokens")
+	}
+	return m, n, nil
 }

@@ -262,7 +262,7 @@ func (k *roundCore) AppendState(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(k.fut)))
 	for _, f := range k.fut {
 		b = binary.AppendUvarint(b, uint64(f.port))
-		b = appendMessage(b, f.m)
+		b, _ = f.m.AppendBinary(b)
 	}
 	return k.algo.appendState(b)
 }
@@ -307,18 +307,6 @@ func (k *roundCore) RestoreState(b []byte) error {
 
 func (k *roundCore) badState(b []byte, why string) error {
 	return badParam("node %d: RestoreState of %d bytes: %s", k.id, len(b), why)
-}
-
-// appendMessage appends m's fields.
-func appendMessage(b []byte, m Message) []byte {
-	c := byte(0)
-	if m.Counted {
-		c = 1
-	}
-	b = append(b, m.Kind, c)
-	b = binary.AppendVarint(b, m.Round)
-	b = binary.AppendVarint(b, m.Value)
-	return binary.AppendVarint(b, m.Tokens)
 }
 
 // stateReader decodes a saved state; the first malformed field sets err and every
@@ -419,11 +407,17 @@ func (r *stateReader) nonNeg() int64 {
 	return x
 }
 
+// message reads a Message (Message.AppendBinary's encoding).
 func (r *stateReader) message() Message {
-	var m Message
-	m.Kind = r.byte()
-	m.Counted = r.bool()
-	m.Round, m.Value, m.Tokens = r.int(), r.int(), r.int()
+	if r.err != nil {
+		return Message{}
+	}
+	m, k, err := DecodeMessage(r.b)
+	if err != nil {
+		r.fail()
+		return Message{}
+	}
+	r.b = r.b[k:]
 	return m
 }
 

@@ -599,7 +599,7 @@ func (n *Node) encode(b []byte) []byte {
 		b = binary.AppendUvarint(b, l.acked)
 		b = binary.AppendUvarint(b, l.delivered)
 		for j, m := range l.log {
-			b = appendMessage(b, m)
+			b, _ = m.AppendBinary(b)
 			if n.itemMode {
 				for _, id := range l.logItems[j] {
 					b = binary.AppendUvarint(b, id)
@@ -616,17 +616,6 @@ func (n *Node) encode(b []byte) []byte {
 	n.scratch = n.prog.AppendState(n.scratch[:0])
 	b = binary.AppendUvarint(b, uint64(len(n.scratch)))
 	return append(b, n.scratch...)
-}
-
-func appendMessage(b []byte, m tokendist.Message) []byte {
-	flags := byte(0)
-	if m.Counted {
-		flags = 1
-	}
-	b = append(b, m.Kind, flags)
-	b = binary.AppendVarint(b, m.Round)
-	b = binary.AppendVarint(b, m.Value)
-	return binary.AppendVarint(b, m.Tokens)
 }
 
 type decoder struct {
@@ -654,16 +643,6 @@ func (d *decoder) varint() int64 {
 	}
 	d.b = d.b[k:]
 	return v
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) == 0 {
-		d.err = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
 }
 
 // ids reads k uvarint IDs (at least one byte each, so k is checked against the bytes
@@ -746,14 +725,11 @@ func parseState(state []byte) (ps PersistedState, prog []byte, bad string) {
 		for j := range l.Log {
 			g := &l.Log[j]
 			g.Port, g.Kind, g.Seq = i, Data, l.Acked+1+uint64(j)
-			m := &g.Msg
-			m.Kind = d.byte()
-			f := d.byte()
-			m.Counted = f == 1
-			m.Round, m.Value, m.Tokens = d.varint(), d.varint(), d.varint()
-			if d.err || f > 1 || m.Tokens < 0 {
+			m, used, err := tokendist.DecodeMessage(d.b)
+			if err != nil {
 				return ps, nil, fmt.Sprintf("link %d log entry %d", i, j)
 			}
+			g.Msg, d.b = m, d.b[used:]
 			if ps.ItemMode {
 				if g.Items = d.ids(m.Tokens); d.err {
 					return ps, nil, fmt.Sprintf("link %d log entry %d items", i, j)

@@ -23,14 +23,7 @@ const maxFrameItems = 1 << 20
 func AppendFrame(b []byte, d async.Datagram) []byte {
 	b = append(b, frameVersion, byte(d.Kind))
 	b = binary.AppendUvarint(b, d.Seq)
-	flags := byte(0)
-	if d.Msg.Counted {
-		flags = 1
-	}
-	b = append(b, d.Msg.Kind, flags)
-	b = binary.AppendVarint(b, d.Msg.Round)
-	b = binary.AppendVarint(b, d.Msg.Value)
-	b = binary.AppendVarint(b, d.Msg.Tokens)
+	b, _ = d.Msg.AppendBinary(b)
 	b = binary.AppendUvarint(b, uint64(len(d.Items)))
 	for _, id := range d.Items {
 		b = binary.AppendUvarint(b, id)
@@ -55,12 +48,15 @@ func DecodeFrame(b []byte, port int) (async.Datagram, error) {
 	}
 	r := reader{b: b[2:]}
 	d.Seq = r.uvarint()
-	d.Msg.Kind = r.byte()
-	flags := r.byte()
-	d.Msg.Counted = flags == 1
-	d.Msg.Round, d.Msg.Value, d.Msg.Tokens = r.varint(), r.varint(), r.varint()
+	if !r.err {
+		m, used, err := tokendist.DecodeMessage(r.b)
+		if err != nil {
+			return bad("bad message")
+		}
+		d.Msg, r.b = m, r.b[used:]
+	}
 	k := r.uvarint()
-	if r.err || flags > 1 || d.Msg.Tokens < 0 || k > uint64(len(r.b)) || k > maxFrameItems {
+	if r.err || k > uint64(len(r.b)) || k > maxFrameItems {
 		return bad("bad header or message")
 	}
 	if k > 0 {
@@ -91,24 +87,4 @@ func (r *reader) uvarint() uint64 {
 	}
 	r.b = r.b[k:]
 	return v
-}
-
-func (r *reader) varint() int64 {
-	v, k := binary.Varint(r.b)
-	if k <= 0 {
-		r.err, r.b = true, nil
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.err = true
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
 }
