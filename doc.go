@@ -154,6 +154,21 @@
 // schedules, NewMultiBalance, RingScheduler) refuse them in Init; each balancer's doc
 // comment says which. docs/dynamic.md has the model and the study of examples/dynamic.
 //
+// # Node programs: asynchronous and faulty networks
+//
+// Run steps every node at once in one address space. For networks that are not like
+// that, the balancers that implement NodeAlgorithm (dimension exchange, the diffusions,
+// random matching, the perfect-tree protocol, SpanningTree) return NodePrograms: one
+// NodeProgram per node, a state machine in the style of etcd-io/raft that knows its load,
+// its ports and the messages it receives, and that a host drives with messages and ticks
+// through a NodeContext. Random choices come from NodeRandom, keyed by (seed, round,
+// node), so a restarted node draws again what it drew; RunOptions.NodeStreams makes Run
+// draw the same way, so that a synchronous host reproduces Run exactly. NodeOptions.Patience
+// chooses between waiting for every neighbour (Run's loads whatever the delays) and
+// rounds paced by the local clock. Package async is the host that simulates faulty
+// networks (and the exactly-once token handoff); package fleet runs the programs as
+// processes over TCP. docs/async.md has the study of which paper claims survive.
+//
 // # Reproducibility
 //
 // One uint64 seed fixes every random choice: in generators, in initial loads, and in
