@@ -323,6 +323,50 @@ func TestLanczosStoppingRule(t *testing.T) {
 	require.Positive(t, stopped[1])
 }
 
+// TestLanczosOverlappingEnds checks the stopping rule at checks where the two ends'
+// intervals overlap, [θ_2 − b_2, θ_2 + b_2] and [−θ_n − b_n, −θ_n + b_n], while an end
+// has not met its tolerance: neither end is then clearly smaller in absolute value, so
+// the unconverged end may not stop (λ_n still may when Gershgorin's bound shows |λ_n|
+// < θ_2), and Lanczos goes on. The networks are double covers of random 7-regular
+// graphs (|λ_n| = 3/4, λ_2 ≈ 0.74), with starts and tolerances at which such a check
+// comes first: λ_n converged while λ_2's interval holds 3/4 (Tol 1e-2 and 1e-5), and
+// λ_2 converged (GapTol 0.1) while λ_n's interval reaches into λ_2's. At the stop, the
+// end that sets λ_max has met its tolerance.
+func TestLanczosOverlappingEnds(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		seed uint64
+		o    SpectralOptions
+	}{
+		{78, 29, SpectralOptions{Tol: 1e-2, Seed: 1}},
+		{92, 36, SpectralOptions{Tol: 1e-5, Seed: 2}},
+		{84, 32, SpectralOptions{GapTol: 0.1, Seed: 3}},
+	} {
+		rr, err := RandomRegular(c.n, 7, c.seed)
+		require.NoError(t, err)
+		g := doubleCover(t, rr)
+		gLo := -3.0 / 4
+		sp, checks := lanczosRun(t, g, c.o)
+		overlapping := 0
+		for i, ch := range checks {
+			top, bot := ch.top, ch.bot
+			topAcc, botAcc := top.bound <= c.o.tol(top.theta, top.bound), bot.bound <= c.o.tol(bot.theta, bot.bound)
+			overlap := top.theta-top.bound <= -bot.theta+bot.bound && -bot.theta-bot.bound <= top.theta+top.bound
+			if overlap && (!topAcc || !botAcc && -gLo >= top.theta) {
+				overlapping++
+				require.Less(t, i, len(checks)-1, "%v %+v: stopped at k = %d with overlapping intervals, λ_2 %+v, λ_n %+v", g, c.o, ch.k, top, bot)
+			}
+		}
+		require.Positive(t, overlapping, "%v %+v: no check with overlapping intervals and an unconverged end", g, c.o)
+		last := checks[len(checks)-1]
+		if sp.LambdaMax == sp.Lambda2 {
+			require.LessOrEqual(t, last.top.bound, c.o.tol(last.top.theta, last.top.bound), "%v %+v: λ_2 sets λ_max", g, c.o)
+		} else {
+			require.LessOrEqual(t, last.bot.bound, c.o.tol(last.bot.theta, last.bot.bound), "%v %+v: λ_n sets λ_max", g, c.o)
+		}
+	}
+}
+
 // closeEndsNetworks are networks whose two spectral ends are equal or close in absolute
 // value, |λ_n| ≈ λ_2, where Lanczos must not stop the end that sets λ_max early: the
 // hypercubes (λ_2 = |λ_n| = (d−1)/(d+1)), and the hypercube with one chord (which moves
