@@ -367,6 +367,30 @@ func TestLanczosOverlappingEnds(t *testing.T) {
 	}
 }
 
+// TestLanczosMaxIterBounds: when MaxIter runs out before the stopping rule holds, the
+// bounds are those of the last check (min(r, r²/gap) plus the rounding allowance), the
+// end that does not set λ_max at least its certified bound; an unconverged end is
+// widened to the bound that holds regardless only when the rule stops the run (both
+// ends done). Torus(40, 40) from seed 0 with MaxIter 32: at k = 32, θ_2 > 3/5 settles
+// λ_n by Gershgorin's bound while λ_2, which sets λ_max, is unconverged, and its
+// widened bound 1 − θ_2 would differ from its Ritz bound.
+func TestLanczosMaxIterBounds(t *testing.T) {
+	g, err := Torus(40, 40)
+	require.NoError(t, err)
+	var last lanczosCheck
+	lanczosTrace = func(k int, top, bot ritz, _ float64) { last = lanczosCheck{k: k, top: top, bot: bot} }
+	certTrace = func(k int, c certInterval) { last.cert = c }
+	defer func() { lanczosTrace, certTrace = nil, nil }()
+	sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, Seed: 0, MaxIter: 32})
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.Equal(t, 32, last.k)
+	require.Greater(t, last.top.bound, 1e-10, "λ_2 converged: the case is not exercised")
+	require.Less(t, 3.0/5, last.top.theta, "λ_n is not done by Gershgorin's bound")
+	require.Greater(t, 1-last.top.theta, last.top.bound, "the widened bound would not differ")
+	require.Equal(t, last.top.bound, sp.Bound2)
+	require.Equal(t, math.Max(last.bot.bound, last.bot.theta-last.cert.loN), sp.BoundN)
+}
+
 // closeEndsNetworks are networks whose two spectral ends are equal or close in absolute
 // value, |λ_n| ≈ λ_2, where Lanczos must not stop the end that sets λ_max early: the
 // hypercubes (λ_2 = |λ_n| = (d−1)/(d+1)), and the hypercube with one chord (which moves
