@@ -514,6 +514,22 @@ func TestCertifiedIntervalProperty(t *testing.T) {
 	t.Logf("%d networks, %d runs (%d met IntervalTol): Lower ≤ λ_max ≤ Upper in all", len(gs), runs, narrow)
 }
 
+// TestCertifiedLongRun: after 300 iterations on RandomRegular(1000, 16, 1) (λ_max ≈
+// 0.508; Tol 1e-300 is never met, so MaxIter ends the run), the Lanczos polynomial at
+// x = 1 is far beyond 2^500, where polyExceeds rescales it, and the certified interval
+// is narrow: Upper < 1 and Upper − Lower ≤ 1e-9.
+func TestCertifiedLongRun(t *testing.T) {
+	g, err := RandomRegular(1000, 16, 1)
+	require.NoError(t, err)
+	sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, Tol: 1e-300, MaxIter: 300})
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.Equal(t, 300, sp.Iterations)
+	require.Less(t, sp.Upper, 1.0)
+	require.LessOrEqual(t, sp.Lower, sp.Upper)
+	require.LessOrEqual(t, sp.Upper-sp.Lower, 1e-9)
+	require.InDelta(t, 0.508, sp.LambdaMax, 1e-3)
+}
+
 // TestCertifiedDeltaCalibration runs Lanczos with Delta = 0.5 (each end's bound may fail
 // for a start with |u·b| < t, t = 0.25/√(2n/π)) from 400 starts on random networks and
 // requires the fraction of runs with Upper < λ_max to stay below Delta: the bound is
