@@ -133,6 +133,54 @@ func TestColoringForestsKönigSweep(t *testing.T) {
 	}
 }
 
+// TestBipartiteColoringForestGreedy: a forest takes BipartiteColoring's breadth-first
+// greedy pass, as its doc states: from each unvisited node in index order, every node's
+// edges to its children, in adjacency order, get the colours 0, 1, ... skipping the
+// colour of the edge to its parent. The colours are recomputed here by that rule, on
+// random trees and on a forest of two.
+func TestBipartiteColoringForestGreedy(t *testing.T) {
+	var gs []*tokendist.Graph
+	for seed := range uint64(20) {
+		gs = append(gs, must(tokendist.RandomTree(5+int(seed), seed)))
+	}
+	gs = append(gs, must(tokendist.NewGraph(7, [][2]int{{0, 3}, {3, 1}, {3, 2}, {4, 5}, {6, 5}})))
+	for _, g := range gs {
+		ec, err := tokendist.BipartiteColoring(g)
+		require.NoError(t, err)
+		n := g.Order()
+		want := map[[2]int]int{}
+		seen := make([]bool, n)
+		for root := 0; root < n; root++ {
+			if seen[root] {
+				continue
+			}
+			seen[root] = true
+			parentColor := map[int]int{root: -1}
+			for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
+				u, c := queue[0], 0
+				for _, w := range g.Neighbors(u) {
+					v := int(w)
+					if seen[v] {
+						continue // the parent
+					}
+					if c == parentColor[u] {
+						c++
+					}
+					seen[v] = true
+					want[[2]int{min(u, v), max(u, v)}] = c
+					parentColor[v] = c
+					queue = append(queue, v)
+					c++
+				}
+			}
+		}
+		require.Len(t, want, g.Size(), "%v", g)
+		for e, c := range want {
+			require.Equal(t, c, ec.Color(e[0], e[1]), "%v: edge %v", g, e)
+		}
+	}
+}
+
 func TestHypercubeColoring(t *testing.T) {
 	for d := 0; d <= 9; d++ {
 		ec, err := tokendist.HypercubeColoring(d)

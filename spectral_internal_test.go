@@ -323,6 +323,74 @@ func TestLanczosStoppingRule(t *testing.T) {
 	require.Positive(t, stopped[1])
 }
 
+// TestLanczosOverlappingEnds checks the stopping rule at checks where the two ends'
+// intervals overlap, [θ_2 − b_2, θ_2 + b_2] and [−θ_n − b_n, −θ_n + b_n], while an end
+// has not met its tolerance: neither end is then clearly smaller in absolute value, so
+// the unconverged end may not stop (λ_n still may when Gershgorin's bound shows |λ_n|
+// < θ_2), and Lanczos goes on. The networks are double covers of random 7-regular
+// graphs (|λ_n| = 3/4, λ_2 ≈ 0.74), with starts and tolerances at which such a check
+// comes first: λ_n converged while λ_2's interval holds 3/4 (Tol 1e-2 and 1e-5), and
+// λ_2 converged (GapTol 0.1) while λ_n's interval reaches into λ_2's. At the stop, the
+// end that sets λ_max has met its tolerance.
+func TestLanczosOverlappingEnds(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		seed uint64
+		o    SpectralOptions
+	}{
+		{78, 29, SpectralOptions{Tol: 1e-2, Seed: 1}},
+		{92, 36, SpectralOptions{Tol: 1e-5, Seed: 2}},
+		{84, 32, SpectralOptions{GapTol: 0.1, Seed: 3}},
+	} {
+		rr, err := RandomRegular(c.n, 7, c.seed)
+		require.NoError(t, err)
+		g := doubleCover(t, rr)
+		gLo := -3.0 / 4
+		sp, checks := lanczosRun(t, g, c.o)
+		overlapping := 0
+		for i, ch := range checks {
+			top, bot := ch.top, ch.bot
+			topAcc, botAcc := top.bound <= c.o.tol(top.theta, top.bound), bot.bound <= c.o.tol(bot.theta, bot.bound)
+			overlap := top.theta-top.bound <= -bot.theta+bot.bound && -bot.theta-bot.bound <= top.theta+top.bound
+			if overlap && (!topAcc || !botAcc && -gLo >= top.theta) {
+				overlapping++
+				require.Less(t, i, len(checks)-1, "%v %+v: stopped at k = %d with overlapping intervals, λ_2 %+v, λ_n %+v", g, c.o, ch.k, top, bot)
+			}
+		}
+		require.Positive(t, overlapping, "%v %+v: no check with overlapping intervals and an unconverged end", g, c.o)
+		last := checks[len(checks)-1]
+		if sp.LambdaMax == sp.Lambda2 {
+			require.LessOrEqual(t, last.top.bound, c.o.tol(last.top.theta, last.top.bound), "%v %+v: λ_2 sets λ_max", g, c.o)
+		} else {
+			require.LessOrEqual(t, last.bot.bound, c.o.tol(last.bot.theta, last.bot.bound), "%v %+v: λ_n sets λ_max", g, c.o)
+		}
+	}
+}
+
+// TestLanczosMaxIterBounds: when MaxIter runs out before the stopping rule holds, the
+// bounds are those of the last check (min(r, r²/gap) plus the rounding allowance), the
+// end that does not set λ_max at least its certified bound; an unconverged end is
+// widened to the bound that holds regardless only when the rule stops the run (both
+// ends done). Torus(40, 40) from seed 0 with MaxIter 32: at k = 32, θ_2 > 3/5 settles
+// λ_n by Gershgorin's bound while λ_2, which sets λ_max, is unconverged, and its
+// widened bound 1 − θ_2 would differ from its Ritz bound.
+func TestLanczosMaxIterBounds(t *testing.T) {
+	g, err := Torus(40, 40)
+	require.NoError(t, err)
+	var last lanczosCheck
+	lanczosTrace = func(k int, top, bot ritz, _ float64) { last = lanczosCheck{k: k, top: top, bot: bot} }
+	certTrace = func(k int, c certInterval) { last.cert = c }
+	defer func() { lanczosTrace, certTrace = nil, nil }()
+	sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, Seed: 0, MaxIter: 32})
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.Equal(t, 32, last.k)
+	require.Greater(t, last.top.bound, 1e-10, "λ_2 converged: the case is not exercised")
+	require.Less(t, 3.0/5, last.top.theta, "λ_n is not done by Gershgorin's bound")
+	require.Greater(t, 1-last.top.theta, last.top.bound, "the widened bound would not differ")
+	require.Equal(t, last.top.bound, sp.Bound2)
+	require.Equal(t, math.Max(last.bot.bound, last.bot.theta-last.cert.loN), sp.BoundN)
+}
+
 // closeEndsNetworks are networks whose two spectral ends are equal or close in absolute
 // value, |λ_n| ≈ λ_2, where Lanczos must not stop the end that sets λ_max early: the
 // hypercubes (λ_2 = |λ_n| = (d−1)/(d+1)), and the hypercube with one chord (which moves
@@ -444,6 +512,22 @@ func TestCertifiedIntervalProperty(t *testing.T) {
 		}
 	}
 	t.Logf("%d networks, %d runs (%d met IntervalTol): Lower ≤ λ_max ≤ Upper in all", len(gs), runs, narrow)
+}
+
+// TestCertifiedLongRun: after 300 iterations on RandomRegular(1000, 16, 1) (λ_max ≈
+// 0.508; Tol 1e-300 is never met, so MaxIter ends the run), the Lanczos polynomial at
+// x = 1 is far beyond 2^500, where polyExceeds rescales it, and the certified interval
+// is narrow: Upper < 1 and Upper − Lower ≤ 1e-9.
+func TestCertifiedLongRun(t *testing.T) {
+	g, err := RandomRegular(1000, 16, 1)
+	require.NoError(t, err)
+	sp, err := LambdaMax(g, &SpectralOptions{Method: SpectralLanczos, Tol: 1e-300, MaxIter: 300})
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.Equal(t, 300, sp.Iterations)
+	require.Less(t, sp.Upper, 1.0)
+	require.LessOrEqual(t, sp.Lower, sp.Upper)
+	require.LessOrEqual(t, sp.Upper-sp.Lower, 1e-9)
+	require.InDelta(t, 0.508, sp.LambdaMax, 1e-3)
 }
 
 // TestCertifiedDeltaCalibration runs Lanczos with Delta = 0.5 (each end's bound may fail

@@ -399,6 +399,30 @@ func TestHardeningLanczosNotConverged(t *testing.T) {
 	}
 }
 
+// TestIntervalNotConverged: under IntervalTol, a run that ends before the interval
+// rule is met returns ErrNotConverged with the interval it has, at the iteration where
+// it ended: on RandomTree(110, 0) the recurrence ends (n − 1 = 109 iterations) with
+// Upper = 1 (the gap is too small to certify), and on Torus(9, 9) MaxIter 12 runs out.
+// Both intervals hold λ_max (dense solver).
+func TestIntervalNotConverged(t *testing.T) {
+	for _, c := range []struct {
+		g       *tokendist.Graph
+		maxIter int
+		iters   int
+	}{
+		{must(tokendist.RandomTree(110, 0)), 0, 109},
+		{must(tokendist.Torus(9, 9)), 12, 12},
+	} {
+		sp, err := tokendist.LambdaMax(c.g, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos, IntervalTol: 0.01, MaxIter: c.maxIter})
+		require.ErrorIs(t, err, tokendist.ErrNotConverged, "%v", c.g)
+		require.Equal(t, c.iters, sp.Iterations, "%v", c.g)
+		dense := must(tokendist.LambdaMax(c.g, &tokendist.SpectralOptions{Method: tokendist.SpectralDense}))
+		require.LessOrEqual(t, sp.Lower, dense.LambdaMax, "%v", c.g)
+		require.GreaterOrEqual(t, sp.Upper, dense.LambdaMax, "%v", c.g)
+		require.Greater(t, sp.Upper-sp.Lower, 0.01*(1-sp.Upper), "%v: the rule was met", c.g)
+	}
+}
+
 // TestSpectralOptionsIntervalValidation: IntervalTol must be ≥ 0 and Delta in [0, 1).
 func TestSpectralOptionsIntervalValidation(t *testing.T) {
 	g := must(tokendist.Torus(9, 9))

@@ -282,6 +282,31 @@ churn: {name: random-churn, fail: 0.01, recover: 0.2}
 steady: {warm_up: 100}
 `
 
+// TestFileSteadyBounds: steady.warm_up and steady.every take any non-negative integer,
+// 0 included, and a YAML alias to a scalar reads as the scalar.
+func TestFileSteadyBounds(t *testing.T) {
+	base := "networks:\n  - name: path\n    n: &n 8\nloads:\n  - name: point-mass\n    tokens: 10\nalgorithms: [threshold-1]\n"
+	for _, tc := range []struct {
+		text          string
+		warmUp, every int64
+	}{
+		{"steady:\n  warm_up: 0\n  every: 2\n", 0, 2},
+		{"steady:\n  warm_up: *n\n  every: 3\n", 8, 3},
+	} {
+		f, err := parse(t, base+tc.text, false)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		runs, err := f.Specs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := runs[0].Spec.Steady; st == nil || st.WarmUp != tc.warmUp || st.Every != tc.every {
+			t.Fatalf("%q: steady %+v, want warm_up %d, every %d", tc.text, st, tc.warmUp, tc.every)
+		}
+	}
+}
+
 func TestDynamicFile(t *testing.T) {
 	f, err := parse(t, dynamicFile, false)
 	if err != nil {

@@ -110,3 +110,12 @@ func TestProbeRun(t *testing.T) {
 	require.Zero(t, probeRun(reg, registry.Spec{Network: registry.Choice{Name: "no-such"}}, 10, later))
 	require.Zero(t, probeRun(reg, long, 1<<30, time.Now()), "past the deadline")
 }
+
+// TestProgressDefaultEvery: SweepOptions.Every of 0 (or below) is the default interval
+// of plain progress lines, 10 s; a positive one is kept.
+func TestProgressDefaultEvery(t *testing.T) {
+	for _, c := range []struct{ every, want time.Duration }{{0, 10 * time.Second}, {-time.Second, 10 * time.Second}, {time.Millisecond, time.Millisecond}} {
+		p := newProgress(SweepOptions{Every: c.every}, nil, nil, 0, 1)
+		require.Equal(t, c.want, p.every, "Every %v", c.every)
+	}
+}
