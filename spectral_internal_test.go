@@ -696,3 +696,32 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestCertifyRoundingAllowance: both certified ends lie a full rounding allowance
+// (certRounding(k)) beyond the crossing of the Lanczos polynomial with 1/t that the
+// bisection finds: |q_k| still exceeds 1/t at up2 − eta and at loN + eta. The Jacobi
+// matrices here (α = 0, β = b) have their spectrum in [−2b, 2b] and |q_k| grows like
+// (1/b)^k outside it, so both crossings lie strictly inside (gLo, 1) = (−1, 1).
+func TestCertifyRoundingAllowance(t *testing.T) {
+	for _, tc := range []struct {
+		k int
+		b float64
+	}{{20, 0.3}, {40, 0.25}, {64, 0.4}, {120, 0.45}} {
+		alpha, beta := make([]float64, tc.k), make([]float64, tc.k)
+		for i := range beta {
+			beta[i] = tc.b
+		}
+		c := newCertifier(1000, 1e-6, -1)
+		r := c.certify(alpha, beta, 2*tc.b*0.99, -2*tc.b*0.99)
+		eta := certRounding(tc.k)
+		if r.up2 >= 1 || r.loN <= -1 {
+			t.Fatalf("k %d b %g: up2 %g loN %g: a crossing is not inside (−1, 1)", tc.k, tc.b, r.up2, r.loN)
+		}
+		if !polyExceeds(alpha, beta, r.up2-eta, c.logLimit) || !polyExceeds(alpha, beta, r.loN+eta, c.logLimit) {
+			t.Errorf("k %d b %g: up2 %.17g, loN %.17g are not a rounding allowance (%.3g) beyond the crossings", tc.k, tc.b, r.up2, r.loN, eta)
+		}
+		if r.up2 < 2*tc.b || r.loN > -2*tc.b {
+			t.Errorf("k %d b %g: [%g, %g] does not contain the spectrum's ends ±%g", tc.k, tc.b, r.loN, r.up2, 2*tc.b)
+		}
+	}
+}

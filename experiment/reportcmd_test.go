@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -332,4 +333,31 @@ func TestPlotNumericLabels(t *testing.T) {
 	desc := string(svg[bytes.Index(svg, []byte("<desc>")):bytes.Index(svg, []byte("</desc>"))])
 	require.Contains(t, desc, "seed = ", desc)
 	require.NotContains(t, desc, "network_name = ", desc)
+}
+
+// TestExportColumnOrderAndTextLayout: the parameter columns of one kind are in name
+// order (loads.hi before loads.lo before loads.seed), and the text format pads every
+// column but the last to its widest cell plus two spaces, so that every cell of a
+// column starts at the same offset.
+func TestExportColumnOrderAndTextLayout(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	tab, err := ExportTable(d, "")
+	require.NoError(t, err)
+	var loads []string
+	for _, c := range tab.Cols {
+		if strings.HasPrefix(c, "loads.") {
+			loads = append(loads, c)
+		}
+	}
+	require.GreaterOrEqual(t, len(loads), 2, tab.Cols)
+	require.True(t, slices.IsSorted(loads), "loads columns %v", loads)
+
+	small := Table{Cols: []string{"a", "bb", "c"}, Rows: [][]any{{"xxxx", int64(1), "z"}, {"y", int64(22222), "zz"}}}
+	var buf bytes.Buffer
+	require.NoError(t, small.Write(&buf, "text"))
+	want := "a     bb     c\nxxxx  1      z\ny     22222  zz\n"
+	require.Equal(t, want, buf.String())
 }
