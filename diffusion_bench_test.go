@@ -445,7 +445,7 @@ func BenchmarkLanczosBinned(b *testing.B) {
 				l := newLanczos(ln, 1)
 				l.bin = nil
 				if mode == "binned" {
-					l.bin = newBinned(ln, binShift, l.workers)
+					l.bin = newBinned(ln, binShiftFor(ln.g.Order()), l.workers)
 				}
 				for k := 0; k < 5; k++ { // warm-up: page faults, huge pages
 					l.step()

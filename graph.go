@@ -305,14 +305,21 @@ func (g *Graph) Connected() bool {
 	if g.Order() == 0 {
 		return false
 	}
-	dist := make([]int32, g.Order())
-	g.bfs(0, dist, make([]int32, 0, g.Order()))
-	for _, d := range dist {
-		if d < 0 {
-			return false
+	// A bit per node and a queue of int32: 4.1 B per node (LambdaMax calls this on
+	// every network it prepares, within its memory budget).
+	n := g.Order()
+	seen := make([]uint64, (n+63)/64)
+	queue := make([]int32, 1, n)
+	seen[0] = 1
+	for h := 0; h < len(queue); h++ {
+		for _, j := range g.adj[g.off[queue[h]]:g.off[queue[h]+1]] {
+			if seen[j>>6]&(1<<(j&63)) == 0 {
+				seen[j>>6] |= 1 << (j & 63)
+				queue = append(queue, j)
+			}
 		}
 	}
-	return true
+	return len(queue) == n
 }
 
 // IsTree reports whether the graph is connected with exactly n-1 edges. It costs O(n +

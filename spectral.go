@@ -308,10 +308,10 @@ func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 		l.delta = bandDeltas(ln.g)
 	}
 	l.passA, l.passB = l.passAChunks, l.passBChunks
-	// The blocked pass needs 12 B per link end at most; without that room the gather
+	// The blocked pass needs 14 B per link end at most; without that room the gather
 	// kernel runs (the same result up to rounding, slower).
-	if l.runs == nil && l.delta == nil && n >= binnedMinOrder && checkAlloc("Lanczos bins", int64(len(ln.g.adj)), 12) == nil {
-		l.bin = newBinned(ln, binShift, l.workers)
+	if l.runs == nil && l.delta == nil && n >= binnedMinOrder && checkAlloc("Lanczos bins", int64(len(ln.g.adj)), 14) == nil {
+		l.bin = newBinned(ln, binShiftFor(n), l.workers)
 	}
 	// Random start in 1^⊥, one stream per chunk: standard normal entries, then the
 	// mean removed (the orthogonal projection onto 1^⊥). A standard normal vector's
@@ -393,21 +393,26 @@ type stencilRuns struct {
 // than n/16 of them (the adjacency then costs little more). It costs O(n).
 func newStencilRuns(ln *lazyNet) *stencilRuns {
 	g, n := ln.g, ln.g.Order()
-	limit := n / 16
-	r := &stencilRuns{}
-	var cur [4]int32
-	for i := 0; i < n; i++ {
-		var dl [4]int32
+	offsets := func(i int) (dl [4]int32) {
 		for k, j := range g.adj[4*i : 4*i+4] {
 			dl[k] = j - int32(i)
 		}
-		if i == 0 || dl != cur {
-			if len(r.start) >= limit {
+		return dl
+	}
+	// Count first: a network without locality allocates nothing.
+	runs := 0
+	for i := 0; i < n; i++ {
+		if i == 0 || offsets(i) != offsets(i-1) {
+			if runs++; runs > n/16 {
 				return nil
 			}
+		}
+	}
+	r := &stencilRuns{start: make([]int32, 0, runs+1), delta: make([]int32, 0, 4*runs)}
+	for i := 0; i < n; i++ {
+		if dl := offsets(i); i == 0 || dl != offsets(i-1) {
 			r.start = append(r.start, int32(i))
 			r.delta = append(r.delta, dl[:]...)
-			cur = dl
 		}
 	}
 	r.start = append(r.start, int32(n))

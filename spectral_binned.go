@@ -9,9 +9,27 @@ package tokendist
 // RandomRegular(10^7, 4) 565 ms against 367 ms. The threshold lies between the two.
 const binnedMinOrder = 1 << 22
 
-// binShift sets the bin size, 2^binShift nodes: the bin's share of the accumulator (8 B
-// per node, 512 KiB) stays in the L2 cache while the bin's contributions are added.
-const binShift = 16
+// binnedMaxBins bounds the number of bins, and so the number of write streams of pass
+// 1: past a few dozen streams the stores miss the first-level TLB and the prefetchers
+// lose track of them. Measured on RandomRegular(10^7, 4), 2 workers, per iteration:
+// pass 1 took 110, 106, 104 and 45 ms with bins of 2^15, 2^16, 2^17 and 2^18 nodes (306,
+// 153, 77 and 39 bins), 45 and 53 ms with 2^19 and 2^20; pass 2 took 46–50 ms with
+// each (its accumulator, 8 B per node of the bin, stays in the 2 MiB L2 up to 2^18).
+const binnedMaxBins = 48
+
+// binShiftFor returns the bin size for n nodes, 2^shift: the smallest shift ≥
+// binMinShift with at most binnedMaxBins bins.
+func binShiftFor(n int) int {
+	shift := binMinShift
+	for (n+1<<shift-1)>>shift > binnedMaxBins {
+		shift++
+	}
+	return shift
+}
+
+// binMinShift is the smallest bin size, 2^binMinShift nodes: smaller bins only add
+// write streams (the accumulator of a larger bin still fits the L2 cache).
+const binMinShift = 16
 
 // binnedWide, when set (by tests), makes newBinned keep 16-bit bins however few.
 var binnedWide bool
@@ -26,7 +44,7 @@ const binnedSegments = 32
 // (d+1)·P·b for Lanczos's pass A. Pass 1 streams over the sources j in segment order and
 // appends b[j] to the bin of each neighbour i of j (the bins are written sequentially,
 // one write stream per bin); pass 2 takes one bin at a time, adds its values into an
-// accumulator of the bin's 2^binShift nodes, which stays in cache, and finishes pass A
+// accumulator of the bin's nodes, which stays in cache, and finishes pass A
 // for those nodes (c = sb·(d+1)·(P·b)_i − bsa·a_i and the chunk sums). The slot of every
 // contribution, and the destination it adds to, are fixed when the network is prepared:
 // bin-major, then segment, then source order. So the additions into (P·b)_i are in a
@@ -34,16 +52,16 @@ const binnedSegments = 32
 // does not depend on the number of workers, but differs from the gather kernels' order
 // (the last bits of the sums differ from theirs).
 //
-// Memory: 8 B per link end for the values, 1 B (2 B beyond 256 bins, 2^24 nodes) for the
-// bin of each link end and 2 B for the destination within its bin of each slot: 44 B per
-// node on a 4-regular network of at most 2^24 nodes.
+// Memory: 8 B per link end for the values, 1 B (2 B beyond 256 bins) for the bin of each
+// link end and 4 B for the destination within its bin of each slot: 52 B per node on a
+// 4-regular network.
 type binned struct {
 	shift  int
 	nb, ns int
 	segLen int
 	bin8   []uint8   // bin of adjacency entry e (the bin of its end), when there are ≤ 256 bins
 	bin16  []uint16  // the same, when there are more
-	dst    []uint16  // destination of slot s within its bin
+	dst    []uint32  // destination of slot s within its bin
 	vals   []float64 // slot values, written by pass 1
 	start  []int     // start[B·ns + s]: first slot of segment s in bin B; start[nb·ns] = total
 	cursor []int     // pass 1's cursors, ns·nb
@@ -52,8 +70,8 @@ type binned struct {
 }
 
 // newBinned prepares the propagation-blocked mat-vec for ln with bins of 2^shift nodes
-// and room for workers concurrent bins. It costs O(n + m) time and 11 or 12 B per link
-// end.
+// (binShiftFor) and room for workers concurrent bins. It costs O(n + m) time and 13 or
+// 14 B per link end.
 func newBinned(ln *lazyNet, shift, workers int) *binned {
 	g, n := ln.g, ln.g.Order()
 	bz := &binned{shift: shift}
@@ -67,7 +85,7 @@ func newBinned(ln *lazyNet, shift, workers int) *binned {
 	} else {
 		bz.bin16 = make([]uint16, m)
 	}
-	bz.dst = make([]uint16, m)
+	bz.dst = make([]uint32, m)
 	bz.vals = make([]float64, m)
 	counts := make([]int, bz.nb*bz.ns+1)
 	for j := 0; j < n; j++ {
@@ -97,7 +115,7 @@ func newBinned(ln *lazyNet, shift, workers int) *binned {
 			for e := g.off[j]; e < g.off[j+1]; e++ {
 				i := int(g.adj[e])
 				b := i >> shift
-				bz.dst[cur[b]] = uint16(i & (1<<shift - 1))
+				bz.dst[cur[b]] = uint32(i & (1<<shift - 1))
 				cur[b]++
 			}
 		}
@@ -194,7 +212,7 @@ func (l *lanczos) binPass2(lo, hi int) {
 		for k, v := range vals {
 			ac[dst[k]] += v
 		}
-		// c and the chunk sums, chunk by chunk (diffusionChunk divides 2^binShift).
+		// c and the chunk sums, chunk by chunk (diffusionChunk divides 2^shift).
 		for c0 := v0; c0 < v1; c0 += diffusionChunk {
 			c1 := min(v1, c0+diffusionChunk)
 			var dot0, sc0, sum0, dot1, sc1, sum1 float64

@@ -111,7 +111,7 @@ func TestLambdaMaxRandomRegularScale(t *testing.T) {
 		l := newLanczos(ln, 1)
 		l.bin = nil
 		if binnedOn {
-			l.bin = newBinned(ln, binShift, l.workers)
+			l.bin = newBinned(ln, binShiftFor(ln.g.Order()), l.workers)
 		}
 		for k := 0; k < 5; k++ {
 			l.step()
