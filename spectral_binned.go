@@ -10,15 +10,15 @@ package tokendist
 const binnedMinOrder = 1 << 22
 
 // binnedMaxBins bounds the number of bins, and so the number of write streams of pass
-// 1: past a few dozen streams the stores miss the first-level TLB and the prefetchers
-// lose track of them. Measured on RandomRegular(10^7, 4), 2 workers, per iteration:
-// pass 1 took 110, 106, 104 and 45 ms with bins of 2^15, 2^16, 2^17 and 2^18 nodes (306,
-// 153, 77 and 39 bins), 45 and 53 ms with 2^19 and 2^20; pass 2 took 46–50 ms with
-// each (its accumulator, 8 B per node of the bin, stays in the 2 MiB L2 up to 2^18).
+// 1, which slows down sharply past a few dozen streams (we did not read the hardware
+// counters; the first-level TLB and the prefetchers' stream tables are the likely
+// limits). Measured on RandomRegular(10^7, 4), 2 workers, per iteration: pass 1 took
+// 110, 106, 104 and 45 ms with bins of 2^15, 2^16, 2^17 and 2^18 nodes (306, 153, 77 and
+// 39 bins), 45 and 53 ms with 2^19 and 2^20; pass 2 took 46–50 ms with each.
 const binnedMaxBins = 48
 
 // binShiftFor returns the bin size for n nodes, 2^shift: the smallest shift ≥
-// binMinShift with at most binnedMaxBins bins.
+// binMinShift with at most binnedMaxBins bins. It costs O(log n).
 func binShiftFor(n int) int {
 	shift := binMinShift
 	for (n+1<<shift-1)>>shift > binnedMaxBins {
@@ -28,7 +28,7 @@ func binShiftFor(n int) int {
 }
 
 // binMinShift is the smallest bin size, 2^binMinShift nodes: smaller bins only add
-// write streams (the accumulator of a larger bin still fits the L2 cache).
+// write streams.
 const binMinShift = 16
 
 // binnedWide, when set (by tests), makes newBinned keep 16-bit bins however few.

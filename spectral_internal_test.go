@@ -646,7 +646,8 @@ func TestStepBudgetCertified(t *testing.T) {
 // (bins of 4096 nodes, so that small networks have many bins and segments) and with the
 // gather kernels, on a random 4-regular, a random 5-regular and a Barabási–Albert network:
 // every α and β agrees to 1e-12 relative (the additions are in another order), and the
-// blocked pass gives the same bits with 1 and 2 workers and with 8- and 16-bit bins.
+// blocked pass gives the same bits with 1 and 2 workers, with 8- and 16-bit bins and with
+// bins of 2^12 and 2^14 nodes.
 func TestLanczosBinnedAgrees(t *testing.T) {
 	par.Acquire()
 	defer par.Release()
@@ -655,6 +656,7 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 		func() (*Graph, error) { return RandomRegular(50001, 4, 3) },
 		func() (*Graph, error) { return RandomRegular(30000, 5, 4) },
 		func() (*Graph, error) { return BarabasiAlbert(20000, 3, 5) },
+		func() (*Graph, error) { return RandomRegular(2*4096-1, 4, 6) }, // a last bin one node short
 	} {
 		g, err := f()
 		require.NoError(t, err)
@@ -663,11 +665,11 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 	for _, g := range gs {
 		ln, err := newLazyNet(g)
 		require.NoError(t, err)
-		run := func(binnedOn bool, workers int) ([]float64, *lanczos) {
+		run := func(binnedOn bool, workers int, shift ...int) ([]float64, *lanczos) {
 			l := newLanczos(ln, 9)
 			l.bin = nil
 			if binnedOn {
-				l.bin = newBinned(ln, 12, workers)
+				l.bin = newBinned(ln, append(shift, 12)[0], workers)
 			}
 			l.workers = workers
 			var ab []float64
@@ -683,16 +685,19 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 		binnedWide = true // 16-bit bins: the same bits
 		b3, l3 := run(true, 2)
 		binnedWide = false
+		b4, l4 := run(true, 2, 14) // 4 times larger bins: each node's additions keep their order
 		require.Nil(t, l3.bin.bin8)
 		require.NotNil(t, l1.bin.bin8)
 		for i := range ref {
 			require.InDelta(t, ref[i], b1[i], 1e-12*math.Abs(ref[i])+1e-14, "%v: coefficient %d", g, i)
 			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b2[i]), "%v: coefficient %d, 1 vs 2 workers", g, i)
 			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b3[i]), "%v: coefficient %d, 8- vs 16-bit bins", g, i)
+			require.Equal(t, math.Float64bits(b1[i]), math.Float64bits(b4[i]), "%v: coefficient %d, bins of 2^12 vs 2^14 nodes", g, i)
 		}
 		for i := range l1.a {
 			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l2.a[i]), "%v: a[%d]", g, i)
 			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l3.a[i]), "%v: a[%d]", g, i)
+			require.Equal(t, math.Float64bits(l1.a[i]), math.Float64bits(l4.a[i]), "%v: a[%d]", g, i)
 		}
 	}
 }
@@ -724,4 +729,43 @@ func TestCertifyRoundingAllowance(t *testing.T) {
 			t.Errorf("k %d b %g: [%g, %g] does not contain the spectrum's ends ±%g", tc.k, tc.b, r.loN, r.up2, 2*tc.b)
 		}
 	}
+}
+
+// TestBinShiftFor: the bins are the smallest of at least 2^binMinShift nodes that number
+// at most binnedMaxBins, at every order around each power of two from 2^16 to 2^31.
+func TestBinShiftFor(t *testing.T) {
+	bins := func(n, shift int) int { return (n + 1<<shift - 1) >> shift }
+	for p := 16; p <= 31; p++ {
+		for _, n := range []int{1<<p - 1, 1 << p, 1<<p + 1, 3 << (p - 2), binnedMaxBins<<p - 1, binnedMaxBins << p, binnedMaxBins<<p + 1} {
+			s := binShiftFor(n)
+			require.GreaterOrEqual(t, s, binMinShift, "n %d", n)
+			require.LessOrEqual(t, bins(n, s), binnedMaxBins, "n %d: shift %d gives %d bins", n, s, bins(n, s))
+			if s > binMinShift {
+				require.Greater(t, bins(n, s-1), binnedMaxBins, "n %d: shift %d is not the smallest", n, s)
+			}
+		}
+	}
+	require.Equal(t, 18, binShiftFor(10_000_000)) // 39 bins, the measured choice
+	require.Equal(t, 17, binShiftFor(1<<22))      // 32 bins; 2^16 would give 64
+}
+
+// TestStencilRunsOnlyWithLocality: tori and grids in index order are described by a few
+// stencil runs; a random regular network is not, and finding that out allocates nothing.
+func TestStencilRunsOnlyWithLocality(t *testing.T) {
+	for _, sides := range [][2]int{{64, 64}, {300, 7}, {1000, 1000}} {
+		g, err := Torus(sides[0], sides[1])
+		require.NoError(t, err)
+		ln, err := newLazyNet(g)
+		require.NoError(t, err)
+		r := newStencilRuns(ln)
+		require.NotNil(t, r, "Torus%v", sides)
+		require.LessOrEqual(t, len(r.start)-1, g.Order()/16, "Torus%v", sides)
+		require.Equal(t, int32(g.Order()), r.start[len(r.start)-1])
+	}
+	g, err := RandomRegular(4096, 4, 1)
+	require.NoError(t, err)
+	ln, err := newLazyNet(g)
+	require.NoError(t, err)
+	require.Nil(t, newStencilRuns(ln))
+	require.Zero(t, testing.AllocsPerRun(3, func() { newStencilRuns(ln) }), "newStencilRuns allocates on a network without locality")
 }
