@@ -734,42 +734,40 @@ func (c *certifier) certify(alpha, beta []float64, top, bot float64) certInterva
 	r := certInterval{delta: c.delta}
 	// λ_2 ≤ up2: the point right of θ_2 where q_k reaches 1/t, at most 1.
 	r.up2 = 1
-	if lo := math.Min(top, 1); polyExceeds(alpha, beta, 1, c.logLimit) {
-		hi := 1.0
-		for it := 0; it < 80; it++ {
-			mid := lo + (hi-lo)/2
-			if mid <= lo || mid >= hi {
-				break
-			}
-			if polyExceeds(alpha, beta, mid, c.logLimit) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		r.up2 = math.Min(1, hi+eta)
+	if polyExceeds(alpha, beta, 1, c.logLimit) {
+		r.up2 = math.Min(1, c.crossing(alpha, beta, math.Min(top, 1), 1, true)+eta)
 	}
 	// λ_n ≥ loN: the point left of θ_n where |q_k| reaches 1/t, at least gLo.
 	r.loN = c.gLo
-	if hi := math.Max(bot, c.gLo); polyExceeds(alpha, beta, c.gLo, c.logLimit) {
-		lo := c.gLo
-		for it := 0; it < 80; it++ {
-			mid := lo + (hi-lo)/2
-			if mid <= lo || mid >= hi {
-				break
-			}
-			if polyExceeds(alpha, beta, mid, c.logLimit) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		r.loN = math.Max(c.gLo, lo-eta)
+	if polyExceeds(alpha, beta, c.gLo, c.logLimit) {
+		r.loN = math.Max(c.gLo, c.crossing(alpha, beta, c.gLo, math.Max(bot, c.gLo), false)-eta)
 	}
 	r.upper = math.Min(1, math.Max(r.up2, -r.loN))
 	r.lower = math.Max(0, math.Max(top, -bot)-eta)
 	r.lower = math.Min(r.lower, r.upper)
 	return r
+}
+
+// crossing bisects [lo, hi] for the point where |q_k| crosses 1/t: rising when |q_k|
+// reaches 1/t at hi and not at lo (it returns the last hi, a point where it is reached),
+// falling when the other way round (it returns the last lo). At most 80 halvings of
+// polyExceeds, O(k) each.
+func (c *certifier) crossing(alpha, beta []float64, lo, hi float64, rising bool) float64 {
+	for it := 0; it < 80; it++ {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if polyExceeds(alpha, beta, mid, c.logLimit) == rising {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if rising {
+		return hi
+	}
+	return lo
 }
 
 // spectrum returns the Lanczos spectrum whose bounds are the certified ones: Bound2 =
