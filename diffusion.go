@@ -7,10 +7,11 @@ import (
 )
 
 // This file holds what the diffusion schemes of Berenbrink, Cooper, Friedetzky,
-// Friedrich and Sauerwald, "Randomized diffusion for indivisible loads" (section 2), share,
-// and the paper's own scheme, RandomizedDiffusion. The comparators of its Table 1 are in
-// diffusion_edge.go (RSW, FGS) and diffusion_matching.go (FS); the continuous process in
-// diffusion_continuous.go; the spectral tools in spectral.go.
+// Friedrich and Sauerwald, "Randomized diffusion for indivisible loads" (section 2), share:
+// the network as the lazy random walk sees it (lazyNet) and the default step budget. The
+// paper's own scheme, RandomizedDiffusion, is in diffusion_randomized.go; the comparators
+// of its Table 1 in diffusion_edge.go (RSW, FGS) and diffusion_matching.go (FS); the
+// continuous process in diffusion_continuous.go; the spectral tools in spectral.go.
 //
 // Every scheme runs on the lazy random walk of the network: with d the maximum degree,
 // P[i][j] = 1/(d+1) for every link {i, j} and P[i][i] = 1 − deg(i)/(d+1). On a d-regular

@@ -1,6 +1,11 @@
 package tokendist
 
-import "github.com/tokendist/tokendist/internal/errs"
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/tokendist/tokendist/internal/errs"
+)
 
 // The sentinel errors of the module, for errors.Is. Every error that any package of the
 // module returns starts with "tokendist: ", names the bad value, and wraps one of these
@@ -67,3 +72,20 @@ var (
 // wrapf returns nil for a nil err, else "tokendist: <format>: <err's message without
 // its own prefix>", wrapping err.
 func wrapf(err error, format string, args ...any) error { return errs.Wrapf(err, format, args...) }
+
+// jsonErr prefixes a decoding error of what, naming the field and the JSON type for a
+// type error.
+func jsonErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badParam("%s JSON: field %s at offset %d: a JSON %s cannot be a %v", what, quote([]byte(te.Field)), te.Offset, te.Value, te.Type)
+	}
+	return wrapf(err, "%s JSON", what)
+}
+
+// quote returns at most the first 48 bytes of b, quoted (≤ 200 bytes of text), for an
+// error message.
+func quote(b []byte) string { return errs.Quote(b) }

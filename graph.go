@@ -33,7 +33,7 @@ func badParam(format string, args ...any) error { return errs.BadParam(format, a
 // are adj[off[v]:off[v+1]], ascending, stored as int32 (4 bytes per edge end). A Graph
 // is immutable once built and safe for concurrent readers.
 //
-// Graph implements Network and gonum's graph.Undirected (see gonum.go), so every gonum
+// Graph implements Network and gonum's graph.Undirected (see graph_gonum.go), so every gonum
 // graph algorithm runs on it.
 type Graph struct {
 	off []int   // len n+1

@@ -11,7 +11,7 @@ import (
 // algorithms for token distribution on tree-connected architectures" (JPDC 2004),
 // section 4.3-4.5: stable gaps SG_i, stabilities, the maximum stable discrepancy MSD of a
 // tree under THRESHOLD-1, and the paper's upper bounds on it. The observer tour and gaps
-// are in msdtour.go, CONSTRUCT SUBGRAPH in msdsubgraph.go, the search in msdbfs.go.
+// are in msd_tour.go, CONSTRUCT SUBGRAPH in msd_subgraph.go, the search in msd_bfs.go.
 
 // MSDOptions configures the stability search of GapStabilities and GapMSD. The zero
 // value (or nil) uses every core and reports no progress.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// This file holds what the round-based node programs (node_dx.go, node_diffusion.go)
+// This file holds what the round-based node programs (dimexchange_program.go, diffusion_program.go)
 // share: roundCore, which numbers the rounds, buffers the messages of rounds the node
 // has not reached, paces the rounds by the local clock when Patience is positive and
 // persists all of it; each algorithm plugs its round in through roundAlgo.

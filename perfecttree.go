@@ -14,7 +14,7 @@ import (
 // [1, 2]. Phase 1 [3.1] counts the nodes and tokens of every subtree and elects a root;
 // phase 2 [3.2] gives every node but the root Avg = ⌊T/N⌋ tokens; phase 3 [3.3] spreads
 // the root's extra tokens down the tree, one Finished message per link, until every
-// node holds Avg or Avg+1 tokens and is Finished. The node program (perfecttree_node.go)
+// node holds Avg or Avg+1 tokens and is Finished. The node program (perfecttree_protocol.go)
 // is written once and driven by two runtimes behind one Balancer, PerfectTree: a
 // reproducible discrete-event scheduler (one Step per time unit), and with
 // PerfectTreeOptions.Goroutines one goroutine per node (the whole protocol in one Step).

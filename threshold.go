@@ -39,7 +39,7 @@ func NewThreshold1(g *Graph, ec *EdgeColoring) (*DimensionExchange, error) {
 // every node in pairs is below len(loads): the pairs come from an EdgeColoring whose
 // nodes Validate checked against the graph, and Step checks len(s.Loads) against the
 // graph's order first. They take one edge at a time, so consecutive edges may share an
-// endpoint (the fused round of dimexchange_round.go relies on that).
+// endpoint (the fused round of dimexchange_fused.go relies on that).
 
 // threshold2Send is THRESHOLD-2 across an edge with loads a, b: the tokens going a → b.
 func threshold2Send(a, b int64) int64 {

@@ -140,3 +140,37 @@ func (t Trace) Discrepancies() (steps, disc []float64) {
 	}
 	return steps, disc
 }
+
+// Sample is a snapshot of a run's metrics.
+type Sample struct {
+	// Step is the number of steps completed and Time the model time (State.Steps and
+	// State.Time).
+	Step int64 `json:"step"`
+	Time int64 `json:"time"`
+	// Discrepancy is Max − Min, the largest minus the smallest load.
+	Discrepancy int64 `json:"discrepancy"`
+	Max         int64 `json:"max"`
+	Min         int64 `json:"min"`
+	// Potential is Σ load², exact (Loads.Potential).
+	Potential Uint128 `json:"potential"`
+	// Moved and Messages are the counters State.Moved and State.Messages.
+	Moved    int64 `json:"moved"`
+	Messages int64 `json:"messages"`
+	// Negative is the number of nodes with a negative load (only the FGS comparators).
+	Negative int `json:"negative"`
+	// Arrived and Completed are the workload's counts so far (0 without a workload).
+	Arrived   int64 `json:"arrived,omitempty"`
+	Completed int64 `json:"completed,omitempty"`
+	// Down is the number of links down at the sample (0 without churn).
+	Down int `json:"down,omitempty"`
+}
+
+// UnmarshalJSON decodes a trace written by json.Marshal or Trace.WriteJSON. A value of
+// the wrong type (a string where a step count belongs) fails with an error that starts
+// with "tokendist: " and names the field; the input is never echoed whole. Syntax
+// errors are found by encoding/json before this method runs and come from it as they
+// are. It costs O(size of the input).
+func (t *Trace) UnmarshalJSON(data []byte) error {
+	type plain Trace // no methods: the default decoding
+	return jsonErr("trace", json.Unmarshal(data, (*plain)(t)))
+}

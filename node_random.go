@@ -4,7 +4,7 @@ import (
 	"github.com/tokendist/tokendist/internal/rng"
 )
 
-// This file holds the per-node random draws that the node programs (node_*.go) and
+// This file holds the per-node random draws that the node programs (*_program.go) and
 // Run's node-stream mode (RunOptions.NodeStreams) share: one implementation, called
 // from both, so that a synchronous host of the programs and Run make the same choices.
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The perfect-tree protocol's node program (ptNode, perfecttree_node.go) under the
+// The perfect-tree protocol's node program (ptNode, perfecttree_protocol.go) under the
 // NodeProgram interface: ptProg is a runtime for one ptNode, as ptSim is for all of them.
 
 // Message kinds of the perfect-tree programs on the wire.

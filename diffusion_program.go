@@ -5,7 +5,7 @@ import "fmt"
 // The node programs of the diffusion schemes of Berenbrink et al. (section 2 and Table
 // 1): RandomizedDiffusion, RandomMatching and the edge-based RSW, FGSDeterministic and
 // FGSRandomized. Every round is a synchronous round of Step; the programs draw their
-// random choices from NodeContext.Random with the functions of node_stream.go, which
+// random choices from NodeContext.Random with the functions of node_random.go, which
 // Run's node-stream mode (RunOptions.NodeStreams) calls too.
 
 // Message kinds of the diffusion programs.

@@ -2,7 +2,7 @@ package tokendist
 
 // The node program of Margara, Pistocchi and Vassura, "Perfect token distribution on
 // trees", section 3, written once as a resumable state machine and driven by both
-// runtimes (perfecttree_sim.go and perfecttree_conc.go).
+// runtimes (perfecttree_simulated.go and perfecttree_goroutines.go).
 //
 // Anonymity is structural: the program never holds a reference to its runtime. It sees
 // its degree, its channel numbers 1..deg, its own tokens and the messages queued on its

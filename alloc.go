@@ -2,7 +2,6 @@ package tokendist
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tokendist/tokendist/internal/errs"
 )
@@ -14,25 +13,6 @@ func checkAlloc(what string, count, bytesEach int64) error {
 	return errs.CheckAlloc(what, count, bytesEach)
 }
 
-// mul64 returns a·b, or ok = false if it overflows int64.
-func mul64(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	c := a * b
-	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		return 0, false
-	}
-	return c, true
-}
-
-// overflow returns an error wrapping ErrOverflow that names the computation.
-func overflow(format string, args ...any) error { return errs.Overflowf(format, args...) }
-
-// quote returns at most the first 48 bytes of b, quoted (≤ 200 bytes of text), for an
-// error message.
-func quote(b []byte) string { return errs.Quote(b) }
-
 // makeLoads returns a zero load vector of n nodes, or an error if n is negative or the
 // vector exceeds the memory budget. what names the caller.
 func makeLoads(what string, n int) (Loads, error) {
@@ -43,13 +23,4 @@ func makeLoads(what string, n int) (Loads, error) {
 		return nil, err
 	}
 	return make(Loads, n), nil
-}
-
-// ceilDiv returns ⌈n/m⌉ for n ≥ 0 and m ≥ 1 without overflow.
-func ceilDiv(n, m int64) int64 {
-	q := n / m
-	if n%m != 0 {
-		q++
-	}
-	return q
 }
