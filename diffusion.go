@@ -42,7 +42,7 @@ const (
 	budgetIntervalTol = 0.01
 	budgetMaxIter     = 100000
 	// budgetDenseOrder is the largest order for which the budget falls back on the dense
-	// solver (about 1 s at 1024 nodes) when Lanczos cannot certify λ_max.
+	// solver (O(n³) time) when Lanczos cannot certify λ_max.
 	budgetDenseOrder = 1024
 )
 

@@ -14,17 +14,17 @@ import (
 // share into a slot fixed once per network, grouped by the block of nodes that receives
 // it (2^18 nodes), then adds every block's slots into its loads: into a spare 1 MB
 // accumulator of uint32 that stays in L2 (a 2 MB block of int64 loads does not), then
-// one pass per chunk updates the loads (on RandomRegular(10^7, 4), one worker, 7.5
-// instead of 16.8 ns per node for the sum).
+// one pass per chunk updates the loads (about half the time of summing into the int64
+// loads directly: docs/performance.md).
 // Both passes stream: the scatter writes to one sequential run per block, the sum reads
 // them back in order. A node's new load is the same sum of the same shares in another
 // order, and the arithmetic is modular, so the loads are bit for bit those of the plain
 // gather, for every worker count.
 
-// blockShift sets the receiving blocks of the blocked gather: 2^18 nodes each. On
-// RandomRegular(10^7, 4), one worker, a round took 388, 313, 252 and 264 ms with blocks
-// of 2^14, 2^16, 2^18 and 2^20 nodes: fewer blocks mean fewer write streams in the
-// scatter, larger ones a sum whose block of loads (2 MB at 2^18) no longer fits L2.
+// blockShift sets the receiving blocks of the blocked gather: 2^18 nodes each, the
+// fastest of the sizes measured (docs/performance.md): fewer blocks mean fewer write
+// streams in the scatter, larger ones a sum whose block of loads (2 MB at 2^18) no
+// longer fits L2.
 const blockShift = 18
 
 // accumulators is the number of spare accumulators of a blocked gather (see acc).
@@ -32,9 +32,7 @@ var accumulators = max(1, min(runtime.GOMAXPROCS(0), 8))
 
 // blockedMinNodes is the least number of nodes for which RandomizedDiffusion uses the
 // blocked gather: below it the records stay in cache and the plain gather is faster
-// (RandomRegular(10^6, 4): 17–18 ms plain against 18–21 ms blocked on one worker, and
-// the plain gather scales to two workers better; at 10^7: 0.43–0.93 s plain, 0.29 s
-// blocked).
+// (measured at 10^6 and 10^7 nodes: docs/performance.md).
 const blockedMinNodes = 1 << 22
 
 // blockedGather holds the fixed slot layout of the blocked gather.

@@ -328,9 +328,9 @@ func (*FGSDeterministic) Invariants() Invariant { return Conserves }
 // one digit per link; see RSWDiffusion for the passes.
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams the lower end u of every
-// link draws its digit of round t from NodeRandom(seed, t, u, ·), as its program does:
-// 1.4× to 2.3× slower than the default per-chunk streams (one worker, 300×300 torus and
-// random 8-regular graph of 10^5 nodes).
+// link draws its digit of round t from NodeRandom(seed, t, u, ·), as its program does,
+// at the same O(n + m) per round but slower than the default per-chunk streams (no
+// packed fast path; docs/performance.md has the factor).
 type FGSRandomized struct{ edgeDiffusion }
 
 var (

@@ -30,8 +30,8 @@ import (
 // accepts no proposal itself), so a failed link is never matched.
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its choices of
-// round t from NodeRandom(seed, t, v, ·), as its program does: about 1.5× slower than
-// the default per-chunk streams (one worker, 300×300 torus).
+// round t from NodeRandom(seed, t, v, ·), as its program does, at the same O(n + m) per
+// round but slower than the default per-chunk streams (docs/performance.md has the factor).
 type RandomMatching struct {
 	ln          *lazyNet
 	prop        []int32 // the neighbour an active node proposes to, or −1

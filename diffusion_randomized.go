@@ -41,8 +41,8 @@ import (
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its slots of
 // round t from NodeRandom(seed, t, v, ·), as its program does, into unpacked records
-// (16 bytes per node for Δ < 64, made once by Init): about 3× slower than the default
-// per-chunk streams (one worker, 300×300 torus).
+// (16 bytes per node for Δ < 64, made once by Init), slower than the default per-chunk
+// streams (no packed fast path; docs/performance.md has the factor).
 type RandomizedDiffusion struct {
 	ln    *lazyNet
 	d     uint   // maximum degree

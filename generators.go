@@ -572,9 +572,8 @@ func shufflePairs(perm, mate []int32, src *rand.PCG) {
 // regularConnected reports whether the d-regular graph whose node u has the neighbours
 // nb[u·d : u·d+d] is connected. It joins the ends of every edge in a union–find forest
 // (smaller root on top, path halving) in node order, which reads nb sequentially and
-// keeps the random accesses within the 4n bytes of parent; on RandomRegular(10^6, 4)
-// that took less than half the time of a breadth-first search with a bitset, whose
-// every step fetches a random node's list. With sortLists set it also sorts each list
+// keeps the random accesses within the 4n bytes of parent, where a breadth-first search
+// fetches a random node's list at every step (docs/performance.md compares the two). With sortLists set it also sorts each list
 // (sortSmall) on the way. parent is scratch space for n nodes. It costs O(n·d·log n)
 // time in the worst case and no allocation.
 func regularConnected(nb []int32, n, d int, parent []int32, sortLists bool) bool {

@@ -64,10 +64,9 @@ type RunOptions struct {
 	// programs (NodeAlgorithm) gives exactly Run's loads, Moved and Messages. Results
 	// still do not depend on Workers, and a step still does not allocate. It changes
 	// the random choices (not their distribution) and costs time: no packed fast path,
-	// one stream per node. Measured with one worker on a 300×300 torus and a random
-	// 8-regular graph of 10^5 nodes, 30 rounds: RandomizedDiffusion about 3× slower,
-	// RandomMatching 1.5×, FGSRandomized 1.4× to 2.3×. So it is off by default (and
-	// then every result is as before); other balancers ignore it (State.NodeStreams).
+	// one stream per node, still O(n + m) per step (docs/performance.md, "Figures moved
+	// from doc comments", has the measured factors). So it is off by default (and then
+	// every result is as before); other balancers ignore it (State.NodeStreams).
 	NodeStreams bool
 }
 

@@ -15,13 +15,10 @@ import (
 // maxDenseOrder bounds the order of a dense transition matrix (800 MB of float64).
 const maxDenseOrder = 10000
 
-// autoDenseOrder is the largest order for which LambdaMax's automatic choice is dense.
-// Measured (BenchmarkLambdaMaxAuto and a sweep of rings, paths, tori, random 4-regular
-// graphs and hypercubes of 32 to 1024 nodes on one core): the dense solver costs
-// O(n³) and took 0.2 ms at 64 nodes, 1.1–1.4 ms at 128, 70–110 ms at 512 and 1.1–1.3 s at
-// 1024, while Lanczos took 0.01–0.33 ms at 64, 0.02–1.3 ms at 128 and 0.14–42 ms at
-// 1024. Above 64 nodes Lanczos was faster on every family but the path at 128 nodes
-// (a tie); at and below 64 the dense solver costs at most 0.3 ms and is exact.
+// autoDenseOrder is the largest order for which LambdaMax's automatic choice is dense:
+// the dense solver costs O(n³) and is exact; above 64 nodes Lanczos was faster on
+// every family measured (BenchmarkLambdaMaxAuto; the figures are in
+// docs/performance.md).
 const autoDenseOrder = 64
 
 // TransitionMatrix returns the diffusion matrix P of Berenbrink et al., section 2, as a

@@ -3,18 +3,15 @@ package tokendist
 // binnedMinOrder is the smallest order at which Lanczos's pass A uses the
 // propagation-blocked mat-vec (binned) on networks without locality (no stencil runs,
 // no 16-bit offsets): there the gather of b over the neighbours reads a vector of 8n
-// bytes at random, far beyond the caches. Measured (BenchmarkLanczosBinned, one
-// process, 2 workers, load average 5): RandomRegular(10^6, 4) 21.6 ms per iteration with
-// the gather against 27.7 ms binned (the 8 MB vector mostly hits the last-level cache);
-// RandomRegular(10^7, 4) 565 ms against 367 ms. The threshold lies between the two.
+// bytes at random, far beyond the caches. BenchmarkLanczosBinned found the gather
+// faster at 10^6 nodes (the 8 MB vector mostly hits the last-level cache) and the
+// binned pass faster at 10^7 (docs/performance.md); the threshold lies between the two.
 const binnedMinOrder = 1 << 22
 
 // binnedMaxBins bounds the number of bins, and so the number of write streams of pass
 // 1, which slows down sharply past a few dozen streams (we did not read the hardware
 // counters; the first-level TLB and the prefetchers' stream tables are the likely
-// limits). Measured on RandomRegular(10^7, 4), 2 workers, per iteration: pass 1 took
-// 110, 106, 104 and 45 ms with bins of 2^15, 2^16, 2^17 and 2^18 nodes (306, 153, 77 and
-// 39 bins), 45 and 53 ms with 2^19 and 2^20; pass 2 took 46–50 ms with each.
+// limits; docs/performance.md has the measured pass times by bin size).
 const binnedMaxBins = 48
 
 // binShiftFor returns the bin size for n nodes, 2^shift: the smallest shift ≥
