@@ -69,6 +69,7 @@ func TestBerenbrinkLemma23Expectation(t *testing.T) {
 // Definition 2.1: "the local p-divergence of a graph G = (V, E) is Ψ_p(G) := max_{k ∈ V}
 // (Σ_{t=0}^{∞} Σ_{{i,j} ∈ E} |P_{i,k}^t − P_{j,k}^t|^p)^{1/p}."
 func TestBerenbrinkEquation27DeviationPsi1(t *testing.T) {
+	t.Parallel()
 	for name, g := range diffusionNets() {
 		if g.Order() > 40 || g.Order() == 1 {
 			continue

@@ -42,6 +42,7 @@ func TestChurnScheduleSkipsLink(t *testing.T) {
 // TestRandomChurnStationary: the fraction of links down approaches
 // fail/(fail + recover − fail·recover).
 func TestRandomChurnStationary(t *testing.T) {
+	t.Parallel()
 	g, _ := RandomRegular(1000, 4, 1)
 	c, _ := NewRandomLinkChurn(0.05, 0.2)
 	var sum float64

@@ -72,6 +72,7 @@ func dxCheckColoring(t testing.TB, g *tokendist.Graph, ec *tokendist.EdgeColorin
 // never uses more than Δ+1 colours and König exactly Δ on bipartite graphs (forests
 // included); every colouring is validated.
 func TestColoringPropertiesRandomGraphs(t *testing.T) {
+	t.Parallel()
 	graphs := 0
 	check := func(g *tokendist.Graph) {
 		graphs++
@@ -117,6 +118,7 @@ func TestColoringPropertiesRandomGraphs(t *testing.T) {
 // TestColoringForestsKönigSweep: every labelled tree on up to 7 nodes (Cayley's n^(n-2))
 // gets exactly Δ colours.
 func TestColoringForestsKönigSweep(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 7; n++ {
 		count := 0
 		dxAllTrees(n, func(g *tokendist.Graph) {

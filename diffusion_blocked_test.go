@@ -17,6 +17,7 @@ import (
 // them (every sum adds into the loads), and without the link array (as beyond 2^26
 // nodes, where the regular 8-bit spread still uses its tables).
 func TestBlockedGatherMatchesPlain(t *testing.T) {
+	t.Parallel()
 	par.Acquire()
 	defer par.Release()
 	type tc struct {

@@ -99,6 +99,7 @@ func requireUniform(t *testing.T, counts []float64, draws int) {
 // TestSubsetDrawsUniform checks that the excess slots are a uniform r-subset, for the
 // table (d+1 ≤ 12) and Floyd's algorithm (d+1 > 12), by counting subsets.
 func TestSubsetDrawsUniform(t *testing.T) {
+	t.Parallel()
 	for _, D := range []int{3, 5, 13, 16} {
 		star, err := Star(D) // centre degree D−1: d+1 = D slots
 		require.NoError(t, err)

@@ -46,6 +46,7 @@ func bruteDivergence(g *tokendist.Graph, T int) (psi1, psi2sq, ups2sq float64) {
 // TestLocalDivergenceMatchesDefinition compares LocalDivergence with a brute-force
 // evaluation of the definitions by dense matrix powers, on a sweep of small networks.
 func TestLocalDivergenceMatchesDefinition(t *testing.T) {
+	t.Parallel()
 	const tol = 1e-9
 	for name, g := range spectralSweep() {
 		if g.Order() > 40 {

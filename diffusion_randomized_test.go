@@ -57,6 +57,7 @@ func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) (Loads, int6
 // TestRandomizedMatchesReference runs rounds in every record format (chosen by the
 // spread of the loads) and compares with the reference scatter implementation.
 func TestRandomizedMatchesReference(t *testing.T) {
+	t.Parallel()
 	nets := map[string]func() (*Graph, error){
 		"RandomRegular(9000,4)": func() (*Graph, error) { return RandomRegular(9000, 4, 3) },
 		"Torus(70,70)":          func() (*Graph, error) { return Torus(70, 70) },
@@ -97,6 +98,7 @@ func TestRandomizedMatchesReference(t *testing.T) {
 // (rdTables8) against the reference round for d = 2..7 (4: the unrolled gather), with
 // loads near 500 (every quotient positive: qmin > 0) and near 0 (qmin = 0).
 func TestRandomizedRegular8MatchesReference(t *testing.T) {
+	t.Parallel()
 	for _, d := range []int{2, 3, 4, 5, 6, 7} { // every connected d < 8 (d = 7 fills the tables)
 		g, err := RandomRegular(6000, d, 5)
 		require.NoError(t, err)

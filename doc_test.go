@@ -171,6 +171,7 @@ var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
 // that a reader's copy-and-paste compiles: every ```go block of README.md must be a whole
 // program (package main); in docs/ the blocks that are whole programs are built.
 func TestDocSnippetsCompile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds programs with the go command")
 	}
@@ -260,6 +261,7 @@ func TestCoreImports(t *testing.T) {
 // balancer on a ring) and checks that it stays under 5 MB: the core pulls in no fonts or
 // plotting (it was 10.5 MB when it did).
 func TestCoreBinarySize(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: not building a program")
 	}

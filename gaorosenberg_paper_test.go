@@ -81,6 +81,7 @@ func TestGaoRosenbergErratumTable1(t *testing.T) {
 // executed by PE P_π(x) of R_p at step τ(x) = ν(x) + π(x). Hence, R_p executes an input
 // tree that grows into T_n in time T_tree(n; p) ≤ p + max_{0≤i≤p−1} W_i(n)."
 func TestGaoRosenbergTheorems11a21And22TreeSweep(t *testing.T) {
+	t.Parallel()
 	maxN := 16
 	if longTests() {
 		maxN = 20
@@ -455,6 +456,7 @@ func TestGaoRosenbergErratumSection13WComplete(t *testing.T) {
 // m−1} × {0}, where i ≡ 0 (mod p), and j ≡ 1 (mod p). Note that, for sufficiently large m,
 // the KS balancing regimen assigns almost all the work to PEs P_0 and P_1."
 func TestGaoRosenbergSection13AdversarialGrid(t *testing.T) {
+	t.Parallel()
 	for p := 1; p <= 12; p++ {
 		for m := 3; m <= 60; m++ {
 			for _, ij := range [][2]int{{0, 1}, {p, p + 1}} {

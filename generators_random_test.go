@@ -49,6 +49,7 @@ func requireSimpleConnected(t *testing.T, g *Graph, n int) {
 // Every slot of the lower triangle is drawn with probability p, independently of its
 // position: an off-by-one in the geometric skip would bias the first or last slots.
 func TestGnpPairsSlotFrequencies(t *testing.T) {
+	t.Parallel()
 	const n, draws = 6, 20000
 	for _, p := range []float64{0.1, 0.5, 0.9} {
 		r := rand.New(rand.NewPCG(1, 2))
@@ -77,6 +78,7 @@ func TestGnpPairsSlotFrequencies(t *testing.T) {
 }
 
 func TestErdosRenyiMatchesGnp(t *testing.T) {
+	t.Parallel()
 	const n, p, seeds = 200, 0.05, 200
 	edges := make([]float64, 0, seeds)
 	var degSum, degSq, nodes float64
@@ -106,6 +108,7 @@ func TestErdosRenyiMatchesGnp(t *testing.T) {
 }
 
 func TestBarabasiAlbertStructure(t *testing.T) {
+	t.Parallel()
 	for _, m := range []int{1, 2, 3, 5} {
 		for _, n := range []int{m + 1, m + 2, 50, 300} {
 			for seed := range uint64(10) {
@@ -162,6 +165,7 @@ func TestBarabasiAlbertDegreeDistribution(t *testing.T) {
 }
 
 func TestWattsStrogatz(t *testing.T) {
+	t.Parallel()
 	// beta = 0 is the ring lattice; k = 2 is the ring.
 	for _, n := range []int{3, 5, 10, 31} {
 		for k := 2; k < n; k += 2 {
@@ -238,6 +242,7 @@ func TestGeometricPairsAgainstScan(t *testing.T) {
 
 // Edge count against its closed form n(n-1)/2 · (π r² − 8r³/3 + r⁴/2).
 func TestRandomGeometricEdgeCount(t *testing.T) {
+	t.Parallel()
 	const n, seeds = 300, 60
 	for _, radius := range []float64{0.12, 0.3} {
 		var edges []float64

@@ -311,6 +311,7 @@ func fndGridAdjacent(wrap bool, sides []int, u, v int) bool {
 }
 
 func TestGenTorusMesh(t *testing.T) {
+	t.Parallel()
 	var all [][]int
 	for _, a := range []int{1, 2, 3, 4, 5, 6} {
 		all = append(all, []int{a})

@@ -309,6 +309,7 @@ func TestHouleEquation4StableGaps(t *testing.T) {
 // reconstructed in the project's shared/papers/README.md, section "dimension-exchange-trees.txt,
 // section 4.1-4.3".)
 func TestHouleLemma9ObserverTour(t *testing.T) {
+	t.Parallel()
 	for _, g := range msdAllTrees(t, 8) {
 		for _, ec := range msdColorings(t, g) {
 			msdCheckTour(t, g, ec)
@@ -607,6 +608,7 @@ func TestHouleTheorem18(t *testing.T) {
 // two, with every cycle the DISCREPANCY-1 algorithm reduces the discrepancy by at least
 // one."
 func TestHouleTheorem18TerminationSweep(t *testing.T) {
+	t.Parallel()
 	limits := map[int]int64{1: 3, 2: 12, 3: 9, 4: 5, 5: 2}
 	if dxLong {
 		limits = map[int]int64{1: 3, 2: 30, 3: 25, 4: 12, 5: 6}

@@ -29,6 +29,7 @@ import (
 // such tokens is from a leaf to the root. So the number of token exchanges is at most
 // O(D(T mod N)) greater than optimum."
 func TestMargaraTheorem3ExhaustiveSmall(t *testing.T) {
+	t.Parallel()
 	maxN := 4
 	if ptLong {
 		maxN = 5
@@ -80,6 +81,7 @@ func TestMargaraTheorem3ExhaustiveSmall(t *testing.T) {
 // case) O(D(T mod N)). Since phase 2 has the greatest complexity the overall complexity of
 // the algorithm is O(TD)."
 func TestMargaraTheorem3Section5Families(t *testing.T) {
+	t.Parallel()
 	count := 8
 	if ptLong {
 		count = 60
@@ -138,6 +140,7 @@ func TestMargaraTheorem3Section5Families(t *testing.T) {
 // Margara et al., section 4.3 (Proof of Correctness, Phase 3), Theorem 3: "After phase 3
 // each node in the tree has Avg or Avg + 1 tokens."
 func TestMargaraErratumPhaseOverlap(t *testing.T) {
+	t.Parallel()
 	g := ptMust(tokendist.Path(4))
 	l := tokendist.Loads{2, 0, 3, 1}
 	lit, err := runPT(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true}, 0)

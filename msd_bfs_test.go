@@ -53,6 +53,7 @@ func TestStabilitiesMatchPaperSetBuilding(t *testing.T) {
 // Large searches take both the sparse and the dense, multi-block, multi-worker paths;
 // they agree with a plain queue BFS for any worker count, and report progress.
 func TestGapStabilitiesLarge(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{33_001, 40_000} {
 		sg1 := []int{1, n - 1}

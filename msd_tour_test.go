@@ -11,6 +11,7 @@ import (
 // stable under one phase of THRESHOLD-1 and has discrepancy MSD; on perturbed and random
 // loads the stepper agrees with Lemma 10 (Gaps.Stable).
 func TestWorstStableLoadsRandomTrees(t *testing.T) {
+	t.Parallel()
 	for i, n := range []int{2, 3, 10, 57, 200, 500, 1000, 2000} {
 		g := msdMust(tokendist.RandomTree(n, uint64(i)))
 		msd, err := tokendist.MSD(g)

@@ -88,6 +88,7 @@ func TestPerfectTreeNodePrograms(t *testing.T) {
 // times (FIFO links) and save/restore: every run ends Finished with a perfect
 // distribution of the same total.
 func TestPerfectTreeNodeProgramsDelays(t *testing.T) {
+	t.Parallel()
 	for ti, g := range ptNodeTrees() {
 		pt := must(NewPerfectTree(g, nil))
 		progs := must(pt.NodePrograms(g, &NodeOptions{Patience: 3}))

@@ -32,6 +32,7 @@ import (
 // Section 2.2, Lemma 2.1: "The Balance operation requires Ω((n − ⌈n/m⌉⌈n/p⌉)/f(G, ⌈n/m⌉))
 // time."
 func TestPlaxtonLemma23Sweep(t *testing.T) {
+	t.Parallel()
 	for d := 0; d <= 12; d++ {
 		hc := mustCube(t, d, false)
 		var se *Graph
@@ -437,6 +438,7 @@ func TestPlaxtonSection32DeltaMErrorLogP(t *testing.T) {
 // by 2p each time step and it is certainly less than dgp after the MultiBalance operation
 // has been performed."
 func TestPlaxtonSection32DeltaMMinimumError(t *testing.T) {
+	t.Parallel()
 	for d := 0; d <= 4; d++ {
 		p := 1 << d
 		maxBySize := make([]int64, p+1)

@@ -17,6 +17,7 @@ import (
 // kernel (stencil runs, 4-regular adjacency, general adjacency) and with 1 and 2
 // workers, and requires every α, β and both vectors to agree bit for bit.
 func TestLanczosKernelsAgree(t *testing.T) {
+	t.Parallel()
 	par.Acquire()
 	defer par.Release()
 	for _, sides := range [][]int{{120, 120}, {333, 77}, {1001, 13}, {4099, 5}, {3000, 3}} {
@@ -474,6 +475,7 @@ func certNetworks(t *testing.T, seed uint64) []*Graph {
 // Runs whose recurrence ends (k = n − 1) before the interval rule is met report
 // ErrNotConverged with an interval that must hold all the same.
 func TestCertifiedIntervalProperty(t *testing.T) {
+	t.Parallel()
 	var gs []*Graph
 	for seed := range uint64(40) {
 		gs = append(gs, certNetworks(t, seed)...)
@@ -602,6 +604,7 @@ func TestIntervalStoppingRule(t *testing.T) {
 // small to certify by Lanczos in n − 1 iterations (the budget falls back on the dense
 // solver); and that a ring whose τ exceeds DefaultMaxSteps fails with ErrBadParameter.
 func TestStepBudgetCertified(t *testing.T) {
+	t.Parallel()
 	var gs []*Graph
 	add := func(g *Graph, err error) {
 		require.NoError(t, err)
@@ -649,6 +652,7 @@ func TestStepBudgetCertified(t *testing.T) {
 // blocked pass gives the same bits with 1 and 2 workers, with 8- and 16-bit bins and with
 // bins of 2^12 and 2^14 nodes.
 func TestLanczosBinnedAgrees(t *testing.T) {
+	t.Parallel()
 	par.Acquire()
 	defer par.Release()
 	var gs []*Graph

@@ -303,10 +303,14 @@ func boundsSweep() []boundsSweepCase {
 // TestCertifiedBoundsSweep checks the certified interval there.) In every case the
 // certified interval holds too: Lower ≤ λ_max ≤ Upper.
 func TestLanczosBoundsSweep(t *testing.T) {
+	t.Parallel()
 	cases := boundsSweep()
-	for _, o := range []tokendist.SpectralOptions{{}, {Seed: 5}, {Tol: 1e-6}, {GapTol: 1e-6}, {GapTol: 1e-6, Seed: 9}} {
+	for j, o := range []tokendist.SpectralOptions{{}, {Seed: 5}, {Tol: 1e-6}, {GapTol: 1e-6}, {GapTol: 1e-6, Seed: 9}} {
 		o.Method = tokendist.SpectralLanczos
-		for _, c := range cases {
+		for i, c := range cases {
+			if !tokendist.SweepTakes(i, j, 3) {
+				continue
+			}
 			sp, err := tokendist.LambdaMax(c.g, &o)
 			require.NoError(t, err, "%s %+v", c.name, o)
 			require.LessOrEqual(t, math.Abs(sp.Lambda2-c.cf.Lambda2), sp.Bound2+c.cf.Bound2, "%s %+v: λ_2", c.name, o)
@@ -342,13 +346,17 @@ func checkInterval(t *testing.T, c boundsSweepCase, o tokendist.SpectralOptions,
 // MaxIter cut to 2, 5 and 20: Lower ≤ λ_max ≤ Upper in every case, and under
 // IntervalTol the run stopped with Upper − Lower ≤ IntervalTol·(1 − Upper).
 func TestCertifiedBoundsSweep(t *testing.T) {
+	t.Parallel()
 	cases := boundsSweep()
-	ritzExceed := 0
+	ritzExceed, ritzCases := 0, 0
 	opts := []tokendist.SpectralOptions{{Tol: 1e-3}, {GapTol: 1e-2}, {IntervalTol: 0.01}, {IntervalTol: 0.1, Seed: 3},
 		{IntervalTol: 0.01, Delta: 1e-3, Seed: 11}}
-	for _, o := range opts {
+	for j, o := range opts {
 		o.Method = tokendist.SpectralLanczos
-		for _, c := range cases {
+		for i, c := range cases {
+			if !tokendist.SweepTakes(i, j, 3) {
+				continue
+			}
 			sp, err := tokendist.LambdaMax(c.g, &o)
 			require.NoError(t, err, "%s %+v", c.name, o)
 			checkInterval(t, c, o, sp)
@@ -358,8 +366,11 @@ func TestCertifiedBoundsSweep(t *testing.T) {
 				// The certified per-end bounds hold too.
 				require.LessOrEqual(t, c.cf.Lambda2, sp.Lambda2+sp.Bound2+c.cf.Bound2, "%s %+v: λ_2", c.name, o)
 				require.GreaterOrEqual(t, c.cf.LambdaN, sp.LambdaN-sp.BoundN-c.cf.BoundN, "%s %+v: λ_n", c.name, o)
-			} else if math.Abs(sp.Lambda2-c.cf.Lambda2) > sp.Bound2+c.cf.Bound2 || math.Abs(sp.LambdaN-c.cf.LambdaN) > sp.BoundN+c.cf.BoundN {
-				ritzExceed++
+			} else {
+				ritzCases++
+				if math.Abs(sp.Lambda2-c.cf.Lambda2) > sp.Bound2+c.cf.Bound2 || math.Abs(sp.LambdaN-c.cf.LambdaN) > sp.BoundN+c.cf.BoundN {
+					ritzExceed++
+				}
 			}
 		}
 	}
@@ -374,7 +385,7 @@ func TestCertifiedBoundsSweep(t *testing.T) {
 		}
 	}
 	t.Logf("%d networks; the Ritz-gap bounds Bound2/BoundN exceeded in %d of %d cases at Tol 1e-3 and GapTol 1e-2; the certified interval in none",
-		len(cases), ritzExceed, 2*len(cases))
+		len(cases), ritzExceed, ritzCases)
 }
 
 func TestHardeningLanczosNotConverged(t *testing.T) {

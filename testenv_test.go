@@ -30,3 +30,22 @@ func LongTest(t testing.TB) {
 	t.Helper()
 	longTest(t)
 }
+
+// The switch for whole sweeps (README, "Tests"; docs/design.md, "Tests"):
+// TOKENDIST_SWEEPS=full (or TOKENDIST_LONG=1) runs every case of the sweeps that check
+// the papers' bounds and the runtimes' equivalences; .ci/run sets it. By default such a
+// sweep checks a fixed cross-section (every k-th case, rotated so that each option or
+// policy meets other cases), so that go test ./... answers in minutes.
+
+// fullSweeps reports whether the whole sweeps are asked for.
+func fullSweeps() bool { return os.Getenv("TOKENDIST_SWEEPS") == "full" || longTests() }
+
+// sweepTakes reports whether case i of a sweep runs for the rotation rot: always with
+// whole sweeps, else when (i + rot) mod k = 0.
+func sweepTakes(i, rot, k int) bool { return fullSweeps() || (i+rot)%k == 0 }
+
+// FullSweeps is fullSweeps for package tokendist_test.
+func FullSweeps() bool { return fullSweeps() }
+
+// SweepTakes is sweepTakes for package tokendist_test.
+func SweepTakes(i, rot, k int) bool { return sweepTakes(i, rot, k) }

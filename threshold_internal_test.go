@@ -16,6 +16,7 @@ import (
 // maximum load never increases (an active edge's new loads lie between its old ones,
 // and completions only lower loads).
 func TestThreshold1CompletionsOnlyFinalBound(t *testing.T) {
+	t.Parallel()
 	seeds := 30
 	if testing.Short() {
 		seeds = 8
