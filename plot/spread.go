@@ -129,7 +129,7 @@ func newTarget(format string, w, h vg.Length) (target, error) {
 	case "pdf":
 		c := vgpdf.New(w, h)
 		c.EmbedFonts(true)
-		return target{c, func(string) ([]byte, error) {
+		return target{pdfCanvas{c}, func(string) ([]byte, error) {
 			var b bytes.Buffer
 			if _, err := c.WriteTo(&b); err != nil {
 				return nil, fmt.Errorf("tokendist: plot: pdf: %w", err)
@@ -138,6 +138,29 @@ func newTarget(format string, w, h vg.Length) (target, error) {
 		}}, nil
 	}
 	return target{}, errs.BadParam("image format %q (allowed: %s)", format, strings.Join(Formats, ", "))
+}
+
+// pdfCanvas passes gonum's PDF canvas straight (not premultiplied) colours. vgpdf reads
+// Color.RGBA's premultiplied components as the colour and then sets the alpha as well,
+// so a translucent colour came out darkened by its own opacity: a band at a fifth of
+// the line's opacity was about five times too dark, where PNG and SVG were right.
+type pdfCanvas struct{ *vgpdf.Canvas }
+
+// SetColor sets clr, un-premultiplied, as the colour vgpdf writes with clr's alpha.
+func (c pdfCanvas) SetColor(clr color.Color) {
+	if clr == nil {
+		clr = color.Black
+	}
+	c.Canvas.SetColor(straightColor(color.NRGBAModel.Convert(clr).(color.NRGBA)))
+}
+
+// straightColor is an NRGBA whose RGBA method returns the straight components (scaled
+// to 16 bits) with the alpha: what vgpdf's colour conversion expects, and only for it.
+type straightColor color.NRGBA
+
+// RGBA returns the straight components and the alpha, each in 0..0xffff.
+func (s straightColor) RGBA() (r, g, b, a uint32) {
+	return uint32(s.R) * 0x101, uint32(s.G) * 0x101, uint32(s.B) * 0x101, uint32(s.A) * 0x101
 }
 
 // LinesAs draws the lines as Lines does, in the image format (one of Formats: "svg"
