@@ -277,9 +277,13 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 	}
 	if o.LogX {
 		logRange(&p.X)
+	} else {
+		linRange(&p.X)
 	}
 	if o.LogY {
 		logRange(&p.Y)
+	} else {
+		linRange(&p.Y)
 	}
 	leg.ylabel = takeYLabel(p, o.LogY)
 	return p, leg, nil
@@ -332,6 +336,20 @@ func logRange(a *gplot.Axis) {
 		a.Min, a.Max = 1, 10
 	case a.Min == a.Max: // one value: a decade on each side
 		a.Min, a.Max = a.Min/10, a.Max*10
+	}
+}
+
+// linRange gives a linear axis whose data take one value v ≠ 0 the range from 0 to 2v
+// (or 2v to 0): gonum/plot widens it to [v−1, v+1], whose ticks (2999, 3000, 3001 for
+// a constant 3000) suggest a variation the data do not have.
+func linRange(a *gplot.Axis) {
+	if a.Min != a.Max || a.Min == 0 || math.IsInf(a.Min, 0) {
+		return
+	}
+	if v := a.Min; v > 0 {
+		a.Min, a.Max = 0, 2*v
+	} else {
+		a.Min, a.Max = 2*v, 0
 	}
 }
 

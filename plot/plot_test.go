@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,37 @@ func TestPlotTraces(t *testing.T) {
 	svg, err = plot.Traces([]plot.Series{{Name: "a", Trace: r.Trace}, {Name: "b", Trace: r.Trace[:1]}, {Name: "empty"}}, &plot.Options{Title: "two"})
 	require.NoError(t, err)
 	fndCheckSVG(t, svg, "two")
+}
+
+// TestConstantSeriesRange: a line whose values are all equal gets an axis from 0 to
+// twice its value, not gonum's [v−1, v+1] (ticks 2999, 3000, 3001 for a constant 3000,
+// issue 35); the same for a constant x and for negative values.
+func TestConstantSeriesRange(t *testing.T) {
+	ticks := func(svg []byte) []string {
+		m := regexp.MustCompile(`<desc>(.*)</desc>`).FindSubmatch(svg)
+		require.NotNil(t, m)
+		return strings.Split(string(m[1]), " | ")
+	}
+	for _, c := range []struct {
+		name      string
+		y         float64
+		want, not []string
+	}{
+		{"positive", 3000, []string{"0", "6000"}, []string{"2999", "3001"}},
+		{"negative", -40, []string{"-80", "0"}, []string{"-41", "-39"}},
+	} {
+		svg, err := plot.Lines([]plot.Line{{Name: "flat", X: []float64{1, 2, 3}, Y: []float64{c.y, c.y, c.y}}}, &plot.Options{Legend: plot.LegendHidden})
+		require.NoError(t, err)
+		d := ticks(svg)
+		for _, w := range c.want {
+			require.Contains(t, d, w, c.name)
+		}
+		for _, w := range c.not {
+			require.NotContains(t, d, w, c.name)
+		}
+	}
+	svg, err := plot.Lines([]plot.Line{{Name: "one x", X: []float64{7, 7}, Y: []float64{1, 2}}}, &plot.Options{Legend: plot.LegendHidden})
+	require.NoError(t, err)
+	require.Subset(t, ticks(svg), []string{"0", "12"})
+	require.NotContains(t, ticks(svg), "6.5")
 }
