@@ -170,38 +170,21 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 	if len(panels) == 0 {
 		return nil, errs.BadParam("plot: no runs with numbers in %s and %s", o.X, o.Y)
 	}
-	sort.Strings(panels)
+	sortNatural(panels) // n = 256 before n = 1024
 	var out []plot.Panel
 	for _, pn := range panels {
 		var names []string
 		for ln := range data[pn] {
 			names = append(names, ln)
 		}
-		sort.Strings(names)
+		sortNatural(names)
 		var lines []plot.Line
 		for _, ln := range names {
 			lines = append(lines, spreadLine(ln, data[pn][ln], o.Band))
 		}
 		out = append(out, plot.Panel{Title: pn, Lines: lines})
 	}
-	po := o.Options
-	if po.XLabel == "" {
-		po.XLabel = o.X
-	}
-	if po.YLabel == "" {
-		what := "mean"
-		if o.Band == "quartiles" {
-			what = "median"
-		}
-		po.YLabel = o.Y + " (" + what + " over seeds"
-		if o.Facet != "" { // small panels: the short label
-			po.YLabel = o.Y + " (" + what
-		} else if o.Band != "" {
-			po.YLabel += ", " + map[string]string{"sd": "± sd", "ci": "95% CI", "quartiles": "quartiles", "minmax": "min to max"}[o.Band]
-		}
-		po.YLabel += ")"
-	}
-	po.Points = true
+	po := figureOptions(o)
 	if po.Legend == plot.LegendAuto {
 		po.Legend = plot.LegendOutside
 	}
@@ -212,6 +195,34 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 		return plot.Facets(out, &po, format)
 	}
 	return plot.LinesAs(out[0].Lines, &po, format)
+}
+
+// figureOptions returns the image options of a plot of o: axis labels from the columns,
+// the y label naming the statistic and the band (in every layout: a reader of a panel
+// must know what the band is), and markers only where each point is a configuration
+// (a trace's samples are drawn as a curve).
+func figureOptions(o PlotOptions) plot.Options {
+	po := o.Options
+	if po.XLabel == "" {
+		po.XLabel = o.X
+	}
+	if po.YLabel == "" {
+		what := "mean"
+		if o.Band == "quartiles" {
+			what = "median"
+		}
+		po.YLabel = o.Y + " (" + what + " over seeds"
+		if o.Facet != "" { // small panels: the short label, which still names the band
+			po.YLabel = o.Y + " (" + what
+		}
+		if o.Band != "" {
+			po.YLabel += ", " + map[string]string{"sd": "± sd", "ci": "95% CI", "quartiles": "quartiles", "minmax": "min to max"}[o.Band]
+		}
+		po.YLabel += ")"
+	}
+	// Markers where each point is a configuration; a trace's samples are a curve.
+	po.Points = !o.Traces
+	return po
 }
 
 // spreadLine returns the line through the mean (median for quartiles) of each x's

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist/registry"
+)
+
+// TestNaturalOrder: panels, legend entries and groups sort as numbers where they hold
+// numbers (sort.Strings put "n = 1024" before "n = 256", issue 35).
+func TestNaturalOrder(t *testing.T) {
+	want := []string{
+		"algorithm = rsw, n = 16", "algorithm = rsw, n = 256", "algorithm = rsw, n = 1024",
+		"n = 4, p = 0.25", "n = 4, p = 0.5", "n = 4, p = 2",
+		"n = 16", "n = 256", "n = 1024", "n = 4096",
+		"ring(8)", "ring(64)", "ring(512)",
+		"threshold-1", "threshold-2",
+		"x = -3", "x = -1e-06", "x = 0", "x = 1.5e+03",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		got := slices.Clone(want)
+		r.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+		sortNatural(got)
+		require.Equal(t, want, got)
+	}
+	// A total order: distinct labels that compare equal fall back on bytes.
+	require.True(t, naturalLess("n = 1", "n = 1.0"))
+	require.False(t, naturalLess("n = 1.0", "n = 1"))
+	require.False(t, naturalLess("a", "a"))
+}
+
+// TestFigureOptions: the y label names the statistic and the band in every layout
+// (a faceted plot dropped the band), and markers are drawn for runs but not for the
+// samples of traces (issue 35).
+func TestFigureOptions(t *testing.T) {
+	for _, c := range []struct {
+		o      PlotOptions
+		ylabel string
+		points bool
+	}{
+		{PlotOptions{X: "n", Y: "discrepancy"}, "discrepancy (mean over seeds)", true},
+		{PlotOptions{X: "n", Y: "discrepancy", Band: "ci"}, "discrepancy (mean over seeds, 95% CI)", true},
+		{PlotOptions{X: "n", Y: "moved", Band: "quartiles", Facet: "network"}, "moved (median, quartiles)", true},
+		{PlotOptions{X: "n", Y: "moved", Band: "sd", Facet: "network"}, "moved (mean, ± sd)", true},
+		{PlotOptions{X: "step", Y: "discrepancy", Traces: true, Band: "minmax"}, "discrepancy (mean over seeds, min to max)", false},
+	} {
+		po := figureOptions(c.o)
+		require.Equal(t, c.ylabel, po.YLabel, "%+v", c.o)
+		require.Equal(t, c.o.X, po.XLabel)
+		require.Equal(t, c.points, po.Points, "%+v", c.o)
+	}
+}
+
+// TestPlotPanelsNaturalOrder: the panels of a faceted plot and its legend entries come
+// in natural order (n = 16 before n = 128, seed = 2 before seed = 10), where text order
+// put 128 before 16.
+func TestPlotPanelsNaturalOrder(t *testing.T) {
+	dir := t.TempDir()
+	file, db := filepath.Join(dir, "order.yaml"), filepath.Join(dir, "order.db")
+	require.NoError(t, os.WriteFile(file, []byte(`name: order
+networks:
+  - name: ring
+    n: [128, 16, 8]
+loads:
+  - name: random-range
+    hi: 9
+algorithms: [randomized-diffusion]
+stop:
+  max_steps: 3
+seeds: 11
+`), 0o644))
+	var out, errb bytes.Buffer
+	require.Equal(t, ExitOK, Main(registry.New(), []string{"sweep", "--progress", "none", "--db", db, file}, &out, &errb), errb.String())
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	svg, err := Plot(d, PlotOptions{X: "seed", By: "seed", Facet: "n"})
+	require.NoError(t, err)
+	desc := string(svg[bytes.Index(svg, []byte("<desc>"))+len("<desc>") : bytes.Index(svg, []byte("</desc>"))])
+	for _, prefix := range []string{"n = ", "seed = "} {
+		var labels []string
+		for _, f := range strings.Split(desc, " | ") {
+			if strings.HasPrefix(f, prefix) && !slices.Contains(labels, f) {
+				labels = append(labels, f)
+			}
+		}
+		require.GreaterOrEqual(t, len(labels), 3, desc)
+		require.True(t, slices.IsSortedFunc(labels, naturalCompare), "%v", labels)
+	}
+}
