@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -95,4 +96,28 @@ seeds: 11
 		require.GreaterOrEqual(t, len(labels), 3, desc)
 		require.True(t, slices.IsSortedFunc(labels, naturalCompare), "%v", labels)
 	}
+}
+
+// TestPlotTwoByColumnsGrouped: with --by algorithm,network_name the lines of one
+// algorithm share a colour and differ by dash: 2 algorithms × 2 networks draw in 2
+// data colours, where every series had a colour of its own (issue 35).
+func TestPlotTwoByColumnsGrouped(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	colours := func(by string) int {
+		svg, err := Plot(d, PlotOptions{By: by, Where: "algorithm != 'discrepancy-1'"})
+		require.NoError(t, err)
+		seen := map[string]bool{}
+		for _, m := range regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`).FindAllStringSubmatch(string(svg), -1) {
+			c := strings.ToLower(m[1])
+			if c[1:3] != c[3:5] || c[3:5] != c[5:7] { // not black, white or a grey
+				seen[c] = true
+			}
+		}
+		return len(seen)
+	}
+	require.Equal(t, 2, colours("algorithm,network_name"))
+	require.Equal(t, 4, colours("network"), "one colour per network without groups")
 }

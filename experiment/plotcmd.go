@@ -147,6 +147,7 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 	}
 	type series map[float64][]float64
 	data := map[string]map[string]series{} // panel → line → x → ys
+	group := map[string]string{}           // line → its group: the first --by column's value, with two or more
 	var panels []string
 	for _, r := range t.Rows {
 		if hasStatus && r[si] == "Failed" {
@@ -158,6 +159,9 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 			continue
 		}
 		pn, ln := label(r, fi), label(r, bi)
+		if len(bi) > 1 {
+			group[ln] = label(r, bi[:1])
+		}
 		if data[pn] == nil {
 			data[pn] = map[string]series{}
 			panels = append(panels, pn)
@@ -180,7 +184,9 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 		sortNatural(names)
 		var lines []plot.Line
 		for _, ln := range names {
-			lines = append(lines, spreadLine(ln, data[pn][ln], o.Band))
+			l := spreadLine(ln, data[pn][ln], o.Band)
+			l.Group = group[ln]
+			lines = append(lines, l)
 		}
 		out = append(out, plot.Panel{Title: pn, Lines: lines})
 	}

@@ -24,6 +24,51 @@ type Line struct {
 	// standard deviation, a confidence interval, quartiles ...) from Lo[i] to Hi[i],
 	// drawn as a shaded band in the line's colour or as error bars (Options.Spread).
 	Lo, Hi []float64
+	// Group, if not empty, names a family of related lines (the first of two --by
+	// columns): the lines of a group share a colour and differ by dash and marker, so
+	// that related series look related. Without groups every name has a colour of its
+	// own (dashed after the seventh).
+	Group string
+}
+
+// lineStyle is a line's colour, dash and marker index (plotutil's palettes).
+type lineStyle struct{ color, dash, shape int }
+
+// styleTable gives every line name of the lines a style, in order of first appearance,
+// so that a name keeps its style in every panel: without groups name k gets colour k,
+// dash k/7 and marker k; with groups group g gets colour g and the k-th name of a group
+// dash and marker k. It costs O(total lines).
+func styleTable(lines ...[]Line) map[string]lineStyle {
+	grouped := false
+	for _, ls := range lines {
+		for _, ln := range ls {
+			grouped = grouped || ln.Group != ""
+		}
+	}
+	out := map[string]lineStyle{}
+	groups := map[string]int{}  // group → colour
+	members := map[string]int{} // group → names so far
+	for _, ls := range lines {
+		for _, ln := range ls {
+			if _, ok := out[ln.Name]; ok {
+				continue
+			}
+			if !grouped {
+				k := len(out)
+				out[ln.Name] = lineStyle{color: k, dash: k / 7, shape: k}
+				continue
+			}
+			g, ok := groups[ln.Group]
+			if !ok {
+				g = len(groups)
+				groups[ln.Group] = g
+			}
+			k := members[ln.Group]
+			members[ln.Group]++
+			out[ln.Name] = lineStyle{color: g, dash: k, shape: k}
+		}
+	}
+	return out
 }
 
 // LegendPlace says where Lines puts the legend.
@@ -192,7 +237,7 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 		return nil, nil, nil, draw.Canvas{}, err
 	}
 
-	p, leg, err := newPlot(lines, o, nil)
+	p, leg, err := newPlot(lines, o, styleTable(lines))
 	if err != nil {
 		return nil, nil, nil, draw.Canvas{}, err
 	}
@@ -217,9 +262,9 @@ func layoutPlot(lines []Line, o Options) (*gplot.Plot, *legend, *outlineCanvas, 
 }
 
 // newPlot builds the plot of the lines (axes, grid, spreads, lines and markers) and its
-// legend's entries, without placing the legend. colors[i] (nil: i) is line i's colour,
-// dash and marker index.
-func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error) {
+// legend's entries, without placing the legend. styles gives each line name's colour,
+// dash and marker (styleTable).
+func newPlot(lines []Line, o Options, styles map[string]lineStyle) (*gplot.Plot, *legend, error) {
 	p := gplot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = truncText(o.Title), truncText(o.XLabel), truncText(o.YLabel)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
@@ -235,7 +280,7 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 	}
 	p.Add(plotter.NewGrid())
 	leg := &legend{place: o.Legend, style: p.Legend.TextStyle, thumb: p.Legend.ThumbnailWidth}
-	for i, ln := range lines {
+	for _, ln := range lines {
 		pts := make(plotter.XYs, 0, len(ln.X))
 		for k := range ln.X {
 			x, okX := logMap(ln.X[k], o.LogX, xZero)
@@ -252,15 +297,12 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 		if err != nil {
 			return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 		}
-		ci := i
-		if colors != nil {
-			ci = colors[i]
-		}
-		if err := addSpread(p, ln, o, xZero, yZero, ci); err != nil {
+		st := styles[ln.Name]
+		if err := addSpread(p, ln, o, xZero, yZero, st.color); err != nil {
 			return nil, nil, err
 		}
-		l.Color = plotutil.Color(ci)
-		l.Dashes = plotutil.Dashes(ci / 7)
+		l.Color = plotutil.Color(st.color)
+		l.Dashes = plotutil.Dashes(st.dash)
 		p.Add(l)
 		e := legendEntry{name: truncText(ln.Name), thumbs: []gplot.Thumbnailer{l}}
 		if o.Points {
@@ -268,7 +310,7 @@ func newPlot(lines []Line, o Options, colors []int) (*gplot.Plot, *legend, error
 			if err != nil {
 				return nil, nil, errs.Wrapf(err, "line %s", errs.Quote([]byte(ln.Name)))
 			}
-			s.Color, s.Shape = plotutil.Color(ci), plotutil.Shape(ci)
+			s.Color, s.Shape = plotutil.Color(st.color), plotutil.Shape(st.shape)
 			p.Add(s)
 			e.thumbs = append(e.thumbs, s)
 		}

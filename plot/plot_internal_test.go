@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -235,4 +236,27 @@ func TestHugeTitleFast(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 20*time.Second)
 	require.Less(t, len(svg), 1<<20, "the SVG holds the cut texts, not the 1 MiB ones")
+}
+
+// TestStyleTable: without groups each name has its own colour (dashed after the
+// seventh) and keeps it across panels; with groups (two --by columns) a group shares a
+// colour and its members differ by dash and marker (issue 35: with two --by columns
+// every series had an unrelated colour).
+func TestStyleTable(t *testing.T) {
+	var plain []Line
+	for k := range 9 {
+		plain = append(plain, Line{Name: fmt.Sprint("s", k)})
+	}
+	st := styleTable(plain, []Line{{Name: "s3"}, {Name: "new"}})
+	for k := range 9 {
+		require.Equal(t, lineStyle{color: k, dash: k / 7, shape: k}, st[fmt.Sprint("s", k)])
+	}
+	require.Equal(t, 9, st["new"].color)
+
+	grouped := []Line{{Name: "rsw, ring", Group: "rsw"}, {Name: "rsw, torus", Group: "rsw"}, {Name: "fgs, ring", Group: "fgs"}, {Name: "fgs, torus", Group: "fgs"}}
+	st = styleTable(grouped[2:], grouped) // a second panel in another order
+	require.Equal(t, lineStyle{color: 0, dash: 0, shape: 0}, st["fgs, ring"])
+	require.Equal(t, lineStyle{color: 0, dash: 1, shape: 1}, st["fgs, torus"])
+	require.Equal(t, lineStyle{color: 1, dash: 0, shape: 0}, st["rsw, ring"])
+	require.Equal(t, lineStyle{color: 1, dash: 1, shape: 1}, st["rsw, torus"])
 }

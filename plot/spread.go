@@ -230,21 +230,16 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 	if pw <= 0 || ph <= 0 {
 		pw, ph = 9, 7
 	}
-	colorOf := map[string]int{}
-	var names []string
 	total := 0
-	for _, pn := range panels {
+	all := make([][]Line, len(panels))
+	for i, pn := range panels {
 		if err := checkPlotValues(pn.Lines); err != nil {
 			return nil, err
 		}
 		total += len(pn.Lines)
-		for _, ln := range pn.Lines {
-			if _, ok := colorOf[ln.Name]; !ok {
-				colorOf[ln.Name] = len(names)
-				names = append(names, ln.Name)
-			}
-		}
+		all[i] = pn.Lines
 	}
+	styles := styleTable(all...)
 	if total > maxPlotLines {
 		return nil, errs.BadParam("Facets draws at most %d lines, got %d", maxPlotLines, total)
 	}
@@ -260,11 +255,7 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 	for i, pn := range panels {
 		po := o
 		po.Title = pn.Title
-		colors := make([]int, len(pn.Lines))
-		for k, ln := range pn.Lines {
-			colors[k] = colorOf[ln.Name]
-		}
-		p, leg, err := newPlot(pn.Lines, po, colors)
+		p, leg, err := newPlot(pn.Lines, po, styles)
 		if err != nil {
 			return nil, err
 		}
