@@ -145,9 +145,9 @@ func families(c config) []tree {
 	var out []tree
 	for _, n := range sizes(c.maxN) {
 		out = append(out,
-			tree{fmt.Sprintf("RandomTree(%d)", n), must(tokendist.RandomTree(n, c.seed+uint64(n)))},
-			tree{fmt.Sprintf("Star(%d)", n), must(tokendist.Star(n))},
-			tree{fmt.Sprintf("Path(%d)", n), must(tokendist.Path(n))},
+			tree{fmt.Sprintf("random-tree(n=%d)", n), must(tokendist.RandomTree(n, c.seed+uint64(n)))},
+			tree{fmt.Sprintf("star(n=%d)", n), must(tokendist.Star(n))},
+			tree{fmt.Sprintf("path(n=%d)", n), must(tokendist.Path(n))},
 			tree{fmt.Sprintf("Caterpillar(%d,3)", n/4), caterpillar(n/4, 3)})
 	}
 	for h := 2; ; h++ {
@@ -155,7 +155,7 @@ func families(c config) []tree {
 		if err != nil || n > c.maxN {
 			break
 		}
-		out = append(out, tree{fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", h), must(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: 2}))})
+		out = append(out, tree{fmt.Sprintf("kary-tree(height=%d, arity=2)", h), must(tokendist.KaryTree(tokendist.KaryShape{Height: h, Arity: 2}))})
 	}
 	return out
 }

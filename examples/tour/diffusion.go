@@ -41,7 +41,7 @@ func diffusionSection(t *tour) error {
 	}
 	nets := []net{
 		{fmt.Sprintf("Hypercube(%d)", h), hc, true},
-		{fmt.Sprintf("Torus(%d,%d)", tor, tor), to, true},
+		{fmt.Sprintf("torus(sides=%d×%d)", tor, tor), to, true},
 		{fmt.Sprintf("RandomRegular(%d,4)", rr), rg, false},
 	}
 	type scheme struct {
@@ -125,6 +125,6 @@ func diffusionSection(t *tour) error {
 	t.table([]string{"network", "scheme", "start K", "final discrepancy", "steps (τ)", "time", "moved", "bound", "held"}, rows)
 	fmt.Println("  Start: d·dist(v, v0), stable under RSW (its lower bound d·diam). Moved counts tokens sent as each scheme")
 	fmt.Println("  specifies: RandomizedDiffusion sends ⌊X/(d+1)⌋ both ways along every link; the others send net flows.")
-	svg, err := plot.Traces(series, &plot.Options{Title: fmt.Sprintf("Table 1 schemes on Torus(%d,%d), gradient start", tor, tor)})
+	svg, err := plot.Traces(series, &plot.Options{Title: fmt.Sprintf("Table 1 schemes on torus(sides=%d×%d), gradient start", tor, tor)})
 	return t.savePlot("diffusion_torus.svg", svg, err)
 }

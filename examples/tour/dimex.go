@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/plot"
@@ -38,13 +39,13 @@ func dimexSection(t *tour) error {
 		loads           func(ec *tokendist.EdgeColoring) (tokendist.Loads, error)
 	}
 	work := []workload{
-		{fmt.Sprintf("Star(%d)", starN), "worst stable + 100 (Thm 12)", star, func(ec *tokendist.EdgeColoring) (tokendist.Loads, error) {
+		{fmt.Sprintf("star(n=%d)", starN), "worst stable + 100 (Thm 12)", star, func(ec *tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return worstStablePlus(ec, 100)
 		}},
-		{fmt.Sprintf("Path(%d)", pathN), "distance loads", path, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
+		{fmt.Sprintf("path(n=%d)", pathN), "distance loads", path, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return tokendist.DistanceLoads(path, 0)
 		}},
-		{fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", height), "uniform 0..200", tree, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
+		{fmt.Sprintf("kary-tree(height=%d, arity=2)", height), "uniform 0..200", tree, func(*tokendist.EdgeColoring) (tokendist.Loads, error) {
 			return tokendist.RandomRange(tree.Order(), 0, 200, t.seed)
 		}},
 	}
@@ -150,13 +151,16 @@ func extendedLines(series []plot.Series) []plot.Line {
 	return lines
 }
 
-// fileName keeps letters and digits of a network name.
+// fileName keeps the letters and digits of a network name, the other runs as one '-':
+// "kary-tree(height=4, arity=2)" gives "kary-tree-height-4-arity-2".
 func fileName(s string) string {
 	out := make([]rune, 0, len(s))
 	for _, r := range s {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			out = append(out, r)
+		} else if len(out) > 0 && out[len(out)-1] != '-' {
+			out = append(out, '-')
 		}
 	}
-	return string(out)
+	return strings.TrimSuffix(string(out), "-")
 }

@@ -28,15 +28,15 @@ func msdSection(t *tour) error {
 	var trees []tree
 	add := func(name string, g *tokendist.Graph, err error) { trees = append(trees, tree{name, g, err}) }
 	g, err := tokendist.Star(starN)
-	add(fmt.Sprintf("Star(%d)", starN), g, err)
+	add(fmt.Sprintf("star(n=%d)", starN), g, err)
 	g, err = tokendist.Path(pathN)
-	add(fmt.Sprintf("Path(%d)", pathN), g, err)
+	add(fmt.Sprintf("path(n=%d)", pathN), g, err)
 	g, err = tokendist.KaryTree(tokendist.KaryShape{Height: bh, Arity: 2})
-	add(fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 2})", bh), g, err)
+	add(fmt.Sprintf("kary-tree(height=%d, arity=2)", bh), g, err)
 	g, err = tokendist.KaryTree(tokendist.KaryShape{Height: th, Arity: 3})
-	add(fmt.Sprintf("KaryTree(KaryShape{Height: %d, Arity: 3})", th), g, err)
+	add(fmt.Sprintf("kary-tree(height=%d, arity=3)", th), g, err)
 	g, err = tokendist.RandomTree(randN, t.seed)
-	add(fmt.Sprintf("RandomTree(%d)", randN), g, err)
+	add(fmt.Sprintf("random-tree(n=%d)", randN), g, err)
 
 	var rows [][]string
 	var lines []plot.Line

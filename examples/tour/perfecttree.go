@@ -78,7 +78,7 @@ func perfectTreeSection(t *tour) error {
 	fmt.Printf("  RandomTree(%d), loads 0..20 (T = %d, D = %d, Δ = %d); time of the concurrent run is logical (Lamport)\n",
 		n, loads.Total(), diam, d)
 	t.table([]string{"runtime", "final disc.", "steps", "model time", "moved", "moves/opt", "root", "paper's bound", "held"}, rows)
-	svg, err := plot.Lines(lines, &plot.Options{Title: fmt.Sprintf("Perfect tree distribution on RandomTree(%d)", n),
+	svg, err := plot.Lines(lines, &plot.Options{Title: fmt.Sprintf("Perfect tree distribution on random-tree(n=%d)", n),
 		XLabel: "time", YLabel: "discrepancy", LogY: true})
 	return t.savePlot("perfecttree-discrepancy.svg", svg, err)
 }
