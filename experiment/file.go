@@ -1176,7 +1176,8 @@ func (f *File) label(kind registry.Kind, c registry.Choice) string {
 	return Label(registry.Choice{Name: c.Name, Params: p})
 }
 
-// Label writes a choice as name(k=v, ...) with the parameters in sorted order.
+// Label writes a choice as name(k=v, ...) with the parameters in sorted order, in the
+// experiment file's words: a list as [3, 3].
 func Label(c registry.Choice) string {
 	if len(c.Params) == 0 {
 		return c.Name
@@ -1208,7 +1209,7 @@ func fmtValue(v any) string {
 		for i, y := range x {
 			s[i] = strconv.FormatInt(y, 10)
 		}
-		return "[" + strings.Join(s, " ") + "]"
+		return "[" + strings.Join(s, ", ") + "]" // as the file writes it, not Go's [3 3]
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}

@@ -61,7 +61,7 @@ func TestGrid(t *testing.T) {
 		}
 		keys[r.Key] = true
 	}
-	if got := runs[len(runs)-1].Network; got != "torus(sides=[8 8])" {
+	if got := runs[len(runs)-1].Network; got != "torus(sides=[8, 8])" {
 		t.Errorf("last network %q", got)
 	}
 	zipped := strings.Replace(goodFile, "seeds: 2", "seeds: [5, 9]\nzip: [[network.height, loads.hi]]", 1)
