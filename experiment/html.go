@@ -114,7 +114,7 @@ figcaption { font-size: 0.9em; color: #555; }
 			return nil, err
 		}
 		if len(tr.Rows) > 0 {
-			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci",
+			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", Traces: true,
 				Options: plot.Options{Title: exp + ": traces"}})
 			if err == nil {
 				figure(svg, fmt.Sprintf("%s: discrepancy against step (stored traces), mean over seeds with its 95%% confidence interval; one panel per network.", exp))

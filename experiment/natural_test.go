@@ -121,3 +121,21 @@ func TestPlotTwoByColumnsGrouped(t *testing.T) {
 	require.Equal(t, 2, colours("algorithm,network_name"))
 	require.Equal(t, 4, colours("network"), "one colour per network without groups")
 }
+
+// TestHTMLTracesWithoutMarkers: the HTML page's traces figure draws the samples as
+// curves; its run figures keep their markers (issue 35: a marker on every sample).
+func TestHTMLTracesWithoutMarkers(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	page, err := HTMLReport(d, HTMLOptions{})
+	require.NoError(t, err)
+	figures := strings.Split(string(page), "<figure ")[1:]
+	require.GreaterOrEqual(t, len(figures), 3)
+	marker := regexp.MustCompile(`stroke:#(F15A60|7AC36A);stroke-width`) // plotutil's first colours, as glyph outlines
+	for _, f := range figures {
+		traces := strings.Contains(f, "stored traces")
+		require.Equal(t, !traces, marker.MatchString(f), "markers in %.80q", f[strings.Index(f, "<figcaption>"):])
+	}
+}
