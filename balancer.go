@@ -178,6 +178,15 @@ type State struct {
 	// NodeStreams is RunOptions.NodeStreams: the randomized balancers with node
 	// programs draw node v's choices of step Steps from NodeRandom(Seed, Steps, v, ·).
 	NodeStreams bool
+	// RoundSteps is the number of steps of one round of the algorithm, the unit in
+	// which algorithms with different steps compare: a round is over when every node
+	// has had its chance at each of its links once. A balancer's Init sets it (χ for
+	// dimension exchange and DISCREPANCY-1, where a step is one colour's matching);
+	// 0, or a balancer without Init, means one step per round (the diffusions and
+	// random matching, whose step is a synchronous round; the ring, whose step is a
+	// time unit; the hypercube schedules, whose steps are phases best compared by
+	// Time). Run reports Result.Rounds and Sample.Round = Steps / RoundSteps.
+	RoundSteps int64
 	// Context is the run's context, set by Run before the first step. Run checks it
 	// between steps; a Step that can block or run long (the goroutine runtime of
 	// PerfectTree runs a whole protocol in one Step) returns its error when it is done,

@@ -293,6 +293,7 @@ func (d *DimensionExchange) Init(s *State) error {
 	if err := d.init(s); err != nil {
 		return err
 	}
+	s.RoundSteps = d.chi // a round: one matching of each colour
 	d.ready.set(s)
 	return nil
 }

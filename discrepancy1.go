@@ -207,6 +207,7 @@ func (d *Discrepancy1) Init(s *State) error {
 	d.allDone = false
 	d.plus = false
 	d.ccStop = -1
+	s.RoundSteps = d.chi // a round: one matching of each colour
 	d.ready.set(s)
 	return nil
 }

@@ -64,6 +64,11 @@ type Result struct {
 	Time     int64 `json:"time"`
 	Moved    int64 `json:"moved"`
 	Messages int64 `json:"messages"`
+	// Rounds is Steps / State.RoundSteps, the steps counted in the algorithm's rounds
+	// (every node has had its chance once: χ dimension-exchange steps, one diffusion
+	// step), the unit to compare algorithms by; it is fractional when a run stops
+	// inside a round.
+	Rounds float64 `json:"rounds"`
 	// Trace holds the samples taken, the first before any step and the last at the end.
 	Trace Trace `json:"trace"`
 	// NegativeSteps counts steps after which some load was negative, and MostNegative is

@@ -236,22 +236,23 @@ func isNilValue(v any) bool {
 
 // runner is one execution of Run.
 type runner struct {
-	opts     RunOptions
-	b        Balancer
-	s        State
-	res      Result
-	keeps    Invariant
-	total    int64
-	done     Terminator
-	period   int64
-	snapshot Loads
-	n        int   // the network's order, the length of s.Loads
-	checked  int64 // the step count at the last successful invariant check
-	down     int
-	steady   *steadyMeter
-	rounder  rounder // non-nil when whole rounds may replace steps (setRounder)
-	roundLen int64   // the steps in one of its rounds
-	saved    Loads   // the loads before a workload step near overflow (applyWorkload)
+	roundSteps float64 // State.RoundSteps after Init, at least 1
+	opts       RunOptions
+	b          Balancer
+	s          State
+	res        Result
+	keeps      Invariant
+	total      int64
+	done       Terminator
+	period     int64
+	snapshot   Loads
+	n          int   // the network's order, the length of s.Loads
+	checked    int64 // the step count at the last successful invariant check
+	down       int
+	steady     *steadyMeter
+	rounder    rounder // non-nil when whole rounds may replace steps (setRounder)
+	roundLen   int64   // the steps in one of its rounds
+	saved      Loads   // the loads before a workload step near overflow (applyWorkload)
 }
 
 // rounder is a Balancer that can also perform a whole round of Colors() steps at once,
@@ -348,6 +349,10 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 				Detail: fmt.Sprintf("Init resized the load vector from %d to %d", r.n, len(r.s.Loads))}
 		}
 	}
+	if r.s.RoundSteps < 0 {
+		return r, badParam("%s set State.RoundSteps to %d (want ≥ 0: the steps of one round, 0 for one)", r.res.Balancer, r.s.RoundSteps)
+	}
+	r.roundSteps = float64(max(r.s.RoundSteps, 1))
 	if r.opts.MaxSteps == 0 {
 		r.opts.MaxSteps = DefaultMaxSteps
 		dynamic := r.opts.Workload != nil || r.opts.Churn != nil
@@ -401,6 +406,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.res.Status = status
 	r.res.Loads = s.Loads
 	r.res.Steps, r.res.Time, r.res.Moved, r.res.Messages = s.Steps, s.Time, s.Moved, s.Messages
+	r.res.Rounds = float64(s.Steps) / r.roundSteps
 	r.res.Arrived, r.res.Completed = s.Arrived, s.Completed
 	if r.steady != nil {
 		r.res.Steady = r.steady.stats()
@@ -556,7 +562,7 @@ func (r *runner) sample() error {
 	s := &r.s
 	mx, mn := s.Loads.extremes()
 	smp := Sample{
-		Step: s.Steps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
+		Step: s.Steps, Round: float64(s.Steps) / r.roundSteps, Time: s.Time, Discrepancy: mx - mn, Max: mx, Min: mn,
 		Potential: s.Loads.Potential(), Moved: s.Moved, Messages: s.Messages,
 		Arrived: s.Arrived, Completed: s.Completed, Down: r.down,
 	}

@@ -16,22 +16,27 @@ type Trace []Sample
 // traceHeader names the CSV columns, in Sample's field order.
 var traceHeader = []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}
 
+// roundColumn names the last column, Sample.Round (traces written before it have none).
+const roundColumn = "round"
+
 // dynamicHeader names the extra columns of a dynamic run's trace.
 var dynamicHeader = []string{"arrived", "completed", "down"}
 
 // WriteCSV writes the trace as CSV with a header row; the potential is exact decimal. A
 // trace of a dynamic run (a sample with arrivals, completions or links down) has three
-// more columns: arrived, completed, down. It costs O(len(t)).
+// more columns: arrived, completed, down. The last column is round (Sample.Round, a
+// decimal number). It costs O(len(t)).
 func (t Trace) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	dynamic := false
 	for _, s := range t {
 		dynamic = dynamic || s.Arrived != 0 || s.Completed != 0 || s.Down != 0
 	}
-	header := traceHeader
+	header := append([]string(nil), traceHeader...)
 	if dynamic {
-		header = append(append([]string(nil), traceHeader...), dynamicHeader...)
+		header = append(header, dynamicHeader...)
 	}
+	header = append(header, roundColumn)
 	if err := cw.Write(header); err != nil {
 		return wrapf(err, "WriteCSV")
 	}
@@ -42,6 +47,7 @@ func (t Trace) WriteCSV(w io.Writer) error {
 		if dynamic {
 			row = append(row, i(s.Arrived, 10), i(s.Completed, 10), strconv.Itoa(s.Down))
 		}
+		row = append(row, strconv.FormatFloat(s.Round, 'g', -1, 64))
 		if err := cw.Write(row); err != nil {
 			return wrapf(err, "WriteCSV")
 		}
@@ -59,7 +65,8 @@ func (t Trace) WriteJSON(w io.Writer) error {
 
 // ReadTraceCSV reads a trace written by WriteCSV: a header row naming the columns
 // step, time, discrepancy, max, min, potential, moved, messages, negative (in that
-// order), followed by arrived, completed, down for a dynamic run's trace, and one row
+// order), followed by arrived, completed, down for a dynamic run's trace and by round
+// (absent in traces written before it existed; Round is then 0), and one row
 // per sample, every field a decimal integer (the potential an unsigned 128-bit one). It returns an error naming the line and the bad field (quoted
 // up to a short prefix) on malformed input. O(size of the input).
 func ReadTraceCSV(r io.Reader) (Trace, error) {
@@ -71,6 +78,10 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 	head, err := cr.Read()
 	if err != nil {
 		return nil, wrapf(err, "trace CSV header")
+	}
+	hasRound := len(head) > 0 && head[len(head)-1] == roundColumn
+	if hasRound {
+		head = head[:len(head)-1]
 	}
 	want := traceHeader
 	if len(head) == len(traceHeader)+len(dynamicHeader) {
@@ -121,6 +132,13 @@ func ReadTraceCSV(r io.Reader) (Trace, error) {
 			return nil, fmt.Errorf("tokendist: trace CSV line %d, column down: %d is not an int", line, down)
 		}
 		s.Down = int(down)
+		if hasRound {
+			v, err := strconv.ParseFloat(rec[len(want)], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return nil, fmt.Errorf("tokendist: trace CSV line %d, column round: %s is not a finite number ≥ 0", line, quote([]byte(rec[len(want)])))
+			}
+			s.Round = v
+		}
 		if len(t) == cap(t) {
 			if err := checkAlloc(fmt.Sprintf("trace CSV line %d: the trace", line), int64(3*len(t)+16), int64(unsafe.Sizeof(s))); err != nil {
 				return nil, err
@@ -147,6 +165,8 @@ type Sample struct {
 	// State.Time).
 	Step int64 `json:"step"`
 	Time int64 `json:"time"`
+	// Round is Step / State.RoundSteps (Result.Rounds), fractional inside a round.
+	Round float64 `json:"round"`
 	// Discrepancy is Max − Min, the largest minus the smallest load.
 	Discrepancy int64 `json:"discrepancy"`
 	Max         int64 `json:"max"`

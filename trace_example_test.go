@@ -16,10 +16,10 @@ func ExampleTrace_WriteCSV() {
 		fmt.Println(err)
 	}
 	// Output:
-	// step,time,discrepancy,max,min,potential,moved,messages,negative
-	// 0,0,8,8,0,64,0,0,0
-	// 3,3,6,6,0,40,2,0,0
-	// 6,6,5,5,0,30,4,0,0
-	// 9,9,2,3,1,20,8,0,0
-	// 12,12,2,3,1,18,9,0,0
+	// step,time,discrepancy,max,min,potential,moved,messages,negative,round
+	// 0,0,8,8,0,64,0,0,0,0
+	// 3,3,6,6,0,40,2,0,0,3
+	// 6,6,5,5,0,30,4,0,0,6
+	// 9,9,2,3,1,20,8,0,0,9
+	// 12,12,2,3,1,18,9,0,0,12
 }

@@ -454,8 +454,8 @@ func fndTrace() tokendist.Trace {
 	return tokendist.Trace{
 		{Step: 0, Time: 0, Discrepancy: math.MaxInt64, Max: math.MaxInt64, Min: 0,
 			Potential: tokendist.Uint128{Hi: 1 << 62, Lo: 12345}, Moved: 0, Messages: 0},
-		{Step: 7, Time: 21, Discrepancy: 3, Max: 5, Min: 2, Potential: tokendist.Uint128{Lo: 99}, Moved: 14, Messages: 7, Negative: 0},
-		{Step: 9, Time: 30, Discrepancy: 4, Max: 2, Min: -2, Potential: tokendist.Uint128{Lo: 8}, Moved: 15, Messages: 9, Negative: 1},
+		{Step: 7, Round: 7.0 / 3, Time: 21, Discrepancy: 3, Max: 5, Min: 2, Potential: tokendist.Uint128{Lo: 99}, Moved: 14, Messages: 7, Negative: 0},
+		{Step: 9, Round: 3, Time: 30, Discrepancy: 4, Max: 2, Min: -2, Potential: tokendist.Uint128{Lo: 8}, Moved: 15, Messages: 9, Negative: 1},
 	}
 }
 
@@ -466,7 +466,7 @@ func TestTraceCSV(t *testing.T) {
 		require.NoError(t, tr.WriteCSV(&buf))
 		rows, err := csv.NewReader(&buf).ReadAll()
 		require.NoError(t, err)
-		require.Equal(t, []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative"}, rows[0])
+		require.Equal(t, []string{"step", "time", "discrepancy", "max", "min", "potential", "moved", "messages", "negative", "round"}, rows[0])
 		require.Len(t, rows, len(tr)+1)
 		var back tokendist.Trace
 		for _, row := range rows[1:] {
@@ -477,7 +477,9 @@ func TestTraceCSV(t *testing.T) {
 			}
 			var p tokendist.Uint128
 			require.NoError(t, p.UnmarshalText([]byte(row[5])))
-			back = append(back, tokendist.Sample{Step: num(0), Time: num(1), Discrepancy: num(2), Max: num(3), Min: num(4),
+			round, err := strconv.ParseFloat(row[9], 64)
+			require.NoError(t, err)
+			back = append(back, tokendist.Sample{Step: num(0), Round: round, Time: num(1), Discrepancy: num(2), Max: num(3), Min: num(4),
 				Potential: p, Moved: num(6), Messages: num(7), Negative: int(num(8))})
 		}
 		require.Equal(t, tr, back)
@@ -610,4 +612,59 @@ func fuzzRoundTrip(t *testing.T, tr tokendist.Trace) {
 	if len(back) != len(tr) || (len(tr) > 0 && !reflect.DeepEqual(back, tr)) {
 		t.Fatalf("round trip: %v, want %v", back, tr)
 	}
+}
+
+// TestTraceCSVRound: ReadTraceCSV reads the round column back, reads a trace written
+// before it existed (Round 0), and refuses a round that is not a finite number ≥ 0.
+func TestTraceCSVRound(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, fndTrace().WriteCSV(&buf))
+	back, err := tokendist.ReadTraceCSV(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, fndTrace(), back)
+
+	old := "step,time,discrepancy,max,min,potential,moved,messages,negative\n7,21,3,5,2,99,14,7,0\n"
+	back, err = tokendist.ReadTraceCSV(strings.NewReader(old))
+	require.NoError(t, err)
+	require.Equal(t, tokendist.Trace{{Step: 7, Time: 21, Discrepancy: 3, Max: 5, Min: 2, Potential: tokendist.Uint128{Lo: 99}, Moved: 14, Messages: 7}}, back)
+
+	for _, bad := range []string{"NaN", "-1", "+Inf", "x", ""} {
+		in := "step,time,discrepancy,max,min,potential,moved,messages,negative,round\n7,21,3,5,2,99,14,7,0," + bad + "\n"
+		_, err := tokendist.ReadTraceCSV(strings.NewReader(in))
+		require.ErrorContains(t, err, "column round", bad)
+		require.True(t, strings.HasPrefix(err.Error(), "tokendist: "))
+	}
+}
+
+// TestResultRounds: a dimension-exchange step is one colour's matching, so its round is
+// χ steps (Result.Rounds = Steps/χ, fractional inside a round, and every sample's Round
+// = Step/χ); a diffusion step is a round; a balancer's negative RoundSteps is refused.
+func TestResultRounds(t *testing.T) {
+	tree := fndMust(tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2}))
+	dx, err := tokendist.NewThreshold1(tree, nil)
+	require.NoError(t, err)
+	chi := float64(dx.Colors())
+	require.Greater(t, chi, 1.0)
+	loads := make(tokendist.Loads, tree.Order())
+	loads[0] = 100
+	for _, steps := range []int64{1, 7, 12} {
+		r, err := tokendist.Run(context.Background(), tree, loads, dx, &tokendist.RunOptions{MaxSteps: steps, SampleEvery: 1, NoStability: true})
+		require.NoError(t, err)
+		require.Equal(t, steps, r.Steps)
+		require.Equal(t, float64(steps)/chi, r.Rounds)
+		for _, smp := range r.Trace {
+			require.Equal(t, float64(smp.Step)/chi, smp.Round)
+		}
+	}
+	torus := fndMust(tokendist.Torus(4, 4))
+	rd, err := tokendist.NewRandomizedDiffusion(torus)
+	require.NoError(t, err)
+	r, err := tokendist.Run(context.Background(), torus, tokendist.Loads{64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, rd, &tokendist.RunOptions{MaxSteps: 5})
+	require.NoError(t, err)
+	require.Equal(t, float64(r.Steps), r.Rounds)
+
+	bad := &tokendist.Funcs{StepFunc: func(*tokendist.State) error { return nil }, InitFunc: func(s *tokendist.State) error { s.RoundSteps = -2; return nil }}
+	_, err = tokendist.Run(context.Background(), torus, make(tokendist.Loads, 16), bad, &tokendist.RunOptions{MaxSteps: 1})
+	require.ErrorIs(t, err, tokendist.ErrBadParameter)
+	require.ErrorContains(t, err, "RoundSteps to -2")
 }

@@ -197,7 +197,7 @@ func TestDynamicTraceCSV(t *testing.T) {
 	var sb strings.Builder
 	require.NoError(t, res.Trace.WriteCSV(&sb))
 	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
-	require.True(t, strings.HasSuffix(lines[0], ",negative,arrived,completed,down"), "header %q", lines[0])
+	require.True(t, strings.HasSuffix(lines[0], ",negative,arrived,completed,down,round"), "header %q", lines[0])
 	last := strings.Split(lines[len(lines)-1], ",")
 	require.Equal(t, fmt.Sprint(res.Arrived), last[9], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
 	require.Equal(t, fmt.Sprint(res.Completed), last[10], "last row %v, result arrived %d completed %d", last, res.Arrived, res.Completed)
