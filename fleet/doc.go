@@ -52,7 +52,8 @@
 // # Costs
 //
 // An event costs the program's call, the encoding of the node's state (O(degree +
-// unacknowledged datagrams + items held + program state) bytes) and one Save (two
-// fsyncs with BoltStore, about 1–3 ms on the test machine's disk, which bounds a node
-// to a few hundred events per second); a frame costs O(its items).
+// unacknowledged datagrams + items held + program state) bytes) and one Save (with
+// BoltStore one transaction and two fsyncs, so the disk's fsync latency bounds the
+// events a node handles per second; docs/performance.md has measured figures; with
+// MemoryStore a copy of the state); a frame costs O(its items).
 package fleet
