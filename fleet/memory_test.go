@@ -213,6 +213,11 @@ func TestInmemNetwork(t *testing.T) {
 		t.Fatalf("Stats = %+v; want %d sent and delivered, none dropped", st, 3*k)
 	}
 
+	if err := t0.Send(1, make([]byte, 64)); err != nil {
+		t.Fatalf("a frame of exactly MaxFrame bytes: %v", err)
+	}
+	waitFor(t, "the frame of MaxFrame bytes", func() bool { return boxes[1].count(0) == k+1 })
+
 	// Drops when told: 0→2 is cut, 1→2 is not.
 	drop.Store(true)
 	_ = t0.Send(2, []byte("cut"))
