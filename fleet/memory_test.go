@@ -310,7 +310,7 @@ func TestInmemNetwork(t *testing.T) {
 	<-started
 	closed := make(chan struct{})
 	go func() { _ = q0.Close(); close(closed) }()
-	time.Sleep(5 * time.Millisecond)
+	waitFor(t, "Close to stop the link", func() bool { return q0.ctx.Err() != nil })
 	close(hold)
 	<-closed
 	if err := slow.Close(); err != nil {

@@ -425,7 +425,9 @@ func (n *Node) close() error {
 // (Run closes them itself). O(1) plus the transport's Close.
 func (n *Node) Close() error { return n.close() }
 
-// ErrStopped is returned by the request methods after Run has returned.
+// ErrStopped is returned by the request methods when Run has returned without taking
+// the request: nothing was done. (A request Run took gets its own answer, even when Run
+// returns right after it.)
 var ErrStopped = errors.New("tokendist: node stopped")
 
 // do runs f on the node's goroutine, which then persists and sends; do returns after
@@ -443,7 +445,14 @@ func (n *Node) do(ctx context.Context, f func()) error {
 	case err := <-r.done:
 		return err
 	case <-n.done:
-		return ErrStopped
+		// Run answers a request it took before it returns: prefer that answer (a
+		// request done and saved must not be reported as ErrStopped, "nothing done").
+		select {
+		case err := <-r.done:
+			return err
+		default:
+			return ErrStopped
+		}
 	}
 }
 
