@@ -797,7 +797,7 @@ func runCrashes(t *testing.T, crashes int, after, writeBehind bool) crashReport 
 	var rep crashReport
 	wait := 5 * time.Second
 	if writeBehind {
-		wait = time.Second // a stuck fleet is one of the ways it is caught
+		wait = 500 * time.Millisecond // a stuck fleet is one of the ways it is caught
 	}
 crashing:
 	for i := range crashes {
@@ -894,7 +894,7 @@ func TestInmemDurabilityOrder(t *testing.T) {
 		})
 	}
 	t.Run("self-check: write-behind caught", func(t *testing.T) {
-		rep := runCrashes(t, 24, false, true)
+		rep := runCrashes(t, 12, false, true)
 		t.Logf("write-behind: %+v", rep)
 		if rep.clean() {
 			t.Fatalf("%d crashes of nodes on a write-behind store went unnoticed: the test cannot see a broken persistence order", rep.crashes)
