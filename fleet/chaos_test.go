@@ -29,9 +29,10 @@ import (
 // every link through a real toxiproxy server, and kill -9s them while work arrives and
 // completes. It runs only when TOKENDIST_CHAOS is "short" or "long" and
 // TOKENDIST_TOXIPROXY and TOKENDIST_NODE name the toxiproxy-server and tokendist-node
-// binaries (scripts/chaos.sh builds both and sets them); TOKENDIST_CHAOS_BROKEN=1 runs
-// the nodes with the deliberately broken persistence order (the self-check, which
-// must fail).
+// binaries (scripts/chaos.sh builds both and sets them). The self-check runs it on a
+// deliberately broken node binary instead (fleet/internal/brokennode: tokendist-node on
+// a write-behind store, which sends before its state is durable), with
+// TOKENDIST_CHAOS_BROKEN=1, which only changes the test's report: it must fail.
 
 // chaosPlan is one mode's sizes.
 type chaosPlan struct {
@@ -417,10 +418,6 @@ func (c *chaos) start(v int) {
 	}
 	cmd := exec.Command(c.nodeBin, "-config", c.paths[v])
 	cmd.Stdout, cmd.Stderr = c.logs[v], c.logs[v]
-	cmd.Env = append(os.Environ(), unsafeEnv+"=")
-	if c.broken {
-		cmd.Env = append(cmd.Env, unsafeEnv+"=send-before-persist")
-	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

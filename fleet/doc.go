@@ -4,7 +4,8 @@
 // where the library is the state machine and transport and storage are pluggable.
 // TCPTransport (the standard library's net package: length-prefixed frames, one
 // connection per peer, reconnection with backoff) and BoltStore (go.etcd.io/bbolt, one
-// fsync'd transaction per state) are the reference implementations; the command
+// fsync'd transaction per state) are the reference implementations, InmemNetwork and
+// MemoryStore their in-process counterparts for tests (below); the command
 // tokendist-node (cmd/tokendist-node) runs one Node from a Config file.
 //
 // # The node
@@ -32,10 +33,27 @@
 // proves the handoff. TestChaos (scripts/chaos.sh) checks all of it on real processes
 // behind toxiproxy.
 //
+// # Testing a fleet in one process
+//
+// MemoryStore and InmemNetwork are the in-process Store and Transport, in the manner
+// of etcd's MemoryStorage and hashicorp/raft's InmemStore and InmemTransport, and the
+// way to test a fleet in one process: give each Node a MemoryStore (Options.Store) and
+// the transport of its ID on one InmemNetwork (Options.Transport: InmemNetwork.Transport),
+// run each Node in a goroutine, and drive it with AddItems and CompleteItems. No sockets
+// are opened and nothing is written but the starts file in Config.Data (the addresses in
+// Config must still be host:port; they are not used). The network delivers every frame,
+// asynchronously and in order per link, unless told to drop it (InmemOptions.Drop),
+// its link's queue is full or its receiver is down; a MemoryStore outlives the Node that closes it, so a crash is: stop the Node, and build
+// a new one on MemoryStore.Reopen — or wrap the store in one whose Save fails, which
+// stops Run inside an event. The package's own tests do exactly this (memory_test.go):
+// whole fleets balancing to their algorithms' bounds, crashes and restores, and crashes
+// at every k-th Save checking that nothing sent or answered was left unsaved.
+//
 // # Costs
 //
 // An event costs the program's call, the encoding of the node's state (O(degree +
-// unacknowledged datagrams + items held + program state) bytes) and one Save (two
-// fsyncs with BoltStore, about 1–3 ms on the test machine's disk, which bounds a node
-// to a few hundred events per second); a frame costs O(its items).
+// unacknowledged datagrams + items held + program state) bytes) and one Save (with
+// BoltStore one transaction and two fsyncs, so the disk's fsync latency bounds the
+// events a node handles per second; docs/performance.md has measured figures; with
+// MemoryStore a copy of the state); a frame costs O(its items).
 package fleet

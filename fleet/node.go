@@ -39,15 +39,6 @@ type Options struct {
 // StoreFile is the name of the BoltStore file in a node's data directory.
 const StoreFile = "node.db"
 
-// unsafeEnv names the environment variable that breaks the node's persistence order,
-// for the chaos test's self-check only (TestChaos with TOKENDIST_CHAOS_BROKEN): with
-// the value "send-before-persist" a node sends a Ready's datagrams (data and acks) and
-// answers its work requests at once, and writes its state behind, every
-// unsafeSaveTicks ticks (a write-behind cache). It is not part of the API.
-const unsafeEnv = "TOKENDIST_FLEET_UNSAFE"
-
-const unsafeSaveTicks = 10
-
 // InitialItemID is the ID of the i-th of node v's initial items (0 ≤ i < its initial
 // load in the Spec): v<<32 | i. IDs that users add through AddItems should avoid this
 // range (for example by setting the top bit).
@@ -74,9 +65,6 @@ type Node struct {
 	store    Store
 	tr       Transport
 	tick     time.Duration
-	unsafe   bool
-	lazy     []byte // unsafe mode: the state not yet written
-	ticks    int64  // ticker events seen
 	restored bool
 	now      int64
 
@@ -176,7 +164,7 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 	if cfg.ID >= g.Order() {
 		return nil, errs.BadParam("node %d: the network has nodes 0..%d", cfg.ID, g.Order()-1)
 	}
-	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), unsafe: os.Getenv(unsafeEnv) == "send-before-persist",
+	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(),
 		recv: make(chan inFrame, 4096), admin: make(chan adminReq), done: make(chan struct{})}
 	n.portOf = make(map[int]int, g.Degree(cfg.ID))
 	for p, w32 := range g.Neighbors(cfg.ID) {
@@ -327,17 +315,10 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return n.flush(true)
+			return n.flush()
 		case f := <-n.recv:
 			n.frame(f)
 		case <-ticker.C:
-			n.ticks++
-			if n.unsafe && n.lazy != nil && n.ticks%unsafeSaveTicks == 0 {
-				if err := n.save(n.lazy); err != nil {
-					return err
-				}
-				n.lazy = nil
-			}
 			if !n.nd.Idle() {
 				n.now++
 				if err := n.nd.Tick(n.now); err != nil {
@@ -346,14 +327,14 @@ func (n *Node) Run(ctx context.Context) (err error) {
 			}
 		case r := <-n.admin:
 			r.f()
-			err := n.flush(false)
+			err := n.flush()
 			r.done <- err // buffered
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		if err := n.flush(false); err != nil {
+		if err := n.flush(); err != nil {
 			return err
 		}
 	}
@@ -388,15 +369,12 @@ func (n *Node) frame(f inFrame) {
 	}
 }
 
-// flush persists and sends the node's Ready (in the unsafe mode: sends, and leaves
-// the state for a later tick, or writes it now when final).
-func (n *Node) flush(final bool) error {
+// flush persists the node's Ready, and only then sends its datagrams.
+func (n *Node) flush() error {
 	if n.nd.HasReady() {
 		rd := n.nd.Ready()
 		if rd.State != nil {
-			if n.unsafe && !final {
-				n.lazy = append(n.lazy[:0], rd.State...)
-			} else if err := n.save(rd.State); err != nil {
+			if err := n.save(rd.State); err != nil {
 				return err
 			}
 		}
@@ -408,12 +386,6 @@ func (n *Node) flush(final bool) error {
 			n.st.Sent++
 		}
 		n.nd.Advance()
-	}
-	if final && n.lazy != nil {
-		if err := n.save(n.lazy); err != nil {
-			return err
-		}
-		n.lazy = nil
 	}
 	n.refresh()
 	return nil
@@ -453,7 +425,9 @@ func (n *Node) close() error {
 // (Run closes them itself). O(1) plus the transport's Close.
 func (n *Node) Close() error { return n.close() }
 
-// ErrStopped is returned by the request methods after Run has returned.
+// ErrStopped is returned by the request methods when Run has returned without taking
+// the request: nothing was done. (A request Run took gets its own answer, even when Run
+// returns right after it.)
 var ErrStopped = errors.New("tokendist: node stopped")
 
 // do runs f on the node's goroutine, which then persists and sends; do returns after
@@ -471,7 +445,14 @@ func (n *Node) do(ctx context.Context, f func()) error {
 	case err := <-r.done:
 		return err
 	case <-n.done:
-		return ErrStopped
+		// Run answers a request it took before it returns: prefer that answer (a
+		// request done and saved must not be reported as ErrStopped, "nothing done").
+		select {
+		case err := <-r.done:
+			return err
+		default:
+			return ErrStopped
+		}
 	}
 }
 

@@ -6,7 +6,8 @@
 #   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
 #
 # It builds Shopify's toxiproxy (scripts/install-toxiproxy.sh, cached outside the work
-# tree) and cmd/tokendist-node into a temporary directory, runs fleet's TestChaos, and
+# tree) and cmd/tokendist-node (for broken: fleet/internal/brokennode, the same command
+# on a write-behind store) into a temporary directory, runs fleet's TestChaos, and
 # prints its summary. Only loopback addresses are used; every child process is killed
 # when the test ends. Exit status 0 means: short/long passed (the CHAOS PASS line is
 # there), or broken was caught (lost or doubled payloads, or no recovery).
@@ -18,7 +19,10 @@ export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/tokendist-node" ./cmd/tokendist-node
+node=./cmd/tokendist-node
+# The self-check's node: tokendist-node on a write-behind store (test-only code).
+if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
+go build -o "$tmp/tokendist-node" "$node"
 log="$tmp/chaos.log"
 run=(go test -count=1 -run '^TestChaos$' -v -timeout 60m ./fleet)
 env=(TOKENDIST_TOXIPROXY="$proxy" TOKENDIST_NODE="$tmp/tokendist-node")
