@@ -13,6 +13,10 @@ func checkAlloc(what string, count, bytesEach int64) error {
 	return errs.CheckAlloc(what, count, bytesEach)
 }
 
+// tooLarge returns an error wrapping ErrBadParameter and ErrTooLarge naming a size
+// that no network of the module can hold.
+func tooLarge(format string, args ...any) error { return errs.TooLargeParam(format, args...) }
+
 // makeLoads returns a zero load vector of n nodes, or an error if n is negative or the
 // vector exceeds the memory budget. what names the caller.
 func makeLoads(what string, n int) (Loads, error) {

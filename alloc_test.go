@@ -52,3 +52,23 @@ func TestHardeningAbsurdSizes(t *testing.T) {
 	require.True(t, errors.Is(err, tokendist.ErrTooLarge), "PointMass(1e12): %v, want ErrTooLarge naming the size", err)
 	require.True(t, strings.Contains(err.Error(), "1000000000000"), "PointMass(1e12): %v, want ErrTooLarge naming the size", err)
 }
+
+// TestNetworkTooLargeForFamily: a network too large for its family is refused with an
+// error that wraps ErrTooLarge, like the memory budget's refusals, and still
+// ErrBadParameter (issue 36: Hypercube(40) wrapped only ErrBadParameter).
+func TestNetworkTooLargeForFamily(t *testing.T) {
+	for name, call := range map[string]func() error{
+		"Hypercube(40)":       func() error { _, err := tokendist.Hypercube(40); return err },
+		"Hypercube(27)":       func() error { _, err := tokendist.Hypercube(27); return err },
+		"ShuffleExchange(30)": func() error { _, err := tokendist.ShuffleExchange(30); return err },
+		"Path(2^31)":          func() error { _, err := tokendist.Path(1 << 31); return err },
+	} {
+		err := call()
+		require.ErrorIs(t, err, tokendist.ErrTooLarge, name)
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, name)
+		require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), "%s: %v", name, err)
+	}
+	_, err := tokendist.Hypercube(-1)
+	require.ErrorIs(t, err, tokendist.ErrBadParameter)
+	require.NotErrorIs(t, err, tokendist.ErrTooLarge)
+}

@@ -317,6 +317,9 @@ func (d *DimensionExchange) Step(s *State) error {
 	if d == nil {
 		return nilReceiver("DimensionExchange", "Step")
 	}
+	if s == nil {
+		return badParam("%s: Step of a nil *State", d)
+	}
 	return d.stepAt(s, s.Steps)
 }
 

@@ -16,7 +16,7 @@ func checkOrder(what string, n int) error {
 		return badParam("%s needs at least one node, got n = %d", what, n)
 	}
 	if n >= maxNodes {
-		return badParam("%s with n = %d nodes exceeds the int32 node limit", what, n)
+		return tooLarge("%s with n = %d nodes exceeds the int32 node limit", what, n)
 	}
 	return nil
 }
@@ -204,8 +204,11 @@ func RandomTree(n int, seed uint64) (*Graph, error) {
 // adjacent when they differ in exactly one bit. Hypercube(0) is a single node; d ≤ 26
 // keeps the d·2^d edge ends within the int32 limit. It costs O(d·2^d) time and memory.
 func Hypercube(d int) (*Graph, error) {
-	if d < 0 || d > 26 {
+	if d < 0 {
 		return nil, badParam("hypercube dimension must be in 0..26, got d = %d", d)
+	}
+	if d > 26 {
+		return nil, tooLarge("hypercube dimension must be in 0..26, got d = %d (2^%d nodes)", d, d)
 	}
 	n := 1 << d
 	if err := checkOrder(fmt.Sprintf("Hypercube(%d)", d), n); err != nil {
@@ -243,8 +246,11 @@ func Hypercube(d int) (*Graph, error) {
 // dropped, so the result is simple. d ≤ 29 keeps the up to 3·2^d edge ends within the
 // int32 limit. It costs O(2^d) time and memory.
 func ShuffleExchange(d int) (*Graph, error) {
-	if d < 1 || d > 29 {
+	if d < 1 {
 		return nil, badParam("shuffle-exchange dimension must be in 1..29, got d = %d", d)
+	}
+	if d > 29 {
+		return nil, tooLarge("shuffle-exchange dimension must be in 1..29, got d = %d (2^%d nodes)", d, d)
 	}
 	n := 1 << d
 	if err := checkOrder(fmt.Sprintf("ShuffleExchange(%d)", d), n); err != nil {

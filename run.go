@@ -182,9 +182,10 @@ func (g *initGuard) set(s *State) {
 func (g *initGuard) reset() { *g = initGuard{} }
 
 // check returns nil if s is the State Init prepared (the same network and load count),
-// else an error wrapping ErrNotInitialized that names b (b.String is called only then).
+// else an error wrapping ErrNotInitialized that names b (b.String is called only then);
+// a nil State or a negative step count is an error wrapping ErrBadParameter.
 func (g *initGuard) check(s *State, b fmt.Stringer) error {
-	if g.ok && len(s.Loads) == g.n && (!g.cmp || s.Net == g.net) && (s.Live == nil || g.ends < 0 || len(s.Live) == g.ends) {
+	if s != nil && s.Steps >= 0 && g.ok && len(s.Loads) == g.n && (!g.cmp || s.Net == g.net) && (s.Live == nil || g.ends < 0 || len(s.Live) == g.ends) {
 		return nil
 	}
 	return g.fail(s, b)
@@ -193,6 +194,10 @@ func (g *initGuard) check(s *State, b fmt.Stringer) error {
 // fail explains why check refused s.
 func (g *initGuard) fail(s *State, b fmt.Stringer) error {
 	switch {
+	case s == nil:
+		return badParam("%s: Step of a nil *State", b)
+	case s.Steps < 0:
+		return badParam("%s: State.Steps is %d (want ≥ 0)", b, s.Steps)
 	case !g.ok:
 		return fmt.Errorf("%w: %s has not been initialised (call Run, or Init before Step)", ErrNotInitialized, b)
 	case len(s.Loads) != g.n:

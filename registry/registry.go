@@ -89,11 +89,12 @@ func (p Param) Convert(v any) (any, error) {
 		if i, ok := toInt(v); ok {
 			return float64(i), nil
 		}
-		if f, ok := v.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return f, nil
+		f, ok := v.(float64)
+		if f32, is32 := v.(float32); is32 {
+			f, ok = float64(f32), true
 		}
-		if f, ok := v.(float32); ok {
-			return float64(f), nil
+		if ok && !math.IsNaN(f) && !math.IsInf(f, 0) { // a float32 NaN or ±Inf as a float64's
+			return f, nil
 		}
 	case ParamString:
 		if s, ok := v.(string); ok {

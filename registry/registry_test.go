@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,6 +237,23 @@ func TestLibraryDeps(t *testing.T) {
 		l := strings.ToLower(line)
 		if strings.Contains(l, "sqlite") || strings.Contains(l, "yaml") || strings.Contains(l, "cobra") || strings.Contains(l, "database/sql") {
 			t.Errorf("the library imports %s", line)
+		}
+	}
+}
+
+// TestParamsFloatNonFinite: Params.Float refuses NaN and ±Inf whether they come as
+// float64 or float32 (a float32 NaN was accepted, issue 36), naming the parameter, and
+// accepts finite values of both widths.
+func TestParamsFloatNonFinite(t *testing.T) {
+	for _, v := range []any{math.NaN(), math.Inf(1), math.Inf(-1), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		_, err := Params{"p": v}.Float("p")
+		if !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), "p") {
+			t.Errorf("Float of %v (%T): %v", v, v, err)
+		}
+	}
+	for v, want := range map[any]float64{0.25: 0.25, float32(0.25): 0.25, 3: 3} {
+		if f, err := (Params{"p": v}).Float("p"); err != nil || f != want {
+			t.Errorf("Float of %v (%T) = %v, %v; want %v", v, v, f, err, want)
 		}
 	}
 }

@@ -50,3 +50,75 @@ func TestBuiltinBalancers(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinStepBadState: every built-in balancer's Step, called directly after Init,
+// returns an error (never panics) on a nil *State and on a State whose Steps is
+// negative (issue 36).
+func TestBuiltinStepBadState(t *testing.T) {
+	reg := registry.Default()
+	g, err := tokendist.Ring(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cube, err := tokendist.Hypercube(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range reg.Entries(registry.KindAlgorithm) {
+		params, err := e.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctor, err := reg.Constructor(registry.KindAlgorithm, e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		build := ctor.(registry.AlgorithmFunc)
+		var b tokendist.Balancer
+		var s *tokendist.State
+		for _, net := range []*tokendist.Graph{tree, cube, g} { // the first network the algorithm accepts
+			loads, err := tokendist.RandomRange(net.Order(), 0, 40, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Name == "ring" {
+				loads, _ = tokendist.PointMass(net.Order(), 1, 0)
+			}
+			bb, err := build(net, loads, params)
+			if err != nil {
+				continue
+			}
+			st := &tokendist.State{Net: net, Loads: loads, Workers: 1}
+			if in, ok := bb.(tokendist.Initializer); ok {
+				if err := in.Init(st); err != nil {
+					continue
+				}
+			}
+			b, s = bb, st
+			break
+		}
+		if b == nil {
+			t.Errorf("%s: no test network accepted", e.Name)
+			continue
+		}
+		step := func(st *tokendist.State) (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s: Step panicked: %v", e.Name, p)
+				}
+			}()
+			return b.Step(st)
+		}
+		if err := step(nil); err == nil {
+			t.Errorf("%s: Step(nil) returned no error", e.Name)
+		}
+		s.Steps = -1
+		if err := step(s); err == nil {
+			t.Errorf("%s: Step with Steps = -1 returned no error", e.Name)
+		}
+	}
+}

@@ -41,6 +41,20 @@ func BadParam(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrBadParameter}, args...)...)
 }
 
+// TooLargeParam returns an error wrapping both ErrBadParameter and ErrTooLarge whose
+// message names the value: a size no network or buffer of the module can hold (a
+// hypercube of dimension 40), refused before anything is allocated, so that
+// errors.Is(err, ErrTooLarge) finds it as it finds the memory budget's refusals.
+func TooLargeParam(format string, args ...any) error {
+	return &sizeError{msg: ErrBadParameter.Error() + ": " + fmt.Sprintf(format, args...)}
+}
+
+// sizeError is TooLargeParam's error.
+type sizeError struct{ msg string }
+
+func (e *sizeError) Error() string   { return e.msg }
+func (e *sizeError) Unwrap() []error { return []error{ErrBadParameter, ErrTooLarge} }
+
 // Overflowf returns an error wrapping ErrOverflow that names the computation.
 func Overflowf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrOverflow}, args...)...)
