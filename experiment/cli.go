@@ -332,9 +332,14 @@ const sweepManual = `Usage: tokendist sweep [flags] FILE
 
 Runs the grid of the experiment FILE into an SQLite results database, in parallel on
 every core. Each run is stored once, keyed by a hash of its canonical configuration and
-the library version, with its full configuration (JSON), status, final discrepancy,
-counters, metrics, wall time and seed; traces go to their own table when the file's
-record.trace is true.
+the code identity (tokendist version prints it: the main module and tokendist versions,
+VCS revision, and the SHA-256 of the executable where those cannot tell two builds
+apart), with its full configuration (JSON), status, final discrepancy, counters,
+metrics, wall time and seed; traces go to their own table when the file's record.trace
+is true. A rebuilt program with a changed line has a new identity: runs the database
+holds from other code are run anew (a one-line notice on stderr says how many and from
+which code), and reports keep the codes apart. --code LABEL (or the file's code: key)
+adds a label for what the identity cannot see, such as data files or external tools.
 
 Resume: interrupt a sweep at any moment (Ctrl-C, SIGTERM, even SIGKILL) and run the same
 command again: it runs only the runs missing from the database. Finished runs are
@@ -374,6 +379,7 @@ func (c *command) sweep(args []string) int {
 	prog := fs.String("progress", "auto", "auto, bar, lines or none")
 	every := fs.Duration("every", 10*time.Second, "interval of plain progress lines")
 	name := fs.String("name", "", "experiment name stored with the runs (default: the file's name key or base name)")
+	codeLabel := fs.String("code", "", "label of the code, part of every run's key (replaces the file's code key): for data files or tools the program reads")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -384,6 +390,15 @@ func (c *command) sweep(args []string) int {
 	f, runs, code, ok := c.readRuns("sweep", pos, *quick)
 	if !ok {
 		return code
+	}
+	codeSet := false
+	fs.Visit(func(fl *flag.Flag) { codeSet = codeSet || fl.Name == "code" })
+	if codeSet && *codeLabel != f.Code {
+		f.Code = *codeLabel
+		var err error
+		if runs, err = f.Specs(); err != nil {
+			return c.fail(ExitUsage, wrapf(err, "sweep --code"))
+		}
 	}
 	var shard Shard
 	var err error
@@ -442,7 +457,7 @@ func (c *command) sweep(args []string) int {
 	fl := newInflight()
 	ctx, stop := c.interrupts("sweep", fl)
 	defer stop()
-	st, err := sweep(ctx, c.reg, runs, db, o, fl)
+	st, err := sweep(ctx, c.reg, runs, db, o, fl, c.stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(c.stderr, "tokendist: sweep interrupted: %d runs stored; run the same command to finish\n", st.Ran)

@@ -22,6 +22,9 @@ type HTMLOptions struct {
 	File string
 	// By are the columns the summary table groups by (nil: DefaultSummaryBy).
 	By []string
+	// AllCode pools the runs of different code in the summary and the plots (by
+	// default they are kept apart: a code column and one line per code).
+	AllCode bool
 }
 
 // HTMLReport returns one self-contained HTML page on the runs of db: the experiment
@@ -36,6 +39,9 @@ func HTMLReport(db *DB, o HTMLOptions) ([]byte, error) {
 	runs, err := ExportTable(db, o.Where)
 	if err != nil {
 		return nil, err
+	}
+	if o.AllCode {
+		runs = runs.Without("code")
 	}
 	files := map[string]string{}
 	if o.File != "" {
@@ -98,7 +104,7 @@ figcaption { font-size: 0.9em; color: #555; }
 		fmt.Fprintf(&b, "<h2>Plots: %s</h2>\n", html.EscapeString(exp))
 		ns := columnRange(t, "n")
 		for _, y := range []string{"discrepancy", "steps"} {
-			po := PlotOptions{X: "n", Y: y, By: "algorithm", Facet: "network_name", Band: "ci"}
+			po := PlotOptions{X: "n", Y: y, By: "algorithm", Facet: "network_name", Band: "ci", AllCode: o.AllCode}
 			po.LogX = ns[1] >= 16*ns[0] && ns[0] > 0
 			yr := columnRange(t, y)
 			po.LogY = yr[1] >= 100*max(yr[0], 1)
@@ -114,7 +120,7 @@ figcaption { font-size: 0.9em; color: #555; }
 			return nil, err
 		}
 		if len(tr.Rows) > 0 {
-			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci",
+			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", AllCode: o.AllCode,
 				Options: plot.Options{Title: exp + ": traces"}})
 			if err == nil {
 				figure(svg, fmt.Sprintf("%s: discrepancy against step (stored traces), mean over seeds with its 95%% confidence interval; one panel per network.", exp))

@@ -23,13 +23,45 @@ type Table struct {
 var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "error", "discrepancy", "initial_discrepancy",
 	"steps", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
 
+// withCode returns cols with "code" after "experiment" when rows hold more than one
+// code identity, else cols.
+func withCode(cols []string, rows [][]any, idx map[string]int) []string {
+	if !multiCode(rows, idx) {
+		return cols
+	}
+	out := make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		out = append(out, c)
+		if c == "experiment" {
+			out = append(out, "code")
+		}
+	}
+	return out
+}
+
+// multiCode reports whether rows hold more than one code identity.
+func multiCode(rows [][]any, idx map[string]int) bool {
+	ci, ok := idx["code"]
+	if !ok {
+		return false
+	}
+	for _, r := range rows {
+		if fmt.Sprint(r[ci]) != fmt.Sprint(rows[0][ci]) {
+			return true
+		}
+	}
+	return false
+}
+
 // RunsTable returns one row per stored run (with metrics as extra columns "m.NAME"),
-// filtered by the SQL condition where.
+// filtered by the SQL condition where, with a column "code" after "experiment" when the
+// runs come from more than one code (as ExportTable).
 func RunsTable(db *DB, where string) (Table, error) {
 	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
 	}
+	reportCols := withCode(reportCols, rows, idx)
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	t := Table{Cols: append(append([]string(nil), reportCols...), metrics...)}
 	for ri, r := range rows {
@@ -72,8 +104,9 @@ func metricColumns(rows [][]any, mi int) ([]string, []map[string]float64) {
 	return names, vals
 }
 
-// SummaryTable groups the stored runs by experiment, network, loads and algorithm and
-// gives, over the seeds, the count, the mean, standard deviation, minimum and maximum
+// SummaryTable groups the stored runs by experiment, network, loads and algorithm (and
+// code, with a column "code" after "experiment", when the runs come from more than one
+// code) and gives, over the seeds, the count, the mean, standard deviation, minimum and maximum
 // of the final discrepancy, the mean steps and moved tokens, and the mean of every
 // metric.
 func SummaryTable(db *DB, where string) (Table, error) {
@@ -90,8 +123,12 @@ func SummaryTable(db *DB, where string) (Table, error) {
 	}
 	var order []string
 	groups := map[string]*group{}
+	keyCols := withCode([]string{"experiment", "network", "n", "loads", "algorithm"}, rows, idx)
 	for ri, r := range rows {
-		key := []any{r[idx["experiment"]], r[idx["network"]], r[idx["n"]], r[idx["loads"]], r[idx["algorithm"]]}
+		key := make([]any, len(keyCols))
+		for i, c := range keyCols {
+			key[i] = r[idx[c]]
+		}
 		ks := fmt.Sprint(key...)
 		g := groups[ks]
 		if g == nil {
@@ -110,7 +147,7 @@ func SummaryTable(db *DB, where string) (Table, error) {
 			g.met[k] = append(g.met[k], v)
 		}
 	}
-	t := Table{Cols: []string{"experiment", "network", "n", "loads", "algorithm", "runs", "failed", "disc_mean", "disc_sd", "disc_min", "disc_max", "steps_mean", "moved_mean"}}
+	t := Table{Cols: append(keyCols, "runs", "failed", "disc_mean", "disc_sd", "disc_min", "disc_max", "steps_mean", "moved_mean")}
 	for _, m := range metrics {
 		t.Cols = append(t.Cols, "m."+m)
 	}

@@ -45,6 +45,13 @@ algorithm and network family, and the traces when stored), as inline SVG and CSS
   --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
   --file F        html: the experiment file to show (default: the one stored by sweep)
   --no-timing     leave out the wall time, so that equal databases print equal reports
+  --all-code      pool the runs of different code in the summary and the HTML plots
+
+Runs of different code (see tokendist version: the main module, its VCS revision, the
+digest of the executable where those cannot tell two builds apart, and the sweep's
+--code label) are never pooled: when the runs come from more than one code, every table
+has a column code saying which code each row is from, and the summary groups by it,
+unless --all-code asks to pool them.
 `
 
 // reportFormats are the formats tokendist report writes.
@@ -62,6 +69,7 @@ func (c *command) report(args []string) int {
 	where := fs.String("where", "", "SQL condition")
 	file := fs.String("file", "", "html: the experiment file to show")
 	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
+	allCode := fs.Bool("all-code", false, "pool the runs of different code in summaries and plots (default: kept apart)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -95,7 +103,7 @@ func (c *command) report(args []string) int {
 	}
 	defer db.Close()
 	if *format == "html" {
-		page, err := HTMLReport(db, HTMLOptions{Where: *where, File: *file, By: splitList(*by)})
+		page, err := HTMLReport(db, HTMLOptions{Where: *where, File: *file, By: splitList(*by), AllCode: *allCode})
 		if err != nil {
 			return c.fail(ExitUsage, err)
 		}
@@ -114,6 +122,9 @@ func (c *command) report(args []string) int {
 			t = t.Without("wall_seconds")
 		}
 		if err == nil && *summary {
+			if *allCode {
+				t = t.Without("code")
+			}
 			t, err = Summary(t, splitList(*by), splitList(*values))
 		}
 	}
