@@ -42,8 +42,8 @@ type codeInfo struct {
 // key hashes the full form.
 func (c codeInfo) identity(short bool) string {
 	cut := func(s string) string {
-		if short && len(s) > 12 {
-			return s[:12]
+		if short {
+			return s[:min(len(s), 12)]
 		}
 		return s
 	}
@@ -114,7 +114,7 @@ func codeOf(bi *debug.BuildInfo, ok bool, exe func() (string, error)) (codeInfo,
 // isDirReplace reports whether a replace directive points at a directory (whose
 // contents no version names) rather than at a module version.
 func isDirReplace(r *debug.Module) bool {
-	return r.Version == "" || r.Version == "(devel)" || strings.HasPrefix(r.Path, ".") || strings.HasPrefix(r.Path, "/") || filepath.IsAbs(r.Path)
+	return r.Version == "" || r.Version == "(devel)" || strings.HasPrefix(r.Path, ".") || filepath.IsAbs(r.Path)
 }
 
 // compactVersion writes a dependency's version without spaces ("v1.0.0=>../tokendist").

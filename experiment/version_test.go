@@ -146,10 +146,16 @@ func TestCodeOf(t *testing.T) {
 		short, full string
 	}{
 		{"no build info", nil, false, "main=(unknown)@(unknown)+sha256:fedcba987654", "main=(unknown)@(unknown)+sha256:" + digest},
+		{"build info not ok", &debug.BuildInfo{Main: debug.Module{Path: "example.com/lab", Version: "v1.0.0"}, Settings: set("vcs.revision", rev)}, false,
+			"main=(unknown)@(unknown)+sha256:fedcba987654", "main=(unknown)@(unknown)+sha256:" + digest},
+		{"nil build info", nil, true, "main=(unknown)@(unknown)+sha256:fedcba987654", "main=(unknown)@(unknown)+sha256:" + digest},
 		{"go test", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "(devel)"}, Deps: []*debug.Module{gonum}}, true,
 			"main=" + modulePath + "@(devel)+sha256:fedcba987654", "main=" + modulePath + "@(devel)+sha256:" + digest},
 		{"clean checkout of tokendist", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.2.0"}, Deps: []*debug.Module{gonum},
 			Settings: set("vcs.revision", rev, "vcs.modified", "false")}, true,
+			"main=" + modulePath + "@v1.2.0+rev:0123456789ab", "main=" + modulePath + "@v1.2.0+rev:" + rev},
+		{"nil dependency", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.2.0"}, Deps: []*debug.Module{nil, gonum},
+			Settings: set("vcs.revision", rev)}, true,
 			"main=" + modulePath + "@v1.2.0+rev:0123456789ab", "main=" + modulePath + "@v1.2.0+rev:" + rev},
 		{"dirty tree", &debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.2.1-0.2026-012345678901+dirty"},
 			Settings: set("vcs.revision", rev, "vcs.modified", "true")}, true,
@@ -196,7 +202,28 @@ func TestCodeOf(t *testing.T) {
 	if err == nil {
 		t.Error("codeOf without the executable's digest succeeded")
 	}
-	for _, bad := range []string{"a\nb", "tab\there", strings.Repeat("x", 201), "\xff"} {
+	for _, r := range []struct {
+		m   debug.Module
+		dir bool
+	}{
+		{debug.Module{Path: "../tokendist", Version: "(devel)"}, true},
+		{debug.Module{Path: "example.com/fork", Version: ""}, true},
+		{debug.Module{Path: "example.com/fork", Version: "(devel)"}, true},
+		{debug.Module{Path: "./fork", Version: "v1.0.0"}, true},
+		{debug.Module{Path: "/src/fork", Version: "v1.0.0"}, true},
+		{debug.Module{Path: "example.com/fork", Version: "v1.0.1"}, false},
+	} {
+		if got := isDirReplace(&r.m); got != r.dir {
+			t.Errorf("isDirReplace(%+v) = %v", r.m, got)
+		}
+	}
+	if got, want := listCodes([]string{"a", "b", "c"}), "a; b; c"; got != want {
+		t.Errorf("listCodes of 3: %q", got)
+	}
+	if got, want := listCodes([]string{"a", "b", "c", "d", "e"}), "a; b; c; and 2 more"; got != want {
+		t.Errorf("listCodes of 5: %q, want %q", got, want)
+	}
+	for _, bad := range []string{"\nlabel", "a\nb", "tab\there", strings.Repeat("x", 201), "\xff"} {
 		if _, err := CodeIdentity(bad); err == nil || !strings.HasPrefix(err.Error(), "tokendist: bad parameter: code label ") {
 			t.Errorf("CodeIdentity(%q): %v", bad, err)
 		}
