@@ -25,6 +25,9 @@ type HTMLOptions struct {
 	// AllCode pools the runs of different code in the summary and the plots (by
 	// default they are kept apart: a code column and one line per code).
 	AllCode bool
+	// Digits is the number of significant digits of the numbers in the summary table
+	// (0: DefaultDigits; negative: full precision).
+	Digits int
 }
 
 // HTMLReport returns one self-contained HTML page on the runs of db: the experiment
@@ -85,7 +88,11 @@ figcaption { font-size: 0.9em; color: #555; }
 		}
 	}
 	b.WriteString("<h2>Summary</h2>\n<div class=\"scroll\">\n")
-	writeHTMLTable(&b, sum)
+	digits := o.Digits
+	if digits == 0 {
+		digits = DefaultDigits
+	}
+	writeHTMLTable(&b, sum, digits)
 	b.WriteString("</div>\n")
 	fig := 0
 	figure := func(svg []byte, caption string) {
@@ -151,7 +158,9 @@ func inlineSVG(svg []byte, fig int) string {
 	return s
 }
 
-func writeHTMLTable(b *strings.Builder, t Table) {
+// writeHTMLTable writes t as an HTML table, numbers to digits significant digits (≤ 0:
+// full precision).
+func writeHTMLTable(b *strings.Builder, t Table, digits int) {
 	b.WriteString("<table>\n<thead><tr>")
 	for _, c := range t.Cols {
 		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(c))
@@ -164,7 +173,7 @@ func writeHTMLTable(b *strings.Builder, t Table) {
 			if _, ok := number(v); !ok {
 				class = ` class="text"`
 			}
-			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(cell(v)))
+			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(digitsCell(v, digits)))
 		}
 		b.WriteString("</tr>\n")
 	}
