@@ -60,6 +60,7 @@ func ExportTable(db *DB, where string) (Table, error) {
 		}
 		return pcols[i] < pcols[j]
 	})
+	rows, params = byModel(rows, params, idx, pcols)
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	ai := 0
 	for i, c := range reportCols {
@@ -98,6 +99,88 @@ func ExportTable(db *DB, where string) (Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// byModel returns rows (and their params) with the runs of one experiment, network,
+// loads, algorithm and code, which the database query orders by seed and key, ordered
+// by the values of their model.* columns (numbers numerically; stable, so seeds stay in
+// order within one model), so that a summary's groups of network models come in the
+// order of their values, not of their keys' hashes. Without model columns it returns
+// them as they are. It costs O(rows log rows × model columns).
+func byModel(rows [][]any, params []map[string]any, idx map[string]int, pcols []string) ([][]any, []map[string]any) {
+	var mk []string
+	for _, c := range pcols {
+		if strings.HasPrefix(c, "model.") {
+			mk = append(mk, c)
+		}
+	}
+	if len(mk) == 0 {
+		return rows, params
+	}
+	group := make([]int, len(rows))
+	seen := map[string]int{}
+	for i, r := range rows {
+		var b strings.Builder
+		for _, c := range []string{"experiment", "network_name", "n", "network", "loads", "algorithm", "code"} {
+			fmt.Fprintf(&b, "%v\x00", r[idx[c]])
+		}
+		g, ok := seen[b.String()]
+		if !ok {
+			g = len(seen)
+			seen[b.String()] = g
+		}
+		group[i] = g
+	}
+	perm := make([]int, len(rows))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool {
+		i, j := perm[a], perm[b]
+		if group[i] != group[j] {
+			return group[i] < group[j]
+		}
+		for _, c := range mk {
+			if d := compareValues(params[i][c], params[j][c]); d != 0 {
+				return d < 0
+			}
+		}
+		return false
+	})
+	outR := make([][]any, len(rows))
+	outP := make([]map[string]any, len(rows))
+	for k, i := range perm {
+		outR[k], outP[k] = rows[i], params[i]
+	}
+	return outR, outP
+}
+
+// compareValues orders table values: absent first, then numbers (numerically), then
+// any other value by its text.
+func compareValues(a, b any) int {
+	rank := func(v any) int {
+		if v == nil {
+			return 0
+		}
+		if _, ok := number(v); ok {
+			return 1
+		}
+		return 2
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra - rb
+	}
+	if fa, ok := number(a); ok {
+		fb, _ := number(b)
+		switch {
+		case fa < fb:
+			return -1
+		case fa > fb:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
 
 // modelZeroKeys are the numeric keys of a network model whose zero value its JSON omits.
