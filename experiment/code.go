@@ -75,9 +75,10 @@ func (c codeInfo) withLabel(label string) codeInfo {
 
 // codeOf returns the code identity described by build information bi (ok false: none),
 // with exe supplying the executable's digest where the build information cannot tell two
-// builds apart: no build information, no VCS revision, an uncommitted tree
-// (vcs.modified=true), a dependency without a version ("(devel)": a workspace module)
-// or replaced by a directory (a replace directive with a path).
+// builds apart: no build information, a main module of version "(devel)" without a VCS
+// revision, an uncommitted tree (vcs.modified=true), a dependency without a version
+// ("(devel)": a workspace module) or replaced by a directory (a replace directive with a
+// path).
 func codeOf(bi *debug.BuildInfo, ok bool, exe func() (string, error)) (codeInfo, error) {
 	var c codeInfo
 	need := false
@@ -88,7 +89,10 @@ func codeOf(bi *debug.BuildInfo, ok bool, exe func() (string, error)) (codeInfo,
 		c.mainPath, c.mainVersion = orDevel(bi.Main.Path), orDevel(bi.Main.Version)
 		rev, _, modified := vcsSettings(bi)
 		c.revision, c.modified = rev, modified == "true"
-		need = rev == "" || c.modified
+		// A main module without a revision is named by its version only when that is
+		// a module version (go install PATH@VERSION, checked against go.sum), not
+		// "(devel)".
+		need = (rev == "" && c.mainVersion == "(devel)") || c.modified
 		if bi.Main.Path != modulePath {
 			c.tokendist = compactVersion(versionOf(bi, ok))
 		}
@@ -157,8 +161,9 @@ var thisCode = sync.OnceValues(func() (codeInfo, error) {
 // "main=example.com/mybal@(devel)+sha256:1a2b3c4d5e6f tokendist=v1.0.0".
 //
 // The digest is part of the identity wherever the build information cannot tell two
-// builds apart: no VCS revision (go test, -buildvcs=false, a build outside a checkout),
-// an uncommitted tree (vcs.modified=true), a dependency without a version (a workspace
+// builds apart: a main module of version "(devel)" without a VCS revision (go test,
+// -buildvcs=false, a build outside a checkout; go install PATH@VERSION is named by its
+// version), an uncommitted tree (vcs.modified=true), a dependency without a version (a workspace
 // module) or replaced by a directory. Run keys hash the same identity with the full
 // revision and digest. The first call reads the build information and, when the digest
 // is needed, the executable (O(size of the executable)); later calls cost O(1). It fails
