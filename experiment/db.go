@@ -270,8 +270,8 @@ var runColumns = func() []string {
 }()
 
 // runsTable returns the runs table as a query reads it: "runs", or for a database
-// without the code columns (read-only, from before code keys) a subquery that gives the code columns their
-// defaults, so that conditions on them (--where "code = ...") work on both.
+// without the code columns (read-only, from before code keys) a subquery that gives
+// them their defaults, so that conditions on them (--where "code = ...") work on both.
 func (db *DB) runsTable() string {
 	if !db.noCode {
 		return "runs"

@@ -382,10 +382,16 @@ func (db *DB) otherCode(todo []Run) (int, []string, []string, error) {
 	}
 	defer rows.Close()
 	held := map[[16]byte][]string{}
+	interned := map[string]string{} // one copy of each code, however many rows hold it
 	for rows.Next() {
 		var cfg, code string
 		if err := rows.Scan(&cfg, &code); err != nil {
 			return 0, nil, nil, wrapf(err, "database %s", fileName(db.path))
+		}
+		if c, ok := interned[code]; ok {
+			code = c
+		} else {
+			interned[code] = code
 		}
 		h := sha256.Sum256([]byte(cfg))
 		k := [16]byte(h[:16])
