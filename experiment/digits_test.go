@@ -112,12 +112,39 @@ func TestReportDigits(t *testing.T) {
 	require.NoError(t, writeSummaryText(&sb, small, 3))
 	require.Equal(t, "algorithm  runs  status.Done  x_n  x_mean  x_sd  x_ci95_low  x_ci95_high  x_min  x_q1  x_median  x_q3  x_max\n"+
 		"a          2     2            2    1.23    0.5   0.1         2.2          1      1     1.5       2     2\n", sb.String())
+	// Exactly 120 columns: one table; 121: blocks.
+	small.Cols[0] = strings.Repeat("a", 9+120-len(strings.Split(sb.String(), "\n")[0]))
+	sb.Reset()
+	require.NoError(t, writeSummaryText(&sb, small, 3))
+	require.Len(t, strings.Split(sb.String(), "\n")[0], 120)
+	require.Equal(t, 2, strings.Count(sb.String(), "\n"), "120 columns: one table")
+	small.Cols[0] += "a"
+	sb.Reset()
+	require.NoError(t, writeSummaryText(&sb, small, 3))
+	require.Equal(t, 4, strings.Count(sb.String(), "\n"), "121 columns: a block")
 	// Wide: blocks.
 	small.Cols[0] = strings.Repeat("a", 60)
 	sb.Reset()
 	require.NoError(t, writeSummaryText(&sb, small, 3))
 	require.Equal(t, strings.Repeat("a", 60)+"=a\nruns=2  status.Done=2\n     n  mean  sd   ci95_low  ci95_high  min  q1  median  q3  max\n"+
 		"  x  2  1.23  0.5  0.1       2.2        1    1   1.5     2   2\n", sb.String())
+	// No group columns (runs first): still blocks. Group values wider than a line wrap.
+	wide := Table{Cols: append([]string{"runs"}, small.Cols[3:]...), Rows: [][]any{append([]any{int64(2)}, small.Rows[0][3:]...)}}
+	wide.Cols[1] = "x" + strings.Repeat("y", 120) + "_n"
+	sb.Reset()
+	require.NoError(t, writeSummaryText(&sb, wide, 3))
+	require.True(t, strings.HasPrefix(sb.String(), "runs=2\n"), "%q", sb.String())
+	long := Table{Cols: []string{"network", "loads", "algorithm", "runs", "status.Done"},
+		Rows: [][]any{{strings.Repeat("n", 50), strings.Repeat("l", 50), strings.Repeat("a", 50), int64(1), int64(1)}}}
+	sb.Reset()
+	require.NoError(t, writeSummaryText(&sb, long, 3))
+	require.Equal(t, "network="+strings.Repeat("n", 50)+"  loads="+strings.Repeat("l", 50)+"\nalgorithm="+strings.Repeat("a", 50)+
+		"\nruns=1  status.Done=1\n", strings.SplitAfterN(sb.String(), "\n", 4)[0]+strings.SplitAfterN(sb.String(), "\n", 4)[1]+strings.SplitAfterN(sb.String(), "\n", 4)[2])
+	// A wide table without a runs column (not a summary) is printed as it is.
+	sb.Reset()
+	plain := Table{Cols: []string{strings.Repeat("c", 130)}, Rows: [][]any{{1.23456}}}
+	require.NoError(t, writeSummaryText(&sb, plain, 3))
+	require.Equal(t, strings.Repeat("c", 130)+"\n1.23\n", sb.String())
 	// Per-run text rounds too.
 	_, text, _ = runMain(t, "report", "--db", db, "--digits", "3", "--where", "status != 'Failed'")
 	require.Equal(t, 3, maxSig(text))

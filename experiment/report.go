@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -406,13 +407,7 @@ func writeSummaryText(w io.Writer, t Table, digits int) error {
 	for _, l := range strings.Split(flat.String(), "\n") {
 		fits = fits && utf8.RuneCountInString(l) <= maxTextWidth
 	}
-	ri := -1
-	for i, c := range t.Cols {
-		if c == "runs" {
-			ri = i
-			break
-		}
-	}
+	ri := slices.Index(t.Cols, "runs")
 	first := ri + 1
 	for first < len(t.Cols) && strings.HasPrefix(t.Cols[first], "status.") {
 		first++
@@ -456,6 +451,9 @@ func writeSummaryText(w io.Writer, t Table, digits int) error {
 			fmt.Fprintln(w)
 		}
 		for _, part := range b.head {
+			if len(part) == 0 {
+				continue // no group columns
+			}
 			line := ""
 			for _, h := range part {
 				switch {

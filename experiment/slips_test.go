@@ -58,11 +58,11 @@ func TestRunModelColumns(t *testing.T) {
 func TestSummaryModelOrder(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "models.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(modelFile), 0o644))
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(modelFile, "n: 8", "n: [8, 6]", 1)), 0o644))
 	db := filepath.Join(dir, "models.db")
 	code, _, e := mainRun("sweep", "--progress", "none", "--db", db, file)
 	require.Equal(t, ExitOK, code, e)
-	code, out, e := mainRun("report", "--db", db, "--summary", "--by", "model.loss,model.patience", "--values", "discrepancy", "--format", "csv")
+	code, out, e := mainRun("report", "--db", db, "--where", "n = 8", "--summary", "--by", "model.loss,model.patience", "--values", "discrepancy", "--format", "csv")
 	require.Equal(t, ExitOK, code, e)
 	var got []string
 	for _, r := range readCSV(t, out)[1:] {
@@ -76,10 +76,15 @@ func TestSummaryModelOrder(t *testing.T) {
 	col := index(rows[0])
 	got = nil
 	for _, r := range rows[1:] {
-		got = append(got, r[col["model.loss"]]+"/"+r[col["model.patience"]]+"/"+r[col["seed"]])
+		got = append(got, r[col["n"]]+"/"+r[col["model.loss"]]+"/"+r[col["model.patience"]]+"/"+r[col["seed"]])
 	}
-	require.Equal(t, []string{"0.05/0/1", "0.05/0/2", "0.05/4/1", "0.05/4/2", "0.1/0/1", "0.1/0/2", "0.1/4/1", "0.1/4/2",
-		"0.2/0/1", "0.2/0/2", "0.2/4/1", "0.2/4/2"}, got)
+	var want []string
+	for _, n := range []string{"6", "8"} { // the networks stay in the query's order
+		for _, m := range []string{"0.05/0", "0.05/4", "0.1/0", "0.1/4", "0.2/0", "0.2/4"} {
+			want = append(want, n+"/"+m+"/1", n+"/"+m+"/2")
+		}
+	}
+	require.Equal(t, want, got)
 	require.Equal(t, -1, compareValues(nil, int64(1)))
 	require.Equal(t, -1, compareValues(int64(9), 10.5))
 	require.Equal(t, 1, compareValues("a", 3.0))
