@@ -187,8 +187,9 @@ func (c *command) fail(code int, err error) int {
 const runManual = `Usage: tokendist run [flags] FILE
 
 Runs every run of the experiment FILE now, in parallel, without a database, and prints
-one row per run (network, loads, algorithm, seed, status, final discrepancy, steps, model
-time, tokens moved, metrics). Use it to try a file before sweeping it.
+one row per run (network, loads, algorithm, the model.KEY fields of a network_model that
+differ between runs, seed, status, final discrepancy, steps, model time, tokens moved,
+metrics). Use it to try a file before sweeping it.
 
   --quick         use the file's quick section
   --format F      text (default), csv, markdown or jsonl
@@ -256,7 +257,37 @@ func (c *command) run(args []string) int {
 	}
 	close(next)
 	wg.Wait()
-	t := Table{Cols: []string{"network", "loads", "algorithm", "seed", "status", "discrepancy", "steps", "time", "moved"}}
+	// The network model's fields that differ between runs, as model.KEY columns after
+	// the algorithm, so that the runs of different models can be told apart.
+	models := make([]map[string]any, len(runs))
+	mcols := map[string]bool{}
+	for i, r := range runs {
+		if r.Spec.NetworkModel == nil {
+			continue
+		}
+		js, err := json.Marshal(r.Spec)
+		if err != nil {
+			return c.fail(ExitFailed, err)
+		}
+		models[i] = map[string]any{}
+		for k, v := range specColumns(string(js)) {
+			if strings.HasPrefix(k, "model.") {
+				models[i][k] = v
+				mcols[k] = true
+			}
+		}
+	}
+	var modelCols []string
+	for k := range mcols {
+		for i := range runs {
+			if fmt.Sprint(models[i][k]) != fmt.Sprint(models[0][k]) {
+				modelCols = append(modelCols, k)
+				break
+			}
+		}
+	}
+	sort.Strings(modelCols)
+	t := Table{Cols: append(append([]string{"network", "loads", "algorithm"}, modelCols...), "seed", "status", "discrepancy", "steps", "time", "moved")}
 	mset := map[string]bool{}
 	for _, o := range outs {
 		for k := range o.Metrics {
@@ -283,9 +314,13 @@ func (c *command) run(args []string) int {
 			failed++
 			st, _, _ = strings.Cut("Failed: "+errs[i].Error(), "\n") // a panic's stack is not shown in the table
 		}
-		row := []any{r.Network, r.Loads, r.Algorithm, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved}
+		row := []any{r.Network, r.Loads, r.Algorithm}
+		for _, k := range modelCols {
+			row = append(row, models[i][k])
+		}
+		row = append(row, r.Spec.Seed, st, o.Result.Loads.Discrepancy(), o.Result.Steps, o.Result.Time, o.Result.Moved)
 		if errs[i] != nil {
-			row = append(row[:5], nil, nil, nil, nil) // a failed run has no results
+			row = append(row[:len(row)-4], nil, nil, nil, nil) // a failed run has no results
 		}
 		for _, m := range ms {
 			if v, ok := o.Metrics[m]; ok && errs[i] == nil {
@@ -332,9 +367,14 @@ const sweepManual = `Usage: tokendist sweep [flags] FILE
 
 Runs the grid of the experiment FILE into an SQLite results database, in parallel on
 every core. Each run is stored once, keyed by a hash of its canonical configuration and
-the library version, with its full configuration (JSON), status, final discrepancy,
-counters, metrics, wall time and seed; traces go to their own table when the file's
-record.trace is true.
+the code identity (tokendist version prints it: the main module and tokendist versions,
+VCS revision, and the SHA-256 of the executable where those cannot tell two builds
+apart), with its full configuration (JSON), status, final discrepancy, counters,
+metrics, wall time and seed; traces go to their own table when the file's record.trace
+is true. A rebuilt program with a changed line has a new identity: runs the database
+holds from other code are run anew (a one-line notice on stderr says how many and from
+which code), and reports keep the codes apart. --code LABEL (or the file's code: key)
+adds a label for what the identity cannot see, such as data files or external tools.
 
 Resume: interrupt a sweep at any moment (Ctrl-C, SIGTERM, even SIGKILL) and run the same
 command again: it runs only the runs missing from the database. Finished runs are
@@ -374,6 +414,7 @@ func (c *command) sweep(args []string) int {
 	prog := fs.String("progress", "auto", "auto, bar, lines or none")
 	every := fs.Duration("every", 10*time.Second, "interval of plain progress lines")
 	name := fs.String("name", "", "experiment name stored with the runs (default: the file's name key or base name)")
+	codeLabel := fs.String("code", "", "label of the code, part of every run's key (replaces the file's code key): for data files or tools the program reads")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -384,6 +425,15 @@ func (c *command) sweep(args []string) int {
 	f, runs, code, ok := c.readRuns("sweep", pos, *quick)
 	if !ok {
 		return code
+	}
+	codeSet := false
+	fs.Visit(func(fl *flag.Flag) { codeSet = codeSet || fl.Name == "code" })
+	if codeSet && *codeLabel != f.Code {
+		f.Code = *codeLabel
+		var err error
+		if runs, err = f.Specs(); err != nil {
+			return c.fail(ExitUsage, wrapf(err, "sweep --code"))
+		}
 	}
 	var shard Shard
 	var err error
@@ -442,7 +492,7 @@ func (c *command) sweep(args []string) int {
 	fl := newInflight()
 	ctx, stop := c.interrupts("sweep", fl)
 	defer stop()
-	st, err := sweep(ctx, c.reg, runs, db, o, fl)
+	st, err := sweep(ctx, c.reg, runs, db, o, fl, c.stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(c.stderr, "tokendist: sweep interrupted: %d runs stored; run the same command to finish\n", st.Ran)
@@ -509,7 +559,7 @@ func (c *command) list(args []string) int {
 		return ExitOK
 	}
 	for _, k := range kinds {
-		fmt.Fprintf(c.stdout, "%sS\n", strings.ToUpper(string(k)))
+		fmt.Fprintln(c.stdout, kindHeading(k))
 		for _, e := range c.reg.Entries(k) {
 			fmt.Fprintf(c.stdout, "  %s — %s\n", e.Name, e.Doc)
 			if e.Paper != "" {
@@ -530,6 +580,16 @@ func (c *command) list(args []string) int {
 		fmt.Fprintln(c.stdout)
 	}
 	return ExitOK
+}
+
+// kindHeading is the heading of a kind in tokendist list: its name in capitals, in the
+// plural ("NETWORKS", "LOADS", "CHURNS").
+func kindHeading(k registry.Kind) string {
+	h := strings.ToUpper(string(k))
+	if !strings.HasSuffix(h, "S") {
+		h += "S"
+	}
+	return h
 }
 
 // openExisting opens a database to read (report, plot): read-only, never created.

@@ -84,26 +84,50 @@ func orDevel(v string) string {
 	return v
 }
 
-// SchemaVersion is the results-database layout version.
+// SchemaVersion is the results-database layout version. The code columns of the runs
+// table (code, code_main, code_revision, code_modified, code_sha256, code_label) are
+// an addition within it: OpenDB adds them to a database that lacks them (its runs, and
+// the runs a program from before code keys adds later, get the code UnknownCode), and
+// OpenDBReadOnly reads such a database as it is.
 const SchemaVersion = 1
 
-// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of Version,
-// the spec's JSON and the contents of any file the network or a workload reads.
-func RunKey(s registry.Spec) (string, error) { return runKey(Version(), s) }
+// RunKey returns the key of a canonical spec: the SHA-256 (hex, 32 digits) of the code
+// identity of this program (CodeIdentity without a label, with the full VCS revision and
+// executable digest), the spec's JSON and the contents of any file the network or a
+// workload reads. It is RunKeyCode(s, "").
+func RunKey(s registry.Spec) (string, error) { return RunKeyCode(s, "") }
 
-func runKey(version string, s registry.Spec) (string, error) {
-	return (&keyer{version: version}).key(s)
+// RunKeyCode is RunKey with the user's code label (File.Code, sweep --code): runs of
+// different labels have different keys. It fails as CodeIdentity does, or when a file
+// the spec names cannot be read. It costs O(spec + files) after the first call.
+func RunKeyCode(s registry.Spec, label string) (string, error) {
+	c, err := codeFor(label)
+	if err != nil {
+		return "", wrapf(err, "run key")
+	}
+	return runKey(c.identity(false), s)
+}
+
+func runKey(code string, s registry.Spec) (string, error) {
+	return (&keyer{code: code}).key(s)
 }
 
 // keyer computes run keys, keeping the contents of the small files the specs read so
 // that a grid of many runs over one network file reads it once.
 type keyer struct {
-	version string
-	files   map[string][]byte
-	cached  int64
+	code   string // the full code identity
+	files  map[string][]byte
+	cached int64
 }
 
-func newKeyer() *keyer { return &keyer{version: Version(), files: map[string][]byte{}} }
+// newKeyer returns a keyer for the code of this program with label.
+func newKeyer(label string) (*keyer, error) {
+	c, err := codeFor(label)
+	if err != nil {
+		return nil, wrapf(err, "run key")
+	}
+	return &keyer{code: c.identity(false), files: map[string][]byte{}}, nil
+}
 
 // maxKeyCache bounds the file contents a keyer keeps (and an eighth of the memory
 // budget, whichever is smaller).
@@ -115,7 +139,7 @@ func (k *keyer) key(s registry.Spec) (string, error) {
 		return "", wrapf(err, "run key")
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "tokendist %s\n", k.version)
+	fmt.Fprintf(h, "tokendist code %s\n", k.code)
 	h.Write(js)
 	files := []struct{ what, name string }{}
 	if f, ok := s.Network.Params["file"].(string); ok {
@@ -191,7 +215,13 @@ CREATE TABLE IF NOT EXISTS runs (
 	most_negative INTEGER NOT NULL,
 	metrics TEXT NOT NULL,
 	wall_seconds REAL NOT NULL,
-	finished_at TEXT NOT NULL
+	finished_at TEXT NOT NULL,
+	code TEXT NOT NULL DEFAULT 'unknown (before code keys)',
+	code_main TEXT NOT NULL DEFAULT '',
+	code_revision TEXT NOT NULL DEFAULT '',
+	code_modified INTEGER NOT NULL DEFAULT 0,
+	code_sha256 TEXT NOT NULL DEFAULT '',
+	code_label TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS traces (
 	key TEXT NOT NULL,
@@ -214,10 +244,45 @@ CREATE TABLE IF NOT EXISTS nonfinite (
 );
 `
 
-// runColumns are the columns of runs, in table order.
-var runColumns = []string{"key", "experiment", "version", "config", "network", "network_name", "loads", "algorithm", "algorithm_name",
+// runColumns1 are the columns of runs before code keys, in table order.
+var runColumns1 = []string{"key", "experiment", "version", "config", "network", "network_name", "loads", "algorithm", "algorithm_name",
 	"seed", "n", "edges", "total", "initial_discrepancy", "max_steps", "status", "error", "balancer", "discrepancy", "max_load", "min_load",
 	"steps", "time", "moved", "messages", "negative_steps", "most_negative", "metrics", "wall_seconds", "finished_at"}
+
+// codeColumns are the columns code keys added to runs, with their definitions (the
+// defaults are the values of the runs from before code keys).
+var codeColumns = [][2]string{
+	{"code", "TEXT NOT NULL DEFAULT 'unknown (before code keys)'"},
+	{"code_main", "TEXT NOT NULL DEFAULT ''"},
+	{"code_revision", "TEXT NOT NULL DEFAULT ''"},
+	{"code_modified", "INTEGER NOT NULL DEFAULT 0"},
+	{"code_sha256", "TEXT NOT NULL DEFAULT ''"},
+	{"code_label", "TEXT NOT NULL DEFAULT ''"},
+}
+
+// runColumns are the columns of runs, in table order.
+var runColumns = func() []string {
+	out := append([]string(nil), runColumns1...)
+	for _, c := range codeColumns {
+		out = append(out, c[0])
+	}
+	return out
+}()
+
+// runsTable returns the runs table as a query reads it: "runs", or for a database
+// without the code columns (read-only, from before code keys) a subquery that gives
+// them their defaults, so that conditions on them (--where "code = ...") work on both.
+func (db *DB) runsTable() string {
+	if !db.noCode {
+		return "runs"
+	}
+	out := "(SELECT " + strings.Join(runColumns1, ",")
+	for _, c := range codeColumns {
+		def := strings.TrimSpace(c[1][strings.Index(c[1], "DEFAULT")+len("DEFAULT"):])
+		out += ", " + def + " AS " + c[0]
+	}
+	return out + " FROM runs)"
+}
 
 // DB is a results database.
 type DB struct {
@@ -225,6 +290,7 @@ type DB struct {
 	path     string
 	readonly bool
 	tables   map[string]bool // the tables present when it was opened
+	noCode   bool            // the runs table lacks the code columns (read-only, from before code keys)
 }
 
 // OpenDB opens (creating if needed) the SQLite results database at path, in WAL mode.
@@ -283,7 +349,46 @@ func OpenDB(path string) (*DB, error) {
 		s.Close()
 		return nil, errs.BadParam("database %s has schema %s, this program writes %d", name, errs.Quote([]byte(v)), SchemaVersion)
 	}
+	if err := addCodeColumns(s); err != nil {
+		s.Close()
+		return nil, wrapf(err, "database %s: add the code columns", name)
+	}
 	return &DB{sql: s, path: path, tables: map[string]bool{"meta": true, "runs": true, "traces": true, "nonfinite": true}}, nil
+}
+
+// addCodeColumns adds the code columns a database from before code keys lacks, in one
+// transaction (all or nothing); its runs get the code UnknownCode, so that they are
+// never taken for runs of the code that sweeps next. A database that has them is left
+// as it is.
+func addCodeColumns(s *sql.DB) error {
+	have, err := runsColumns(s)
+	if err != nil {
+		return err
+	}
+	missing := false
+	for _, c := range codeColumns {
+		missing = missing || !have[c[0]]
+	}
+	if !missing {
+		return nil
+	}
+	tx, err := s.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if have, err = runsColumns(tx); err != nil {
+		return err
+	}
+	for _, c := range codeColumns {
+		if have[c[0]] {
+			continue
+		}
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN ` + c[0] + ` ` + c[1]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Close closes the database.
@@ -386,10 +491,15 @@ func (db *DB) insert(recs []Record) error {
 		if r.Err != nil && res.Status != tokendist.StatusFailed {
 			status = tokendist.StatusFailed.String()
 		}
+		code, err := codeFor(r.Run.Code)
+		if err != nil {
+			return err
+		}
 		res2, err := st.Exec(r.Run.Key, r.Experiment, Version(), string(cfg), r.Run.Network, r.Run.Spec.Network.Name, r.Run.Loads, r.Run.Algorithm,
 			r.Run.Spec.Algorithm.Name, int64(r.Run.Spec.Seed), r.Out.N, r.Out.Edges, r.Out.Total, r.Out.InitialDiscrepancy, r.Out.MaxSteps,
 			status, errText, res.Balancer, res.Loads.Discrepancy(), res.Loads.Max(), res.Loads.Min(), res.Steps, res.Time, res.Moved, res.Messages,
-			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano))
+			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano),
+			code.identity(true), code.mainPath+"@"+code.mainVersion, code.revision, code.modified, code.digest, code.label)
 		if err != nil {
 			return err
 		}
@@ -482,11 +592,11 @@ type Row struct {
 // Query returns rows of runs matching the optional SQL condition where (for example
 // "status = 'Done'"), ordered by experiment, network, loads, algorithm, seed.
 func (db *DB) Query(where string) ([]string, [][]any, error) {
-	q := `SELECT ` + strings.Join(runColumns, ",") + ` FROM runs`
+	q := `SELECT ` + strings.Join(runColumns, ",") + ` FROM ` + db.runsTable()
 	if where != "" {
 		q += ` WHERE ` + where
 	}
-	q += ` ORDER BY experiment, network_name, n, network, loads, algorithm, seed, key`
+	q += ` ORDER BY experiment, network_name, n, network, loads, algorithm, code, seed, key`
 	rows, err := db.sql.Query(q)
 	if err != nil {
 		return nil, nil, wrapf(err, "database %s: query", db.path)

@@ -183,11 +183,19 @@ func OpenDBReadOnly(path string) (*DB, error) {
 		if err == nil && len(tables) == 0 {
 			err = fmt.Errorf("%w: %s has no tables", ErrNotResults, files.Name(path))
 		}
+		codeCols := false
+		if err == nil && tables["runs"] {
+			var have map[string]bool
+			if have, err = runsColumns(s); err != nil {
+				err = corrupt(files.Name(path), err)
+			}
+			codeCols = have["code"]
+		}
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		return &DB{sql: s, path: path, readonly: true, tables: tables}, nil
+		return &DB{sql: s, path: path, readonly: true, tables: tables, noCode: !codeCols}, nil
 	}
 	db, err := open("mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNotResults) && !errors.Is(err, errs.ErrBadParameter) {
@@ -201,6 +209,29 @@ func OpenDBReadOnly(path string) (*DB, error) {
 		}
 	}
 	return db, err
+}
+
+// queryer is a *sql.DB or *sql.Tx.
+type queryer interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+// runsColumns returns the columns of the runs table.
+func runsColumns(q queryer) (map[string]bool, error) {
+	have := map[string]bool{}
+	rows, err := q.Query(`SELECT name FROM pragma_table_info('runs')`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		have[c] = true
+	}
+	return have, rows.Err()
 }
 
 // shortPathErr returns err with the path of an *fs.PathError shortened for a message

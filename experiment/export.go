@@ -24,12 +24,16 @@ var resultCols = []string{"discrepancy", "steps", "time", "moved", "messages", "
 // (a list, such as a torus's sides, as JSON text; a parameter a run lacks is empty). A failed run keeps its
 // status and error and has no numbers in the result and metric columns. Numbers are
 // int64 and float64 values; Table.Write prints them in full precision in CSV and JSON
-// Lines. It costs O(runs × columns).
+// Lines. When the rows come from more than one code (their code identities differ, see
+// CodeIdentity; runs of a database from before code keys have UnknownCode), a column
+// "code" after "experiment" says which code each row is from, and Summary and Plot keep
+// the codes apart. It costs O(runs × columns).
 func ExportTable(db *DB, where string) (Table, error) {
 	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
 	}
+	reportCols := withCode(reportCols, rows, idx)
 	params := make([]map[string]any, len(rows))
 	set := map[string]bool{}
 	for i, r := range rows {
@@ -56,6 +60,7 @@ func ExportTable(db *DB, where string) (Table, error) {
 		}
 		return pcols[i] < pcols[j]
 	})
+	rows, params = byModel(rows, params, idx, pcols)
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	ai := 0
 	for i, c := range reportCols {
@@ -94,6 +99,88 @@ func ExportTable(db *DB, where string) (Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// byModel returns rows (and their params) with the runs of one experiment, network,
+// loads, algorithm and code, which the database query orders by seed and key, ordered
+// by the values of their model.* columns (numbers numerically; stable, so seeds stay in
+// order within one model), so that a summary's groups of network models come in the
+// order of their values, not of their keys' hashes. Without model columns it returns
+// them as they are. It costs O(rows log rows × model columns).
+func byModel(rows [][]any, params []map[string]any, idx map[string]int, pcols []string) ([][]any, []map[string]any) {
+	var mk []string
+	for _, c := range pcols {
+		if strings.HasPrefix(c, "model.") {
+			mk = append(mk, c)
+		}
+	}
+	if len(mk) == 0 {
+		return rows, params
+	}
+	group := make([]int, len(rows))
+	seen := map[string]int{}
+	for i, r := range rows {
+		var b strings.Builder
+		for _, c := range []string{"experiment", "network_name", "n", "network", "loads", "algorithm", "code"} {
+			fmt.Fprintf(&b, "%v\x00", r[idx[c]])
+		}
+		g, ok := seen[b.String()]
+		if !ok {
+			g = len(seen)
+			seen[b.String()] = g
+		}
+		group[i] = g
+	}
+	perm := make([]int, len(rows))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(a, b int) bool {
+		i, j := perm[a], perm[b]
+		if group[i] != group[j] {
+			return group[i] < group[j]
+		}
+		for _, c := range mk {
+			if d := compareValues(params[i][c], params[j][c]); d != 0 {
+				return d < 0
+			}
+		}
+		return false
+	})
+	outR := make([][]any, len(rows))
+	outP := make([]map[string]any, len(rows))
+	for k, i := range perm {
+		outR[k], outP[k] = rows[i], params[i]
+	}
+	return outR, outP
+}
+
+// compareValues orders table values: absent first, then numbers (numerically), then
+// any other value by its text.
+func compareValues(a, b any) int {
+	rank := func(v any) int {
+		if v == nil {
+			return 0
+		}
+		if _, ok := number(v); ok {
+			return 1
+		}
+		return 2
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra - rb
+	}
+	if fa, ok := number(a); ok {
+		fb, _ := number(b)
+		switch {
+		case fa < fb:
+			return -1
+		case fa > fb:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
 
 // modelZeroKeys are the numeric keys of a network model whose zero value its JSON omits.
@@ -244,7 +331,10 @@ var DefaultSummaryBy = []string{"experiment", "network", "n", "loads", "algorith
 // COLUMN_median, COLUMN_q3 and COLUMN_max. Empty cells (failed runs, absent metrics)
 // are left out of the statistics, so COLUMN_n counts the numbers used. A column of by
 // or values that t lacks, or a values column holding text, is an error naming it and
-// the columns there are. It costs O(rows × columns + rows log rows).
+// the columns there are. When t has a column "code" (ExportTable's, for runs of more than
+// one code) and by does not name it, it is added to the end of by, so that runs of
+// different code are never pooled into one group; to pool them, drop the column first
+// (t.Without("code"), report --all-code). It costs O(rows × columns + rows log rows).
 func Summary(t Table, by, values []string) (Table, error) {
 	col := map[string]int{}
 	for i, c := range t.Cols {
@@ -259,6 +349,9 @@ func Summary(t Table, by, values []string) (Table, error) {
 	}
 	if len(by) == 0 {
 		by = DefaultSummaryBy
+	}
+	if _, ok := col["code"]; ok && !contains(by, "code") {
+		by = append(append([]string(nil), by...), "code")
 	}
 	if len(values) == 0 {
 		values = []string{"discrepancy", "steps", "moved"}
@@ -373,32 +466,50 @@ var traceCols = []string{"key", "experiment", "network", "loads", "algorithm", "
 
 // TracesTable returns the stored trace samples (sweeps with record.trace: true) of the
 // runs matching the SQL condition where on the runs table, one row per sample, with
-// the run's key, experiment, network, loads, algorithm and seed, ordered as the runs
-// and by step. The potential is text (it may exceed float64's exact range); the other
-// numbers are int64. It costs O(samples).
+// the run's key, experiment, network, loads, algorithm and seed (and, as ExportTable,
+// a column "code" after "experiment" when the runs come from more than one code),
+// ordered as the runs and by step. The potential is text (it may exceed float64's exact
+// range); the other numbers are int64. It costs O(samples).
 func TracesTable(db *DB, where string) (Table, error) {
 	q := `SELECT t.key, r.experiment, r.network, r.loads, r.algorithm, r.seed, t.step, t.time, t.discrepancy, t.max_load, t.min_load,
-		t.potential, t.moved, t.messages, t.negative FROM traces t JOIN runs r ON r.key = t.key`
+		t.potential, t.moved, t.messages, t.negative, r.code FROM traces t JOIN ` + db.runsTable() + ` r ON r.key = t.key`
 	if where != "" {
-		q += ` WHERE t.key IN (SELECT key FROM runs WHERE ` + where + `)`
+		q += ` WHERE t.key IN (SELECT key FROM ` + db.runsTable() + ` WHERE ` + where + `)`
 	}
-	q += ` ORDER BY r.experiment, r.network_name, r.n, r.network, r.loads, r.algorithm, r.seed, t.key, t.step`
+	q += ` ORDER BY r.experiment, r.network_name, r.n, r.network, r.loads, r.algorithm, r.code, r.seed, t.key, t.step`
 	rows, err := db.sql.Query(q)
 	if err != nil {
 		return Table{}, wrapf(err, "database %s: traces", db.path)
 	}
 	defer rows.Close()
-	t := Table{Cols: traceCols}
+	var all [][]any
+	n := len(traceCols) + 1
 	for rows.Next() {
-		vals := make([]any, len(traceCols))
-		ptrs := make([]any, len(traceCols))
+		vals := make([]any, n)
+		ptrs := make([]any, n)
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return Table{}, wrapf(err, "database %s: traces", db.path)
 		}
-		t.Rows = append(t.Rows, vals)
+		all = append(all, vals)
 	}
-	return t, wrapf(rows.Err(), "database %s: traces", db.path)
+	if err := rows.Err(); err != nil {
+		return Table{}, wrapf(err, "database %s: traces", db.path)
+	}
+	idx := map[string]int{"code": n - 1}
+	t := Table{Cols: withCode(traceCols, all, idx)}
+	multi := len(t.Cols) > len(traceCols)
+	for _, v := range all {
+		if !multi {
+			t.Rows = append(t.Rows, v[:n-1])
+			continue
+		}
+		row := make([]any, 0, n)
+		row = append(row, v[:2]...) // key, experiment
+		row = append(row, v[n-1])   // code
+		t.Rows = append(t.Rows, append(row, v[2:n-1]...))
+	}
+	return t, nil
 }

@@ -66,6 +66,11 @@ type File struct {
 	seeds       []uint64
 	zip         [][]string
 	zipLine     int
+	// Code is the user's label of the code (the file's code key; sweep --code replaces
+	// it) for what the code identity cannot see, such as data files or external tools the
+	// program reads: it is part of every run's key, so runs of different labels are
+	// never mixed (see CodeIdentity). Specs uses the value at the time of the call.
+	Code        string
 	Metrics     []string
 	SampleEvery int64
 	Trace       bool
@@ -74,11 +79,12 @@ type File struct {
 	steady      *tokendist.SteadyOptions
 	netModels   []*registry.NetworkModel // an axis of the grid: nil without a network_model block
 	reg         *registry.Registry
-	expanded    []Run // the grid, once Specs has expanded it
+	expanded    []Run  // the grid, once Specs has expanded it
+	expandedFor string // the Code the keys of expanded include
 }
 
 var (
-	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "workload", "churn", "steady", "network_model", "quick"}
+	topKeys    = []string{"name", "description", "networks", "loads", "algorithms", "stop", "seeds", "zip", "record", "workload", "churn", "steady", "network_model", "code", "quick"}
 	stopKeys   = []string{"max_steps", "tau", "target", "no_stability", "stop_when_stable"}
 	recordKeys = []string{"metrics", "sample_every", "trace"}
 	steadyKeys = []string{"warm_up", "every"}
@@ -181,6 +187,14 @@ func Parse(path string, data []byte, reg *registry.Registry, quick bool) (*File,
 	if n, ok := top["description"]; ok {
 		if f.Description, err = p.str(n, "description"); err != nil {
 			return nil, err
+		}
+	}
+	if n, ok := top["code"]; ok {
+		if f.Code, err = p.str(n, "code"); err != nil {
+			return nil, err
+		}
+		if err := checkCodeLabel(f.Code); err != nil {
+			return nil, p.errf(n, "code", "%s", stripErr(err))
 		}
 	}
 	if f.networks, err = p.choices(top["networks"], registry.KindNetwork, "networks", "network"); err != nil {
@@ -916,8 +930,11 @@ type Run struct {
 	Index int
 	Spec  registry.Spec
 	// Key identifies the run in a results database: a hash of the canonical spec, the
-	// contents of any network file and the library version.
+	// contents of any network file and the code identity with the label Code
+	// (RunKeyCode).
 	Key string
+	// Code is the user's label of the code (File.Code) that Key includes.
+	Code string
 	// Labels name the run's network, loads and algorithm with their parameters.
 	Network, Loads, Algorithm string
 	// Trace asks for the run's samples to be stored.
@@ -930,16 +947,16 @@ type Run struct {
 // advance together), × seeds. The order is deterministic. The grid's size is computed
 // before anything is expanded: a grid of more than MaxRuns runs, or one whose runs would
 // not fit in the memory budget (about runBytes each), is refused at once. The expansion
-// is computed once per File (Parse checks it); later calls return a copy.
+// is computed once per File and Code (Parse checks it); later calls return a copy.
 func (f *File) Specs() ([]Run, error) {
-	if f.expanded != nil {
+	if f.expanded != nil && f.expandedFor == f.Code {
 		return append([]Run(nil), f.expanded...), nil
 	}
 	runs, err := f.specs()
 	if err != nil {
 		return nil, err
 	}
-	f.expanded = runs
+	f.expanded, f.expandedFor = runs, f.Code
 	return append([]Run(nil), runs...), nil
 }
 
@@ -998,7 +1015,10 @@ func (f *File) specs() ([]Run, error) {
 	}
 	out := make([]Run, 0, size)
 	seen := make(map[string]int, size)
-	keys := newKeyer()
+	keys, err := newKeyer(f.Code)
+	if err != nil {
+		return nil, &FileError{File: f.Path, Line: line, Key: "code", Msg: stripErr(err), Err: err}
+	}
 	for _, nc := range f.networks {
 		for _, lc := range f.loads {
 			for _, ac := range f.algorithms {
@@ -1057,6 +1077,7 @@ func (f *File) expandModels(nc, lc, ac choiceSpec, fields []field, axes [][]fiel
 		for _, seed := range f.seeds {
 			r := proto
 			r.Spec.Seed = seed
+			r.Code = f.Code
 			if r.Key, err = keys.key(r.Spec); err != nil {
 				return &FileError{File: f.Path, Line: nc.line, Msg: stripErr(err), Err: err}
 			}

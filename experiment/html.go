@@ -22,6 +22,12 @@ type HTMLOptions struct {
 	File string
 	// By are the columns the summary table groups by (nil: DefaultSummaryBy).
 	By []string
+	// AllCode pools the runs of different code in the summary and the plots (by
+	// default they are kept apart: a code column and one line per code).
+	AllCode bool
+	// Digits is the number of significant digits of the numbers in the summary table
+	// (0: DefaultDigits; negative: full precision).
+	Digits int
 }
 
 // HTMLReport returns one self-contained HTML page on the runs of db: the experiment
@@ -36,6 +42,9 @@ func HTMLReport(db *DB, o HTMLOptions) ([]byte, error) {
 	runs, err := ExportTable(db, o.Where)
 	if err != nil {
 		return nil, err
+	}
+	if o.AllCode {
+		runs = runs.Without("code")
 	}
 	files := map[string]string{}
 	if o.File != "" {
@@ -79,7 +88,11 @@ figcaption { font-size: 0.9em; color: #555; }
 		}
 	}
 	b.WriteString("<h2>Summary</h2>\n<div class=\"scroll\">\n")
-	writeHTMLTable(&b, sum)
+	digits := o.Digits
+	if digits == 0 {
+		digits = DefaultDigits
+	}
+	writeHTMLTable(&b, sum, digits)
 	b.WriteString("</div>\n")
 	fig := 0
 	figure := func(svg []byte, caption string) {
@@ -98,7 +111,7 @@ figcaption { font-size: 0.9em; color: #555; }
 		fmt.Fprintf(&b, "<h2>Plots: %s</h2>\n", html.EscapeString(exp))
 		ns := columnRange(t, "n")
 		for _, y := range []string{"discrepancy", "steps"} {
-			po := PlotOptions{X: "n", Y: y, By: "algorithm", Facet: "network_name", Band: "ci"}
+			po := PlotOptions{X: "n", Y: y, By: "algorithm", Facet: "network_name", Band: "ci", AllCode: o.AllCode}
 			po.LogX = ns[1] >= 16*ns[0] && ns[0] > 0
 			yr := columnRange(t, y)
 			po.LogY = yr[1] >= 100*max(yr[0], 1)
@@ -114,7 +127,7 @@ figcaption { font-size: 0.9em; color: #555; }
 			return nil, err
 		}
 		if len(tr.Rows) > 0 {
-			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", Traces: true,
+			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", Traces: true, AllCode: o.AllCode,
 				Options: plot.Options{Title: exp + ": traces"}})
 			if err == nil {
 				figure(svg, fmt.Sprintf("%s: discrepancy against step (stored traces), mean over seeds with its 95%% confidence interval; one panel per network.", exp))
@@ -145,7 +158,9 @@ func inlineSVG(svg []byte, fig int) string {
 	return s
 }
 
-func writeHTMLTable(b *strings.Builder, t Table) {
+// writeHTMLTable writes t as an HTML table, numbers to digits significant digits (≤ 0:
+// full precision).
+func writeHTMLTable(b *strings.Builder, t Table, digits int) {
 	b.WriteString("<table>\n<thead><tr>")
 	for _, c := range t.Cols {
 		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(c))
@@ -158,7 +173,7 @@ func writeHTMLTable(b *strings.Builder, t Table) {
 			if _, ok := number(v); !ok {
 				class = ` class="text"`
 			}
-			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(cell(v)))
+			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(digitsCell(v, digits)))
 		}
 		b.WriteString("</tr>\n")
 	}

@@ -22,10 +22,10 @@ const (
 	ConflictReplace = "replace"
 )
 
-// resultColumns are the columns two rows of one key must agree on.
-func resultColumns() []string {
+// resultColumns are the columns (of cols) two rows of one key must agree on.
+func resultColumns(cols []string) []string {
 	var out []string
-	for _, c := range runColumns {
+	for _, c := range cols {
 		switch c {
 		case "key", "wall_seconds", "finished_at", "error":
 			continue
@@ -36,10 +36,10 @@ func resultColumns() []string {
 }
 
 // conflictWhere is the condition, on s (a source row) and m (the target row of the same
-// key), that they disagree.
-func conflictWhere() string {
+// key), that they disagree on the columns cols.
+func conflictWhere(cols []string) string {
 	var eq []string
-	for _, c := range resultColumns() {
+	for _, c := range resultColumns(cols) {
 		eq = append(eq, "s."+c+" IS m."+c)
 	}
 	eq = append(eq, "(s.status = 'Failed' OR s.error IS m.error)")
@@ -55,7 +55,9 @@ func conflictWhere() string {
 // by onConflict (ConflictFail, ConflictKeep or ConflictReplace; "" is ConflictFail):
 // with ConflictFail the first conflicting source is refused, with an error naming it,
 // the number of conflicting runs and one key, and nothing of it is merged. It returns
-// the number of runs added (replaced runs count as added).
+// the number of runs added (replaced runs count as added). Runs of different code have
+// different keys, so they stay distinct rows; the runs of a source from before code keys
+// get the code UnknownCode.
 func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 	switch onConflict {
 	case "":
@@ -71,6 +73,7 @@ func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 		path      string
 		uri       string
 		nonfinite bool
+		noCode    bool
 	}
 	var ss []source
 	target, _ := os.Stat(db.path)
@@ -88,6 +91,7 @@ func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 		}
 		hasRuns := s.tables["runs"]
 		nf := s.tables["nonfinite"]
+		noCode := s.noCode
 		s.Close()
 		if !hasRuns {
 			return 0, fmt.Errorf("%w: merge: %s has no runs table", ErrNotResults, fileName(src))
@@ -96,11 +100,15 @@ func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		ss = append(ss, source{path: src, uri: uri, nonfinite: nf})
+		ss = append(ss, source{path: src, uri: uri, nonfinite: nf, noCode: noCode})
 	}
 	var added int64
 	for _, src := range ss {
-		n, err := db.mergeOne(src.path, src.uri, src.nonfinite, onConflict)
+		cols := runColumns
+		if src.noCode {
+			cols = runColumns1 // the target gives its runs the code UnknownCode
+		}
+		n, err := db.mergeOne(src.path, src.uri, src.nonfinite, cols, onConflict)
 		added += n
 		if err != nil {
 			return added, err
@@ -109,7 +117,7 @@ func (db *DB) MergeWith(srcs []string, onConflict string) (int64, error) {
 	return added, nil
 }
 
-func (db *DB) mergeOne(path, uri string, nonfinite bool, onConflict string) (int64, error) {
+func (db *DB) mergeOne(path, uri string, nonfinite bool, runCols []string, onConflict string) (int64, error) {
 	name := files.Name(path)
 	ctx := context.Background()
 	conn, err := db.sql.Conn(ctx)
@@ -126,7 +134,7 @@ func (db *DB) mergeOne(path, uri string, nonfinite bool, onConflict string) (int
 		return 0, wrapf(err, "merge %s", name)
 	}
 	defer tx.Rollback()
-	conflicts := `SELECT s.key FROM src.runs s JOIN main.runs m ON s.key = m.key WHERE ` + conflictWhere()
+	conflicts := `SELECT s.key FROM src.runs s JOIN main.runs m ON s.key = m.key WHERE ` + conflictWhere(runCols)
 	var count int64
 	var first string
 	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(min(key), '') FROM (`+conflicts+`)`).Scan(&count, &first); err != nil {
@@ -155,7 +163,7 @@ func (db *DB) mergeOne(path, uri string, nonfinite bool, onConflict string) (int
 			return 0, wrapf(err, "merge %s", name)
 		}
 	}
-	cols := strings.Join(runColumns, ",")
+	cols := strings.Join(runCols, ",")
 	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.runs (`+cols+`) SELECT `+cols+` FROM src.runs`)
 	if err != nil {
 		return 0, wrapf(err, "merge %s", name)

@@ -38,6 +38,10 @@ type PlotOptions struct {
 	Format string
 	// Traces plots the stored trace samples (record.trace: true) instead of the runs.
 	Traces bool
+	// AllCode pools the runs of different code (see CodeIdentity) into one line; by
+	// default, when the runs come from more than one code, the code is added to the By
+	// columns (one line per code, named in the legend) unless By or Facet names it.
+	AllCode bool
 }
 
 // Bands are the values of PlotOptions.Band.
@@ -124,7 +128,7 @@ func plotTable(t Table, o PlotOptions) ([]byte, error) {
 		}
 		return out, nil
 	}
-	bi, err := cols(or(o.By, "algorithm"), "--by")
+	bi, err := cols(plotBy(t, o), "--by")
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +295,9 @@ of the --facet columns. The legend sits outside the data, one entry per line. Co
 are those of tokendist report (n, seed, discrepancy, steps, time, moved, messages,
 wall_seconds, initial_discrepancy, network.PARAM ..., m.NAME for a metric); x and y must
 be numeric. With --traces it plots the stored trace samples (x step, y discrepancy by
-default). The extension of --out selects SVG, PNG or PDF.
+default). The extension of --out selects SVG, PNG or PDF. Runs of different code are
+never pooled into one line: when the runs come from more than one code, the code joins
+the --by columns (one line per code) unless --all-code pools them.
 
   tokendist plot --db results.db --x n --y discrepancy --by algorithm --facet network_name --band ci --logx --out disc.pdf
 `
@@ -313,6 +319,7 @@ func (c *command) plot(args []string) int {
 	fs.StringVar(&o.Title, "title", "", "plot title")
 	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
+	fs.BoolVar(&o.AllCode, "all-code", false, "pool the runs of different code into one line (default: one line per code)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -339,6 +346,17 @@ func (c *command) plot(args []string) int {
 		return c.fail(ExitFailed, err)
 	}
 	return ExitOK
+}
+
+// plotBy returns the columns whose values become lines: o.By (default algorithm), with
+// the code added when t has a column "code" (runs of more than one code) that neither
+// By nor Facet names, unless o.AllCode.
+func plotBy(t Table, o PlotOptions) string {
+	by := or(o.By, "algorithm")
+	if contains(t.Cols, "code") && !o.AllCode && !contains(splitList(by), "code") && !contains(splitList(o.Facet), "code") {
+		by += ",code"
+	}
+	return by
 }
 
 // tracesImage draws the discrepancy of each series against the step, as plot.Traces

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tokendist/tokendist/internal/errs"
 )
@@ -23,13 +25,45 @@ type Table struct {
 var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "error", "discrepancy", "initial_discrepancy",
 	"steps", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
 
+// withCode returns cols with "code" after "experiment" when rows hold more than one
+// code identity, else cols.
+func withCode(cols []string, rows [][]any, idx map[string]int) []string {
+	if !multiCode(rows, idx) {
+		return cols
+	}
+	out := make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		out = append(out, c)
+		if c == "experiment" {
+			out = append(out, "code")
+		}
+	}
+	return out
+}
+
+// multiCode reports whether rows hold more than one code identity.
+func multiCode(rows [][]any, idx map[string]int) bool {
+	ci, ok := idx["code"]
+	if !ok {
+		return false
+	}
+	for _, r := range rows {
+		if fmt.Sprint(r[ci]) != fmt.Sprint(rows[0][ci]) {
+			return true
+		}
+	}
+	return false
+}
+
 // RunsTable returns one row per stored run (with metrics as extra columns "m.NAME"),
-// filtered by the SQL condition where.
+// filtered by the SQL condition where, with a column "code" after "experiment" when the
+// runs come from more than one code (as ExportTable).
 func RunsTable(db *DB, where string) (Table, error) {
 	_, rows, idx, err := db.queryIndexed(where)
 	if err != nil {
 		return Table{}, err
 	}
+	reportCols := withCode(reportCols, rows, idx)
 	metrics, mvals := metricColumns(rows, idx["metrics"])
 	t := Table{Cols: append(append([]string(nil), reportCols...), metrics...)}
 	for ri, r := range rows {
@@ -72,8 +106,9 @@ func metricColumns(rows [][]any, mi int) ([]string, []map[string]float64) {
 	return names, vals
 }
 
-// SummaryTable groups the stored runs by experiment, network, loads and algorithm and
-// gives, over the seeds, the count, the mean, standard deviation, minimum and maximum
+// SummaryTable groups the stored runs by experiment, network, loads and algorithm (and
+// code, with a column "code" after "experiment", when the runs come from more than one
+// code) and gives, over the seeds, the count, the mean, standard deviation, minimum and maximum
 // of the final discrepancy, the mean steps and moved tokens, and the mean of every
 // metric.
 func SummaryTable(db *DB, where string) (Table, error) {
@@ -90,8 +125,12 @@ func SummaryTable(db *DB, where string) (Table, error) {
 	}
 	var order []string
 	groups := map[string]*group{}
+	keyCols := withCode([]string{"experiment", "network", "n", "loads", "algorithm"}, rows, idx)
 	for ri, r := range rows {
-		key := []any{r[idx["experiment"]], r[idx["network"]], r[idx["n"]], r[idx["loads"]], r[idx["algorithm"]]}
+		key := make([]any, len(keyCols))
+		for i, c := range keyCols {
+			key[i] = r[idx[c]]
+		}
 		ks := fmt.Sprint(key...)
 		g := groups[ks]
 		if g == nil {
@@ -110,7 +149,7 @@ func SummaryTable(db *DB, where string) (Table, error) {
 			g.met[k] = append(g.met[k], v)
 		}
 	}
-	t := Table{Cols: []string{"experiment", "network", "n", "loads", "algorithm", "runs", "failed", "disc_mean", "disc_sd", "disc_min", "disc_max", "steps_mean", "moved_mean"}}
+	t := Table{Cols: append(keyCols, "runs", "failed", "disc_mean", "disc_sd", "disc_min", "disc_max", "steps_mean", "moved_mean")}
 	for _, m := range metrics {
 		t.Cols = append(t.Cols, "m."+m)
 	}
@@ -233,6 +272,41 @@ func (t Table) Without(col string) Table {
 // csv or markdown (numbers in full precision: strconv 'g' with precision -1), or jsonl
 // (one JSON object per row; numbers in full precision, NaN as null).
 func (t Table) Write(w io.Writer, format string) error {
+	return t.write(w, format, cell, fullCell)
+}
+
+// WriteDigits writes t as Write does, but with the numbers of text and markdown rounded
+// to digits significant digits (digits ≤ 0: full precision), written without an
+// exponent between 1e-4 and 1e15 (12345.678 to 4 digits is 12350); csv and jsonl keep
+// full precision. Integers are always exact. It costs O(rows × columns).
+func (t Table) WriteDigits(w io.Writer, format string, digits int) error {
+	c := func(v any) string { return digitsCell(v, digits) }
+	return t.write(w, format, c, c)
+}
+
+// DefaultDigits is the number of significant digits report prints in text, Markdown and
+// HTML unless --digits says otherwise.
+const DefaultDigits = 4
+
+// digitsCell formats v as WriteDigits describes.
+func digitsCell(v any, digits int) string {
+	x, ok := v.(float64)
+	if !ok || digits <= 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return formatCell(v, -1)
+	}
+	r := strconv.FormatFloat(x, 'g', digits, 64)
+	if !strings.ContainsRune(r, 'e') {
+		return r
+	}
+	if f, _ := strconv.ParseFloat(r, 64); math.Abs(f) >= 1e-4 && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return r
+}
+
+// write writes t in format with text cells formatted by textCell and markdown cells by
+// mdCell.
+func (t Table) write(w io.Writer, format string, textCell, mdCell func(any) string) error {
 	switch format {
 	case "csv":
 		cw := csv.NewWriter(w)
@@ -267,44 +341,139 @@ func (t Table) Write(w io.Writer, format string) error {
 		for _, r := range t.Rows {
 			s := make([]string, len(r))
 			for i, v := range r {
-				s[i] = strings.ReplaceAll(fullCell(v), "|", `\|`)
+				s[i] = strings.ReplaceAll(mdCell(v), "|", `\|`)
 			}
 			fmt.Fprintf(w, "| %s |\n", strings.Join(s, " | "))
 		}
 		return nil
 	case "text", "":
-		width := make([]int, len(t.Cols))
-		for i, c := range t.Cols {
-			width[i] = len([]rune(c))
-		}
-		cells := make([][]string, len(t.Rows))
-		for ri, r := range t.Rows {
-			cells[ri] = make([]string, len(r))
+		cells := make([][]string, 0, len(t.Rows)+1)
+		cells = append(cells, t.Cols)
+		for _, r := range t.Rows {
+			row := make([]string, len(r))
 			for i, v := range r {
-				cells[ri][i] = cell(v)
-				width[i] = max(width[i], len([]rune(cells[ri][i])))
+				row[i] = textCell(v)
 			}
+			cells = append(cells, row)
 		}
-		line := func(s []string) {
-			var b strings.Builder
-			for i, c := range s {
-				if i > 0 {
-					b.WriteString("  ")
-				}
-				b.WriteString(c)
-				if i < len(s)-1 {
-					b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))))
-				}
-			}
-			fmt.Fprintln(w, b.String())
-		}
-		line(t.Cols)
-		for _, r := range cells {
-			line(r)
-		}
+		writeAligned(w, cells, "")
 		return nil
 	}
 	return errs.BadParam("unknown format %q (allowed: text, csv, markdown, jsonl)", format)
+}
+
+// writeAligned writes rows of cells as aligned columns two spaces apart, each line
+// after indent.
+func writeAligned(w io.Writer, rows [][]string, indent string) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, s := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range s {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(s)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+// maxTextWidth is the width the text summary keeps within.
+const maxTextWidth = 120
+
+// writeSummaryText writes a Summary table as text with numbers to digits significant
+// digits: as one table when it fits in maxTextWidth columns, else one block per group —
+// a line of the group's columns and a line of its counts (runs, status.S), as
+// COLUMN=VALUE wrapped at maxTextWidth, then one line per described column with its
+// statistics, aligned across the blocks.
+func writeSummaryText(w io.Writer, t Table, digits int) error {
+	var flat strings.Builder
+	if err := t.WriteDigits(&flat, "text", digits); err != nil {
+		return err
+	}
+	fits := true
+	for _, l := range strings.Split(flat.String(), "\n") {
+		fits = fits && utf8.RuneCountInString(l) <= maxTextWidth
+	}
+	ri := slices.Index(t.Cols, "runs")
+	first := ri + 1
+	for first < len(t.Cols) && strings.HasPrefix(t.Cols[first], "status.") {
+		first++
+	}
+	if fits || ri < 0 || (len(t.Cols)-first)%len(statNames) != 0 {
+		_, err := io.WriteString(w, flat.String())
+		return err
+	}
+	cell := func(v any) string { return digitsCell(v, digits) }
+	stats := [][]string{append([]string{""}, statNames...)}
+	type block struct {
+		head [2][]string // the group's columns; its counts
+		from int         // its first row of stats
+	}
+	var blocks []block
+	for _, r := range t.Rows {
+		var head [2][]string
+		for i := 0; i < first; i++ {
+			part := 0
+			if i >= ri {
+				part = 1
+			}
+			head[part] = append(head[part], t.Cols[i]+"="+cell(r[i]))
+		}
+		blocks = append(blocks, block{head: head, from: len(stats)})
+		for c := first; c < len(t.Cols); c += len(statNames) {
+			line := []string{strings.TrimSuffix(t.Cols[c], "_"+statNames[0])}
+			for k := range statNames {
+				line = append(line, cell(r[c+k]))
+			}
+			stats = append(stats, line)
+		}
+	}
+	// Align the statistics across all blocks: render them once, then cut.
+	var all strings.Builder
+	writeAligned(&all, stats, "  ")
+	lines := strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n")
+	per := (len(t.Cols) - first) / len(statNames)
+	for bi, b := range blocks {
+		if bi > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, part := range b.head {
+			if len(part) == 0 {
+				continue // no group columns
+			}
+			line := ""
+			for _, h := range part {
+				switch {
+				case line == "":
+					line = h
+				case utf8.RuneCountInString(line)+2+utf8.RuneCountInString(h) > maxTextWidth:
+					fmt.Fprintln(w, line)
+					line = h
+				default:
+					line += "  " + h
+				}
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintln(w, strings.TrimRight(lines[0], " "))
+		for _, l := range lines[b.from : b.from+per] {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return nil
 }
 
 // queryIndexed is DB.Query with the position of every column by name.

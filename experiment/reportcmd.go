@@ -45,6 +45,17 @@ algorithm and network family, and the traces when stored), as inline SVG and CSS
   --where SQL     an SQL condition on the runs table, e.g. "algorithm_name = 'threshold-1'"
   --file F        html: the experiment file to show (default: the one stored by sweep)
   --no-timing     leave out the wall time, so that equal databases print equal reports
+  --digits N      significant digits of the numbers in text, markdown and html (default
+                  4; 0: full precision); csv and jsonl always carry full precision.
+                  The text summary fits 120 columns: one table when it fits, else
+                  one block per group with a line per described column
+  --all-code      pool the runs of different code in the summary and the HTML plots
+
+Runs of different code (see tokendist version: the main module, its VCS revision, the
+digest of the executable where those cannot tell two builds apart, and the sweep's
+--code label) are never pooled: when the runs come from more than one code, every table
+has a column code saying which code each row is from, and the summary groups by it,
+unless --all-code asks to pool them.
 `
 
 // reportFormats are the formats tokendist report writes.
@@ -62,6 +73,8 @@ func (c *command) report(args []string) int {
 	where := fs.String("where", "", "SQL condition")
 	file := fs.String("file", "", "html: the experiment file to show")
 	noTiming := fs.Bool("no-timing", false, "leave out wall_seconds (to compare databases)")
+	digits := fs.Int("digits", DefaultDigits, "significant digits of the numbers in text, markdown and html (0: full precision; csv and jsonl always have it)")
+	allCode := fs.Bool("all-code", false, "pool the runs of different code in summaries and plots (default: kept apart)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -81,6 +94,10 @@ func (c *command) report(args []string) int {
 		fmt.Fprintln(c.stderr, "tokendist: --format html needs --out FILE.html")
 		return ExitUsage
 	}
+	if *digits < 0 || *digits > 17 {
+		fmt.Fprintf(c.stderr, "tokendist: report --digits %d (allowed: 1 to 17 significant digits, or 0 for full precision)\n", *digits)
+		return ExitUsage
+	}
 	if *traces && *summary {
 		fmt.Fprintln(c.stderr, "tokendist: --traces and --summary exclude each other")
 		return ExitUsage
@@ -95,7 +112,7 @@ func (c *command) report(args []string) int {
 	}
 	defer db.Close()
 	if *format == "html" {
-		page, err := HTMLReport(db, HTMLOptions{Where: *where, File: *file, By: splitList(*by)})
+		page, err := HTMLReport(db, HTMLOptions{Where: *where, File: *file, By: splitList(*by), AllCode: *allCode, Digits: htmlDigits(*digits)})
 		if err != nil {
 			return c.fail(ExitUsage, err)
 		}
@@ -114,6 +131,9 @@ func (c *command) report(args []string) int {
 			t = t.Without("wall_seconds")
 		}
 		if err == nil && *summary {
+			if *allCode {
+				t = t.Without("code")
+			}
 			t, err = Summary(t, splitList(*by), splitList(*values))
 		}
 	}
@@ -128,7 +148,11 @@ func (c *command) report(args []string) int {
 		}
 		w = fh
 	}
-	err = t.Write(w, *format)
+	if *summary && *format == "text" {
+		err = writeSummaryText(w, t, *digits)
+	} else {
+		err = t.WriteDigits(w, *format, *digits)
+	}
 	if fh != nil {
 		if cerr := fh.Close(); err == nil {
 			err = cerr
@@ -138,6 +162,15 @@ func (c *command) report(args []string) int {
 		return c.fail(ExitFailed, err)
 	}
 	return ExitOK
+}
+
+// htmlDigits maps --digits (0: full precision) to HTMLOptions.Digits (negative: full
+// precision).
+func htmlDigits(d int) int {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // splitList splits a comma-separated list, dropping blanks ("" gives nil).

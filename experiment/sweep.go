@@ -2,9 +2,13 @@ package experiment
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,6 +99,12 @@ type SweepStats struct {
 	Wall                        time.Duration
 	// RunTime is the summed wall time of the runs themselves (across workers).
 	RunTime time.Duration
+	// OtherCode counts the runs to do whose spec the database already holds from other
+	// code (another code identity or label, or UnknownCode): they run anew and are
+	// stored beside the others, never in their place. OtherCodes are those codes'
+	// identities, sorted.
+	OtherCode  int
+	OtherCodes []string
 }
 
 // Select returns the runs of shard s (all for Count 0).
@@ -127,12 +137,16 @@ func Select(runs []Run, s Shard) []Run {
 // balancer, metric, workload or churn) that panics makes a failed run whose error holds
 // the panic value and the stack (it wraps ErrPanic); the sweep goes on. o.Workers must be
 // at most 4096.
+//
+// Runs of other code (SweepStats.OtherCode) are counted before the sweep starts: O(rows
+// of other code in db) time and memory of one hash per such row.
 func Sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions) (SweepStats, error) {
-	return sweep(ctx, reg, runs, db, o, nil)
+	return sweep(ctx, reg, runs, db, o, nil, nil)
 }
 
-// sweep is Sweep, recording the runs in progress in fl (nil: not recorded).
-func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions, fl *inflight) (SweepStats, error) {
+// sweep is Sweep, recording the runs in progress in fl (nil: not recorded) and writing
+// the one-line notice of runs from other code to notice (nil: none).
+func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o SweepOptions, fl *inflight, notice io.Writer) (SweepStats, error) {
 	start := time.Now()
 	if err := checkWorkers(o.Workers); err != nil {
 		return SweepStats{}, wrapf(err, "sweep")
@@ -158,6 +172,17 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 			continue
 		}
 		todo = append(todo, r)
+	}
+	if len(todo) > 0 {
+		n, codes, mine, err := db.otherCode(todo)
+		if err != nil {
+			return st, wrapf(err, "sweep")
+		}
+		st.OtherCode, st.OtherCodes = n, codes
+		if n > 0 && notice != nil {
+			fmt.Fprintf(notice, "sweep: the database holds %d of these runs from other code (%s); running them anew for %s (reports keep the codes apart)\n",
+				n, listCodes(codes), strings.Join(mine, "; "))
+		}
 	}
 	workers := o.Workers
 	if workers <= 0 {
@@ -331,4 +356,89 @@ func slurmShard(getenv func(string) string, num func(string) (int, error)) (Shar
 		return Shard{}, false, errs.BadParam("Slurm array task %d is not in %d..%d step %d (submit with --array=0-N or --array=0-N:STEP)", id, lo, lo+(n-1)*step, step)
 	}
 	return s, true, nil
+}
+
+// otherCode counts the runs of todo whose spec (their config JSON) db holds from other
+// code than the run's own, and returns those codes' identities and the runs' own
+// (sorted). It reads the config of every row of another code once.
+func (db *DB) otherCode(todo []Run) (int, []string, []string, error) {
+	mine := map[string]bool{}
+	for _, r := range todo {
+		c, err := codeFor(r.Code)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		mine[c.identity(true)] = true
+	}
+	own := sortedSet(mine)
+	args := make([]any, len(own))
+	for i, c := range own {
+		args[i] = c
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(own)), ",")
+	rows, err := db.sql.Query(`SELECT config, code FROM `+db.runsTable()+` WHERE code NOT IN (`+ph+`)`, args...)
+	if err != nil {
+		return 0, nil, nil, wrapf(err, "database %s", fileName(db.path))
+	}
+	defer rows.Close()
+	held := map[[16]byte][]string{}
+	interned := map[string]string{} // one copy of each code, however many rows hold it
+	for rows.Next() {
+		var cfg, code string
+		if err := rows.Scan(&cfg, &code); err != nil {
+			return 0, nil, nil, wrapf(err, "database %s", fileName(db.path))
+		}
+		if c, ok := interned[code]; ok {
+			code = c
+		} else {
+			interned[code] = code
+		}
+		h := sha256.Sum256([]byte(cfg))
+		k := [16]byte(h[:16])
+		if !contains(held[k], code) {
+			held[k] = append(held[k], code)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, nil, wrapf(err, "database %s", fileName(db.path))
+	}
+	if len(held) == 0 {
+		return 0, nil, own, nil
+	}
+	n := 0
+	others := map[string]bool{}
+	for _, r := range todo {
+		js, err := json.Marshal(r.Spec)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		h := sha256.Sum256(js)
+		codes := held[[16]byte(h[:16])]
+		if len(codes) == 0 {
+			continue
+		}
+		n++
+		for _, c := range codes {
+			others[c] = true
+		}
+	}
+	return n, sortedSet(others), own, nil
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listCodes joins code identities for a one-line message: at most three, then how many
+// more.
+func listCodes(codes []string) string {
+	if len(codes) <= 3 {
+		return strings.Join(codes, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(codes[:3], "; "), len(codes)-3)
 }

@@ -38,8 +38,19 @@ func writeVersion(w io.Writer, bi *debug.BuildInfo, ok bool) {
 	fmt.Fprintf(w, "go:       %s\n", runtime.Version())
 }
 
+// writeCode prints the code identity that run keys include (CodeIdentity), or why it
+// cannot be computed.
+func writeCode(w io.Writer) {
+	id, err := CodeIdentity("")
+	if err != nil {
+		fmt.Fprintf(w, "code:     %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "code:     %s\n", id)
+}
+
 func (c *command) version(args []string) int {
-	fs := c.flags("version", "Usage: tokendist version\n\nPrints the tokendist module version and VCS revision (the version string every run's key includes) and the Go version.\n")
+	fs := c.flags("version", "Usage: tokendist version\n\nPrints the tokendist module version and VCS revision, the Go version, and the code identity every run's key includes (the main module, its revision, and the SHA-256 of the executable where those cannot tell two builds apart).\n")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -50,5 +61,6 @@ func (c *command) version(args []string) int {
 	}
 	bi, ok := debug.ReadBuildInfo()
 	writeVersion(c.stdout, bi, ok)
+	writeCode(c.stdout)
 	return ExitOK
 }

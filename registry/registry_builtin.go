@@ -403,9 +403,9 @@ func coloringOf(g *tokendist.Graph, p Params) (*tokendist.EdgeColoring, error) {
 }
 
 func registerAlgorithms(r *Registry) {
-	houle := func(name, doc, section string, build func(g *tokendist.Graph, ec *tokendist.EdgeColoring, p Params) (tokendist.Balancer, error), extra ...Param) {
+	houle := func(name, doc, section, treeDoc string, build func(g *tokendist.Graph, ec *tokendist.EdgeColoring, p Params) (tokendist.Balancer, error), extra ...Param) {
 		must(r.RegisterAlgorithm(Entry{Name: name, Doc: doc, Paper: paperHoule + ", " + section,
-			Params: append([]Param{coloringParam, pBool("spanning_tree", "run on the breadth-first spanning tree rooted at a centre (tokendist.NewSpanningTree); needed for DISCREPANCY-1 on non-trees")}, extra...)},
+			Params: append([]Param{coloringParam, pBool("spanning_tree", "run on the breadth-first spanning tree rooted at a centre (tokendist.NewSpanningTree); "+treeDoc)}, extra...)},
 			func(g *tokendist.Graph, _ tokendist.Loads, p Params) (tokendist.Balancer, error) {
 				st, err := p.Bool("spanning_tree")
 				if err != nil {
@@ -427,15 +427,15 @@ func registerAlgorithms(r *Registry) {
 				return build(g, ec, p)
 			}))
 	}
-	houle("threshold-1", "THRESHOLD-1 dimension exchange (tokendist.NewThreshold1)", "section 3",
+	houle("threshold-1", "THRESHOLD-1 dimension exchange (tokendist.NewThreshold1)", "section 3", "needed for THRESHOLD-1 on non-trees",
 		func(g *tokendist.Graph, ec *tokendist.EdgeColoring, _ Params) (tokendist.Balancer, error) {
 			return tokendist.NewThreshold1(g, ec)
 		})
-	houle("threshold-2", "THRESHOLD-2 (tokendist.NewThreshold2)", "section 2",
+	houle("threshold-2", "THRESHOLD-2 (tokendist.NewThreshold2)", "section 2", "optional: THRESHOLD-2 runs on any connected graph (its bound is then the tree's diameter)",
 		func(g *tokendist.Graph, ec *tokendist.EdgeColoring, _ Params) (tokendist.Balancer, error) {
 			return tokendist.NewThreshold2(g, ec)
 		})
-	houle("discrepancy-1", "DISCREPANCY-1: THRESHOLD-1 with localMax phases, final discrepancy ≤ 1 on trees (tokendist.NewDiscrepancy1)", "section 5",
+	houle("discrepancy-1", "DISCREPANCY-1: THRESHOLD-1 with localMax phases, final discrepancy ≤ 1 on trees (tokendist.NewDiscrepancy1)", "section 5", "needed for DISCREPANCY-1 on non-trees",
 		func(g *tokendist.Graph, ec *tokendist.EdgeColoring, p Params) (tokendist.Balancer, error) {
 			n, err := p.Int("n")
 			if err != nil {

@@ -26,7 +26,7 @@
 //     StatusCanceled (or the balancer finished first);
 //   - Step before Init never panics (it may return an error, or initialise itself);
 //   - no goroutine outlives Run;
-//   - no allocation per step: a run of 512 steps allocates at most two objects more
+//   - no allocation per step: a run of 256 steps allocates at most two objects more
 //     than a run of 128 steps (the end-of-run summary's formatting; skipped under the race detector, whose runtime allocates on its own;
 //     Case.MayAllocate opts a balancer out, with a reason).
 //
@@ -334,11 +334,11 @@ func checkGoroutines(t *testing.T, before int) {
 	}
 }
 
-// checkAllocs compares the allocations of a run of 128 steps with one of 512 steps on
+// checkAllocs compares the allocations of a run of 128 steps with one of 256 steps on
 // one worker. A balancer whose Step does not allocate makes them equal up to the end of
 // the run: the result's summary is formatted once, and larger counters can grow its
-// buffer once or twice. So the check allows two extra allocations over the 384 extra
-// steps: it catches an allocation per step, and one per round of up to 192 steps.
+// buffer once or twice. So the check allows two extra allocations over the 128 extra
+// steps: it catches an allocation per step, and one per round of up to 64 steps.
 func checkAllocs(t *testing.T, c Case, g *tokendist.Graph) {
 	t.Helper()
 	if raceEnabled || c.MayAllocate != "" || testing.Short() && g.Order() > 64 {
