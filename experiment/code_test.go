@@ -172,7 +172,7 @@ func downgrade(t *testing.T, path string) {
 	s, err := sql.Open("sqlite", "file:"+path)
 	require.NoError(t, err)
 	defer s.Close()
-	for _, c := range codeColumns {
+	for _, c := range addedColumns {
 		_, err := s.Exec(`ALTER TABLE runs DROP COLUMN ` + c[0])
 		require.NoError(t, err)
 	}
@@ -260,7 +260,7 @@ func TestBeforeCodeKeys(t *testing.T) {
 	require.NoError(t, os.WriteFile(part, data, 0o644))
 	p, err := sql.Open("sqlite", "file:"+part)
 	require.NoError(t, err)
-	_, err = p.Exec(`ALTER TABLE runs ADD COLUMN code ` + codeColumns[0][1])
+	_, err = p.Exec(`ALTER TABLE runs ADD COLUMN code ` + addedColumns[0][1])
 	require.NoError(t, err)
 	require.NoError(t, p.Close())
 	pdb, err := OpenDB(part)

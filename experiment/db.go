@@ -221,7 +221,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	code_revision TEXT NOT NULL DEFAULT '',
 	code_modified INTEGER NOT NULL DEFAULT 0,
 	code_sha256 TEXT NOT NULL DEFAULT '',
-	code_label TEXT NOT NULL DEFAULT ''
+	code_label TEXT NOT NULL DEFAULT '',
+	rounds REAL DEFAULT NULL
 );
 CREATE TABLE IF NOT EXISTS traces (
 	key TEXT NOT NULL,
@@ -249,21 +250,23 @@ var runColumns1 = []string{"key", "experiment", "version", "config", "network", 
 	"seed", "n", "edges", "total", "initial_discrepancy", "max_steps", "status", "error", "balancer", "discrepancy", "max_load", "min_load",
 	"steps", "time", "moved", "messages", "negative_steps", "most_negative", "metrics", "wall_seconds", "finished_at"}
 
-// codeColumns are the columns code keys added to runs, with their definitions (the
-// defaults are the values of the runs from before code keys).
-var codeColumns = [][2]string{
+// addedColumns are the columns added to runs in place since schema 1, with their
+// definitions (the defaults are the values of the runs from before them): the code
+// keys', then rounds (Result.Rounds; NULL, unknown, for older runs).
+var addedColumns = [][2]string{
 	{"code", "TEXT NOT NULL DEFAULT 'unknown (before code keys)'"},
 	{"code_main", "TEXT NOT NULL DEFAULT ''"},
 	{"code_revision", "TEXT NOT NULL DEFAULT ''"},
 	{"code_modified", "INTEGER NOT NULL DEFAULT 0"},
 	{"code_sha256", "TEXT NOT NULL DEFAULT ''"},
 	{"code_label", "TEXT NOT NULL DEFAULT ''"},
+	{"rounds", "REAL DEFAULT NULL"},
 }
 
 // runColumns are the columns of runs, in table order.
 var runColumns = func() []string {
 	out := append([]string(nil), runColumns1...)
-	for _, c := range codeColumns {
+	for _, c := range addedColumns {
 		out = append(out, c[0])
 	}
 	return out
@@ -277,7 +280,7 @@ func (db *DB) runsTable() string {
 		return "runs"
 	}
 	out := "(SELECT " + strings.Join(runColumns1, ",")
-	for _, c := range codeColumns {
+	for _, c := range addedColumns {
 		def := strings.TrimSpace(c[1][strings.Index(c[1], "DEFAULT")+len("DEFAULT"):])
 		out += ", " + def + " AS " + c[0]
 	}
@@ -366,7 +369,7 @@ func addCodeColumns(s *sql.DB) error {
 		return err
 	}
 	missing := false
-	for _, c := range codeColumns {
+	for _, c := range addedColumns {
 		missing = missing || !have[c[0]]
 	}
 	if !missing {
@@ -380,7 +383,7 @@ func addCodeColumns(s *sql.DB) error {
 	if have, err = runsColumns(tx); err != nil {
 		return err
 	}
-	for _, c := range codeColumns {
+	for _, c := range addedColumns {
 		if have[c[0]] {
 			continue
 		}
@@ -499,7 +502,7 @@ func (db *DB) insert(recs []Record) error {
 			r.Run.Spec.Algorithm.Name, int64(r.Run.Spec.Seed), r.Out.N, r.Out.Edges, r.Out.Total, r.Out.InitialDiscrepancy, r.Out.MaxSteps,
 			status, errText, res.Balancer, res.Loads.Discrepancy(), res.Loads.Max(), res.Loads.Min(), res.Steps, res.Time, res.Moved, res.Messages,
 			res.NegativeSteps, res.MostNegative, string(met), r.Wall.Seconds(), time.Now().UTC().Format(time.RFC3339Nano),
-			code.identity(true), code.mainPath+"@"+code.mainVersion, code.revision, code.modified, code.digest, code.label)
+			code.identity(true), code.mainPath+"@"+code.mainVersion, code.revision, code.modified, code.digest, code.label, res.Rounds)
 		if err != nil {
 			return err
 		}

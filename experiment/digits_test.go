@@ -94,7 +94,7 @@ func TestReportDigits(t *testing.T) {
 		for _, l := range lines[3:] {
 			names = append(names, strings.Fields(l)[0])
 		}
-		require.Equal(t, []string{"discrepancy", "steps", "moved", "m.lambda_max"}, names)
+		require.Equal(t, []string{"discrepancy", "steps", "rounds", "moved", "m.lambda_max"}, names)
 	}
 	// The statistics line up across the blocks: every "mean" header at one column.
 	heads := regexp.MustCompile(`(?m)^ +n +mean`).FindAllString(text, -1)

@@ -13,7 +13,7 @@ import (
 
 // resultCols are the per-run columns that hold a run's outcome: a failed run has none,
 // and ExportTable leaves them empty (with its metrics) instead of showing zeros.
-var resultCols = []string{"discrepancy", "steps", "time", "moved", "messages", "negative_steps"}
+var resultCols = []string{"discrepancy", "steps", "rounds", "time", "moved", "messages", "negative_steps"}
 
 // ExportTable returns one row per stored run, filtered by the SQL condition where, with
 // the columns of RunsTable plus, after "algorithm", one column per parameter the runs'
@@ -354,7 +354,7 @@ func Summary(t Table, by, values []string) (Table, error) {
 		by = append(append([]string(nil), by...), "code")
 	}
 	if len(values) == 0 {
-		values = []string{"discrepancy", "steps", "moved"}
+		values = []string{"discrepancy", "steps", "rounds", "moved"}
 		for _, c := range t.Cols {
 			if strings.HasPrefix(c, "m.") {
 				values = append(values, c)
@@ -461,7 +461,7 @@ func number(v any) (float64, bool) {
 func fullCell(v any) string { return formatCell(v, -1) }
 
 // traceCols are the columns of TracesTable.
-var traceCols = []string{"key", "experiment", "network", "loads", "algorithm", "seed", "step", "time", "discrepancy", "max_load", "min_load",
+var traceCols = []string{"key", "experiment", "network", "loads", "algorithm", "seed", "step", "round", "time", "discrepancy", "max_load", "min_load",
 	"potential", "moved", "messages", "negative"}
 
 // TracesTable returns the stored trace samples (sweeps with record.trace: true) of the
@@ -471,7 +471,11 @@ var traceCols = []string{"key", "experiment", "network", "loads", "algorithm", "
 // ordered as the runs and by step. The potential is text (it may exceed float64's exact
 // range); the other numbers are int64. It costs O(samples).
 func TracesTable(db *DB, where string) (Table, error) {
-	q := `SELECT t.key, r.experiment, r.network, r.loads, r.algorithm, r.seed, t.step, t.time, t.discrepancy, t.max_load, t.min_load,
+	// A sample's round is its step in the run's rounds: Rounds/Steps is 1/RoundSteps,
+	// constant over a run (NULL where the run has no rounds: stored before them).
+	q := `SELECT t.key, r.experiment, r.network, r.loads, r.algorithm, r.seed, t.step,
+		CASE WHEN r.rounds IS NULL THEN NULL WHEN r.steps = 0 THEN 0.0 ELSE t.step * r.rounds / r.steps END,
+		t.time, t.discrepancy, t.max_load, t.min_load,
 		t.potential, t.moved, t.messages, t.negative, r.code FROM traces t JOIN ` + db.runsTable() + ` r ON r.key = t.key`
 	if where != "" {
 		q += ` WHERE t.key IN (SELECT key FROM ` + db.runsTable() + ` WHERE ` + where + `)`

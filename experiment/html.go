@@ -127,10 +127,11 @@ figcaption { font-size: 0.9em; color: #555; }
 			return nil, err
 		}
 		if len(tr.Rows) > 0 {
-			svg, err := plotTable(tr, PlotOptions{X: "step", Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", Traces: true, AllCode: o.AllCode,
+			axis := traceAxis(tr)
+			svg, err := plotTable(tr, PlotOptions{X: axis, Y: "discrepancy", By: "algorithm", Facet: "network", Band: "ci", Traces: true, AllCode: o.AllCode,
 				Options: plot.Options{Title: exp + ": traces"}})
 			if err == nil {
-				figure(svg, fmt.Sprintf("%s: discrepancy against step (stored traces), mean over seeds with its 95%% confidence interval; one panel per network.", exp))
+				figure(svg, fmt.Sprintf("%s: discrepancy against %s (stored traces), mean over seeds with its 95%% confidence interval; one panel per network.", exp, axis))
 			}
 		}
 	}

@@ -139,3 +139,60 @@ func TestHTMLTracesWithoutMarkers(t *testing.T) {
 		require.Equal(t, !traces, marker.MatchString(f), "markers in %.80q", f[strings.Index(f, "<figcaption>"):])
 	}
 }
+
+// TestRoundsStored: runs store Result.Rounds (steps/χ for dimension exchange, steps for
+// a diffusion), traces give each sample its round, and a traces plot's default x axis
+// is the round, the unit algorithms compare by (issue 35).
+func TestRoundsStored(t *testing.T) {
+	dir := t.TempDir()
+	file, db := filepath.Join(dir, "rounds.yaml"), filepath.Join(dir, "rounds.db")
+	require.NoError(t, os.WriteFile(file, []byte(`name: rounds
+networks:
+  - name: kary-tree
+    height: 3
+loads:
+  - name: random-range
+    hi: 30
+algorithms: [threshold-1, randomized-diffusion]
+stop:
+  max_steps: 12
+  no_stability: true
+seeds: 2
+record:
+  trace: true
+  sample_every: 3
+`), 0o644))
+	var out, errb bytes.Buffer
+	require.Equal(t, ExitOK, Main(registry.New(), []string{"sweep", "--progress", "none", "--db", db, file}, &out, &errb), errb.String())
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	runs, err := ExportTable(d, "")
+	require.NoError(t, err)
+	col := index(runs.Cols)
+	for _, r := range runs.Rows {
+		steps, rounds := r[col["steps"]].(int64), r[col["rounds"]].(float64)
+		want := float64(steps) // a diffusion step is a round
+		if r[col["algorithm"]] == "threshold-1" {
+			want = float64(steps) / 3 // a binary tree has χ = 3 colours, a step is one colour's matching
+		}
+		require.Equal(t, int64(12), steps)
+		require.Equal(t, want, rounds, "%v", r)
+	}
+	traces, err := TracesTable(d, "")
+	require.NoError(t, err)
+	tc := index(traces.Cols)
+	require.Contains(t, tc, "round")
+	for _, r := range traces.Rows {
+		step, round := r[tc["step"]].(int64), r[tc["round"]].(float64)
+		want := float64(step)
+		if r[tc["algorithm"]] == "threshold-1" {
+			want = float64(step) / 3
+		}
+		require.InDelta(t, want, round, 1e-12, "%v", r)
+	}
+	require.Equal(t, "round", traceAxis(traces))
+	svg, err := Plot(d, PlotOptions{Traces: true})
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "<desc>round |", "the x label is the round")
+}

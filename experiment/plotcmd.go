@@ -59,7 +59,7 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 	var err error
 	if o.Traces {
 		t, err = TracesTable(db, o.Where)
-		o.X, o.Y = or(o.X, "step"), or(o.Y, "discrepancy")
+		o.X, o.Y = or(o.X, traceAxis(t)), or(o.Y, "discrepancy")
 	} else {
 		t, err = ExportTable(db, o.Where)
 		o.X, o.Y = or(o.X, "n"), or(o.Y, "discrepancy")
@@ -68,6 +68,28 @@ func Plot(db *DB, o PlotOptions) ([]byte, error) {
 		return nil, err
 	}
 	return plotTable(t, o)
+}
+
+// traceAxis returns the default x axis of a traces plot: "round", the unit algorithms
+// compare by (a dimension-exchange step is one colour's matching, a diffusion step a
+// whole round; docs/design.md, "Steps and rounds"), when every sample has one, else
+// "step" (runs stored before rounds).
+func traceAxis(t Table) string {
+	ri := -1
+	for i, c := range t.Cols {
+		if c == "round" {
+			ri = i
+		}
+	}
+	if ri < 0 {
+		return "step"
+	}
+	for _, r := range t.Rows {
+		if _, ok := number(r[ri]); !ok {
+			return "step"
+		}
+	}
+	return "round"
 }
 
 func or(s, def string) string {
@@ -307,7 +329,7 @@ func (c *command) plot(args []string) int {
 	dbPath := fs.String("db", "", "results database")
 	out := fs.String("out", "", "output file: .svg, .png or .pdf")
 	o := PlotOptions{}
-	fs.StringVar(&o.X, "x", "", "x column (default n, or step with --traces)")
+	fs.StringVar(&o.X, "x", "", "x column (default n; with --traces round, or step for runs stored before rounds)")
 	fs.StringVar(&o.Y, "y", "", "y column (default discrepancy)")
 	fs.StringVar(&o.By, "by", "algorithm", "one line per value of these columns (comma-separated)")
 	fs.StringVar(&o.Facet, "facet", "", "one panel per value of these columns (comma-separated)")

@@ -23,7 +23,7 @@ type Table struct {
 
 // reportCols are the per-run columns of a report (config is left to JSON Lines).
 var reportCols = []string{"experiment", "network", "n", "loads", "algorithm", "seed", "status", "error", "discrepancy", "initial_discrepancy",
-	"steps", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
+	"steps", "rounds", "time", "moved", "messages", "negative_steps", "wall_seconds", "key"}
 
 // withCode returns cols with "code" after "experiment" when rows hold more than one
 // code identity, else cols.
