@@ -33,13 +33,13 @@ func TestThreshold1MSDCounterexample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := NetworkModel{Delay: Uniform(1, 16)}
+	model := FaultModel{Delay: Uniform(1, 16)}
 	for _, patience := range []int64{0, 4} {
 		progs, err := b.NodePrograms(g, &tokendist.NodeOptions{Patience: patience})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Simulate(context.Background(), g, progs, loads, &Options{Seed: 1, Rounds: 200, Network: model})
+		res, err := Simulate(context.Background(), g, progs, loads, &Options{Seed: 1, Rounds: 200, Faults: model})
 		if err != nil {
 			t.Fatal(err)
 		}

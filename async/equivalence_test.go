@@ -147,13 +147,13 @@ func eqCases(t *testing.T, seeds int) []eqCase {
 }
 
 // simulate runs the case's node programs in Simulate under model m.
-func (c eqCase) simulate(t *testing.T, m NetworkModel, patience int64) Result {
+func (c eqCase) simulate(t *testing.T, m FaultModel, patience int64) Result {
 	t.Helper()
 	progs, err := c.b.(tokendist.NodeAlgorithm).NodePrograms(c.g, &tokendist.NodeOptions{Patience: patience})
 	if err != nil {
 		t.Fatalf("%s: NodePrograms: %v", c.label, err)
 	}
-	res, err := Simulate(context.Background(), c.g, progs, c.loads, &Options{Seed: c.seed, Rounds: c.rounds, Network: m})
+	res, err := Simulate(context.Background(), c.g, progs, c.loads, &Options{Seed: c.seed, Rounds: c.rounds, Faults: m})
 	if err != nil {
 		t.Fatalf("%s: Simulate: %v", c.label, err)
 	}
@@ -183,7 +183,7 @@ func TestSimulateEqualsRun(t *testing.T) {
 	cases := eqCases(t, 6)
 	for _, c := range cases {
 		want := c.run(t)
-		got := c.simulate(t, NetworkModel{}, 0)
+		got := c.simulate(t, FaultModel{}, 0)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages != want.Messages {
 			t.Fatalf("%s, %d rounds from %v:\nSimulate %v moved %d messages %d\nRun      %v moved %d messages %d",
 				c.label, c.rounds, c.loads, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
@@ -197,7 +197,7 @@ func TestSimulateEqualsRun(t *testing.T) {
 // at each point, drift) the final loads, Moved and Messages are still Run's: faults
 // cost time, never tokens or results.
 func TestSimulateFaultsKeepRunsLoads(t *testing.T) {
-	models := []NetworkModel{
+	models := []FaultModel{
 		{Delay: Uniform(0.5, 6)},
 		{Delay: Pareto(0.5, 1.2), Reorder: 0.3, ReorderDelay: 5},
 		{Loss: 0.3, Duplicate: 0.2},
@@ -245,7 +245,7 @@ func TestSimulatePerfectTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := eqCase{label: fmt.Sprintf("perfect-tree/%d", i), g: g, b: b, loads: loads, seed: uint64(i)}
-		got := c.simulate(t, NetworkModel{}, 0)
+		got := c.simulate(t, FaultModel{}, 0)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages < want.Messages || got.Messages > want.Messages+1 {
 			t.Fatalf("%s: Simulate %v moved %d messages %d; Run %v moved %d messages %d",
 				c.label, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
@@ -253,7 +253,7 @@ func TestSimulatePerfectTree(t *testing.T) {
 		if got.Messages > want.Messages {
 			crossings++
 		}
-		faulty := c.simulate(t, NetworkModel{Delay: Uniform(0.5, 5), Loss: 0.2, CrashRate: 0.01, DownTime: Constant(3)}, 0)
+		faulty := c.simulate(t, FaultModel{Delay: Uniform(0.5, 5), Loss: 0.2, CrashRate: 0.01, DownTime: Constant(3)}, 0)
 		if d := faulty.Loads.Discrepancy(); d > 1 || faulty.Loads.Total() != loads.Total() {
 			t.Fatalf("%s under faults: discrepancy %d, total %d of %d", c.label, d, faulty.Loads.Total(), loads.Total())
 		}
@@ -272,12 +272,12 @@ func TestSimulatePacedEqualsRun(t *testing.T) {
 	differ := 0
 	for _, c := range cases {
 		want := c.run(t)
-		got := c.simulate(t, NetworkModel{}, 4)
+		got := c.simulate(t, FaultModel{}, 4)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages != want.Messages {
 			t.Fatalf("%s, %d rounds from %v, patience 4:\nSimulate %v moved %d messages %d\nRun      %v moved %d messages %d",
 				c.label, c.rounds, c.loads, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
 		}
-		slow := c.simulate(t, NetworkModel{Delay: Uniform(1, 12)}, 4)
+		slow := c.simulate(t, FaultModel{Delay: Uniform(1, 12)}, 4)
 		if slow.Loads.Total() != c.loads.Total() {
 			t.Fatalf("%s: total %d of %d", c.label, slow.Loads.Total(), c.loads.Total())
 		}

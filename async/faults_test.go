@@ -23,6 +23,7 @@ type faultCase struct {
 	want     tokendist.Loads // the synchronous result (nil with a workload)
 	moved    int64
 	messages int64
+	brk      broken // a deliberately broken handoff (0: the correct one)
 }
 
 // The fault kinds the property tests draw; every case has at least one.
@@ -69,7 +70,7 @@ func makeFaultCase(t testing.TB, seed uint64, kinds int) faultCase {
 		c.want, c.moved, c.messages = syncShare(c.g, c.loads, R)
 	}
 	n := c.g.Order()
-	m := &c.opts.Network
+	m := &c.opts.Faults
 	c.opts.Seed, c.opts.Rounds = seed, R
 	c.opts.MaxTime = 20000
 	if kinds&faultLoss != 0 {
@@ -140,7 +141,13 @@ func makeFaultCase(t testing.TB, seed uint64, kinds int) faultCase {
 // without a workload the synchronous loads, Moved and Messages exactly (no token lost or
 // doubled, every message delivered exactly once).
 func checkFaultCase(c faultCase) (Result, error) {
-	res, err := Simulate(context.Background(), c.g, c.progs, c.loads, &c.opts)
+	var res Result
+	var err error
+	if c.brk != 0 {
+		res, err = simulateBroken(c.g, c.progs, c.loads, &c.opts, c.brk)
+	} else {
+		res, err = Simulate(context.Background(), c.g, c.progs, c.loads, &c.opts)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -237,7 +244,7 @@ func TestBrokenHandoffCaught(t *testing.T) {
 		runs := 2 * faultSeeds()
 		for i := range runs {
 			c := makeFaultCase(t, uint64(i), b.kinds)
-			c.opts.broken = b.brk
+			c.brk = b.brk
 			_, err := checkFaultCase(c)
 			if err != nil {
 				caught++

@@ -14,9 +14,9 @@ import (
 // fault model it embeds, instead of Run's synchronous stepper. Its JSON keys are those of
 // an experiment file's network_model block: delay, loss, duplicate, reorder,
 // reorder_delay, tick_interval, drift, crashes, crash_rate, down_time (see
-// async.NetworkModel) and the three below.
+// async.FaultModel) and the three below.
 type NetworkModel struct {
-	async.NetworkModel
+	async.FaultModel
 	// Patience is tokendist.NodeOptions.Patience.
 	Patience int64 `json:"patience,omitempty"`
 	// WorkloadEvery is async.Options.WorkloadEvery: the Spec's workload is applied
@@ -54,7 +54,7 @@ func runAsync(ctx context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads
 		return fail, nil, wrapf(err, "network_model: algorithm %s: NodePrograms", s.Algorithm.Name)
 	}
 	res, err := async.Simulate(ctx, g, progs, l, &async.Options{
-		Seed: s.Seed, Rounds: ro.MaxSteps, Network: m.NetworkModel,
+		Seed: s.Seed, Rounds: ro.MaxSteps, Faults: m.FaultModel,
 		Workload: ro.Workload, WorkloadEvery: m.WorkloadEvery, MaxTime: m.MaxTime,
 	})
 	out := tokendist.Result{

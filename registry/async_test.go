@@ -83,7 +83,7 @@ func TestRunNetworkModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{
+	spec.NetworkModel = &registry.NetworkModel{FaultModel: async.FaultModel{
 		Delay: async.Exponential(0.1, 2), Loss: 0.2, Duplicate: 0.2, Reorder: 0.2,
 		Crashes: []async.Crash{{Node: 3, At: 0.5, DownFor: 2, Point: async.CrashBeforePersist}},
 	}}
@@ -115,7 +115,7 @@ func TestRunNetworkModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad = spec
-	bad.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{Loss: 2}}
+	bad.NetworkModel = &registry.NetworkModel{FaultModel: async.FaultModel{Loss: 2}}
 	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Fatal(err)
 	}

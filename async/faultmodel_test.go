@@ -64,8 +64,8 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestNetworkModelJSON(t *testing.T) {
-	m := NetworkModel{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
+func TestFaultModelJSON(t *testing.T) {
+	m := FaultModel{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
 		DownTime: Exponential(0, 2), LinkDelay: func(int, int) Delay { return Delay{} }}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestNetworkModelJSON(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("got %s\nwant %s", b, want)
 	}
-	var back NetworkModel
+	var back FaultModel
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

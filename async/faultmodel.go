@@ -197,10 +197,12 @@ type Crash struct {
 	Point   CrashPoint `json:"point,omitzero"`
 }
 
-// NetworkModel describes the network and the nodes' faults. The zero value is the
-// synchronous network: unit delays, no loss, duplication, reordering or crash, every
-// node ticking once per time unit.
-type NetworkModel struct {
+// FaultModel describes how the links and nodes of a network behave: delays, loss,
+// duplication, reordering, crashes and clocks (the network's graph is Simulate's net).
+// The zero value is the synchronous, fault-free model: unit delays, no loss,
+// duplication, reordering or crash, every node ticking once per time unit. Its JSON
+// keys are those of an experiment file's network_model block.
+type FaultModel struct {
 	// Delay is the delay of every datagram (the zero value: constant 1).
 	Delay Delay `json:"delay,omitzero"`
 	// LinkDelay, when not nil, gives the delay distribution of the directed link from
@@ -235,7 +237,7 @@ type NetworkModel struct {
 // Validate returns an error wrapping ErrBadParameter, naming the field and value, for a
 // model Simulate would refuse on a network of n nodes; n < 0 skips the checks that need
 // the order (crash nodes, TickInterval's length). O(len(Crashes) + len(TickInterval)).
-func (m *NetworkModel) Validate(n int) error {
+func (m *FaultModel) Validate(n int) error {
 	if err := m.Delay.check("Delay"); err != nil {
 		return err
 	}
