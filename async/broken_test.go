@@ -60,7 +60,7 @@ func (n *brokenNode) Step(d handoff.Datagram) error {
 
 // Ready sends the acks (brokenAckBeforePersist) or every datagram
 // (brokenSendBeforePersist) at once, before the simulator persists the State (and
-// before its crash point CrashBeforePersist), and leaves the rest to the simulator.
+// before its crash point faults.CrashBeforePersist), and leaves the rest to the simulator.
 func (n *brokenNode) Ready() handoff.Ready {
 	rd := n.counter.Ready()
 	switch n.b {

@@ -35,8 +35,8 @@
 // events in a deterministic total order (time, node, kind, port, then scheduling order),
 // a NetworkModel with a delay distribution per link (Constant, Uniform, Exponential,
 // Pareto), loss, duplication and reordering rates, scheduled and random crashes at three
-// points inside a node's event handling (CrashIdle, CrashBeforePersist,
-// CrashBeforeSend), heterogeneous tick intervals and clock drift, and an optional
+// points inside a node's event handling (faults.CrashIdle, faults.CrashBeforePersist,
+// faults.CrashBeforeSend), heterogeneous tick intervals and clock drift, and an optional
 // tokendist.Workload applied every Options.WorkloadEvery time units. A run is
 // deterministic in its inputs and seed and starts no goroutine.
 //

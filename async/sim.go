@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/rng"
@@ -34,8 +35,8 @@ type Options struct {
 	// Rounds is NodeContext.Rounds (0: no limit).
 	Rounds int64
 	// Faults is the fault model: delays, loss, duplication, reordering, crashes and
-	// clocks (the network itself is Simulate's net).
-	Faults FaultModel
+	// clocks (the network itself, the graph, is Simulate's net).
+	Faults faults.Model
 	// RetransmitTicks is handoff.Config.RetransmitTicks (0:
 	// handoff.DefaultRetransmitTicks).
 	RetransmitTicks int64
@@ -147,7 +148,7 @@ type simNode struct {
 	ticking  bool    // a tick event is pending
 	down     bool
 	busy     bool // program not idle
-	armed    CrashPoint
+	armed    faults.CrashPoint
 	armedOn  bool
 	armedFor float64       // down time of the armed crash
 	stats    handoff.Stats // of earlier incarnations
@@ -158,11 +159,11 @@ type sim struct {
 	g     *tokendist.Graph
 	progs tokendist.NodePrograms
 	opts  Options
-	model FaultModel
-	off   []int     // CSR offsets of the edge ends
-	rev   []int32   // rev[e]: the receiver's port of edge end e
-	link  []Delay   // per edge end, when LinkDelay is set
-	fifo  []float64 // per edge end: the latest arrival of a datagram sent in order on it
+	model faults.Model
+	off   []int          // CSR offsets of the edge ends
+	rev   []int32        // rev[e]: the receiver's port of edge end e
+	link  []faults.Delay // per edge end, when LinkDelay is set
+	fifo  []float64      // per edge end: the latest arrival of a datagram sent in order on it
 	nodes []simNode
 	q     eventHeap
 	pool  []handoff.Datagram
@@ -274,8 +275,6 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 		return err
 	}
 	s.model = o.Faults
-	s.model.Delay = s.model.Delay.normal()
-	s.model.DownTime = s.model.DownTime.normal()
 	if s.model.ReorderDelay == 0 {
 		s.model.ReorderDelay = 4
 	}
@@ -311,14 +310,14 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 		}
 	}
 	if s.model.LinkDelay != nil {
-		s.link = make([]Delay, s.off[n])
+		s.link = make([]faults.Delay, s.off[n])
 		for v := range n {
 			for p, w := range g.Neighbors(v) {
 				d := s.model.LinkDelay(v, int(w))
-				if err := d.check(fmt.Sprintf("LinkDelay(%d, %d)", v, w)); err != nil {
-					return err
+				if err := d.Validate(); err != nil {
+					return errs.Wrapf(err, "LinkDelay(%d, %d)", v, w)
 				}
-				s.link[s.off[v]+p] = d.normal()
+				s.link[s.off[v]+p] = d
 			}
 		}
 	}
@@ -425,7 +424,7 @@ func (s *sim) flush(v int) error {
 	nd := sn.nd
 	if nd.HasReady() {
 		rd := nd.Ready()
-		if sn.armedOn && sn.armed == CrashBeforePersist {
+		if sn.armedOn && sn.armed == faults.CrashBeforePersist {
 			return s.crash(v)
 		}
 		if rd.State != nil {
@@ -451,7 +450,7 @@ func (s *sim) flush(v int) error {
 		if s.inFlight < 0 || s.undelivered < 0 {
 			return s.conservation("after node %d persisted: %d tokens in %d datagrams in flight", v, s.inFlight, s.undelivered)
 		}
-		if sn.armedOn && sn.armed == CrashBeforeSend {
+		if sn.armedOn && sn.armed == faults.CrashBeforeSend {
 			nd.Advance()
 			return s.crash(v)
 		}
@@ -504,9 +503,9 @@ func (s *sim) sendAll(v int, ds []handoff.Datagram, kind handoff.DatagramKind) {
 			}
 			var delay float64
 			if s.link != nil {
-				delay = s.link[e].sample(s.r)
+				delay = s.link[e].Sample(s.r)
 			} else {
-				delay = s.model.Delay.sample(s.r)
+				delay = s.model.Delay.Sample(s.r)
 			}
 			at := s.now + delay
 			if s.model.Reorder > 0 && s.r.Float64() < s.model.Reorder {
@@ -723,9 +722,9 @@ func (s *sim) crashEvent(v int, ev *event) error {
 		if sn.down {
 			return nil
 		}
-		p := CrashPoint(s.r.IntN(3))
-		sn.armedFor = s.model.DownTime.sample(s.r)
-		if p == CrashIdle {
+		p := faults.CrashPoint(s.r.IntN(3))
+		sn.armedFor = s.model.DownTime.Sample(s.r)
+		if p == faults.CrashIdle {
 			sn.armedOn = true
 			return s.crash(v)
 		}
@@ -738,7 +737,7 @@ func (s *sim) crashEvent(v int, ev *event) error {
 	}
 	sn.armedFor = c.DownFor
 	sn.armed, sn.armedOn = c.Point, true
-	if c.Point == CrashIdle {
+	if c.Point == faults.CrashIdle {
 		return s.crash(v)
 	}
 	return nil
@@ -871,3 +870,5 @@ func isNil(p tokendist.NodeProgram) bool {
 	}
 	return false
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/faults"
 )
 
 // gift is a one-shot node program: at Start a node gives half its load to its first
@@ -37,9 +38,9 @@ func ExampleSimulate() {
 	}
 	fmt.Println(res.Status, res.Loads, "moved", res.Moved, "time", res.Time)
 
-	faulty := &async.Options{Seed: 1, Faults: async.FaultModel{
-		Delay: async.Pareto(0.5, 1.5), Loss: 0.3, Duplicate: 0.2, Reorder: 0.2,
-		Crashes: []async.Crash{{Node: 1, At: 0.2, DownFor: 5, Point: async.CrashBeforePersist}},
+	faulty := &async.Options{Seed: 1, Faults: faults.Model{
+		Delay: faults.Pareto(0.5, 1.5), Loss: 0.3, Duplicate: 0.2, Reorder: 0.2,
+		Crashes: []faults.Crash{{Node: 1, At: 0.2, DownFor: 5, Point: faults.CrashBeforePersist}},
 	}}
 	res, err = async.Simulate(context.Background(), ring, gifts{}, loads, faulty)
 	if err != nil {

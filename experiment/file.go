@@ -705,7 +705,7 @@ func (p *parser) networkModel(n *yaml.Node, key string, raw any) (*registry.Netw
 	if err := dec.Decode(m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, p.errf(n, key+"."+strings.TrimPrefix(te.Field, "NetworkModel."), "want a %s, got a %s", te.Type, te.Value)
+			return nil, p.errf(n, key+"."+strings.TrimPrefix(te.Field, "Model."), "want a %s, got a %s", te.Type, te.Value)
 		}
 		if !errors.Is(err, tokendist.ErrBadParameter) {
 			err = fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(err.Error(), "json: "))

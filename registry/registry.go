@@ -656,7 +656,7 @@ type Spec struct {
 	// to Result.Metrics (see dynamicMetrics).
 	Steady *tokendist.SteadyOptions `json:"steady,omitempty"`
 	// NetworkModel, if not nil, runs the algorithm's node programs in the event
-	// simulator of package async on this network and fault model (see NetworkModel),
+	// simulator (package async's; see RegisterSimulator) under this fault model,
 	// with Stop.MaxSteps (or τ) rounds; Run then adds the async_* metrics.
 	NetworkModel *NetworkModel `json:"network_model,omitempty"`
 }
