@@ -36,6 +36,6 @@
 //
 // An event costs the program's call, the encoding of the node's state (O(degree +
 // unacknowledged datagrams + items held + program state) bytes) and one Save (two
-// fsyncs with BoltStore, about 1–3 ms on the test machine's disk, which bounds a node
-// to a few hundred events per second); a frame costs O(its items).
+// fsyncs with BoltStore, which bound a node's event rate by the disk's fsync latency;
+// docs/performance.md has measured figures); a frame costs O(its items).
 package fleet
