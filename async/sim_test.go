@@ -387,3 +387,20 @@ func TestTickIntervals(t *testing.T) {
 		t.Fatalf("with drift: Now %v, time %v", tp.nows[0], res.Time)
 	}
 }
+
+// nilPrograms returns a typed nil program for every node.
+type nilPrograms struct{}
+
+func (nilPrograms) Program(int) (tokendist.NodeProgram, error) {
+	var p *shareProgram
+	return p, nil
+}
+
+// TestSimulateNilProgram: a nil program fails the run with an error naming the node.
+func TestSimulateNilProgram(t *testing.T) {
+	g, _ := tokendist.Ring(4)
+	_, err := Simulate(context.Background(), g, nilPrograms{}, tokendist.Loads{1, 2, 3, 4}, nil)
+	if !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), "node 0: nil program") {
+		t.Fatalf("nil program: %v", err)
+	}
+}

@@ -819,8 +819,8 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 }
 
 // Run canonicalises s, builds its network, loads and balancer, runs them with
-// tokendist.Run (or, with a NetworkModel, the balancer's node programs with
-// async.Simulate) and computes the requested metrics. The Result holds the canonical spec.
+// tokendist.Run (or, with a NetworkModel, the balancer's node programs with the
+// registered Simulator, async.Simulate) and computes the requested metrics. The Result holds the canonical spec.
 // A failed run returns the partial result and the error. Same spec, same result, for any
 // Workers.
 //
