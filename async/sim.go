@@ -123,7 +123,7 @@ type node interface {
 type counter struct{ *handoff.CountMachine }
 
 func (counter) restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error) {
-	m, err := handoff.RestoreCounter(prog, s.config(v), state)
+	m, err := handoff.RestoreCountMachine(prog, s.config(v), state)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ type sim struct {
 	expected                       int64
 	busy, down                     int
 	scratch                        handoff.Scratch // shared by every node's machine
-	base                           handoff.Stats   // the stats of the node handled, before the event
+	base                           handoff.Stats   // the handled node's stats before the event
 	wlState                        tokendist.State
 	lastCheck                      int64
 }
@@ -354,7 +354,7 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 		if err != nil {
 			return err
 		}
-		m, err := handoff.NewCounter(prog, s.config(v), loads[v])
+		m, err := handoff.NewCountMachine(prog, s.config(v), loads[v])
 		if err != nil {
 			return err
 		}
@@ -399,7 +399,7 @@ func (s *sim) program(v int) (p tokendist.NodeProgram, err error) {
 			err = fmt.Errorf("%sNodePrograms.Program(%d) panicked: %v", errs.Prefix, v, r)
 		}
 	}()
-	// A nil program is refused by handoff.NewCounter and RestoreCounter.
+	// A nil program is refused by handoff.NewCountMachine and RestoreCountMachine.
 	p, err = s.progs.Program(v)
 	return p, errs.Wrapf(err, "NodePrograms.Program(%d)", v)
 }

@@ -239,13 +239,13 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: program", n.cfg.ID)
 	}
 	if state != nil {
-		if n.nd, err = handoff.RestoreItems(prog, n.acfg, state); err != nil {
+		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, state); err != nil {
 			return err
 		}
 		n.restored = true
 		n.now = n.nd.NodeContext().Now
 	} else {
-		if n.nd, err = handoff.NewItems(prog, n.acfg, n.items); err != nil {
+		if n.nd, err = handoff.NewItemMachine(prog, n.acfg, n.items); err != nil {
 			return err
 		}
 		if err := n.nd.Start(); err != nil {

@@ -7,14 +7,14 @@
 // # The state machine and its host
 //
 // A Machine is made in one of two modes, as distinct types: a CountMachine
-// (NewCounter, RestoreCounter), whose tokens are counts and whose host changes the load
-// with SetLoad, and an ItemMachine (NewItems, RestoreItems), whose tokens are items
-// with user-chosen 64-bit IDs that arrive and finish through AddItems and
-// CompleteItems. The host feeds the machine datagrams (Step) and local timer ticks
-// (Tick), and then asks for a Ready: the State to persist and the Datagrams to send,
-// in that order, after which it calls Advance. After a crash the host rebuilds the
-// machine from the last persisted State around a fresh program (RestoreCounter,
-// RestoreItems); DecodeState reads a State for audits.
+// (NewCountMachine, RestoreCountMachine), whose tokens are counts and whose host
+// changes the load with SetLoad, and an ItemMachine (NewItemMachine,
+// RestoreItemMachine), whose tokens are items with user-chosen 64-bit IDs that arrive
+// and finish through AddItems and CompleteItems. The host feeds the machine datagrams
+// (Step) and local timer ticks (Tick), and then asks for a Ready: the State to persist
+// and the Datagrams to send, in that order, after which it calls Advance. After a crash
+// the host rebuilds the machine from the last persisted State around a fresh program
+// (RestoreCountMachine, RestoreItemMachine); DecodeState reads a State for audits.
 //
 // # The protocol
 //

@@ -25,8 +25,8 @@ func (gift) RestoreState([]byte) error                                    { retu
 // it once although it arrives twice, and its ack frees node 0's log. A host persists
 // each Ready's State before it sends the Ready's datagrams.
 func Example() {
-	a, _ := handoff.NewCounter(gift{}, handoff.Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 6)
-	b, _ := handoff.NewCounter(gift{}, handoff.Config{ID: 1, Degree: 1}, 0)
+	a, _ := handoff.NewCountMachine(gift{}, handoff.Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 6)
+	b, _ := handoff.NewCountMachine(gift{}, handoff.Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = b.Start()
 	rd := a.Ready() // persist rd.State, then send rd.Datagrams (this one is lost)
@@ -62,8 +62,8 @@ func Example() {
 // the datagram carries their IDs, node 1 delivers them and acknowledges, and node 0
 // frees its log.
 func ExampleItemMachine() {
-	a, _ := handoff.NewItems(gift{}, handoff.Config{ID: 0, Degree: 1}, []uint64{101, 102, 103, 104})
-	b, _ := handoff.NewItems(gift{}, handoff.Config{ID: 1, Degree: 1}, nil)
+	a, _ := handoff.NewItemMachine(gift{}, handoff.Config{ID: 0, Degree: 1}, []uint64{101, 102, 103, 104})
+	b, _ := handoff.NewItemMachine(gift{}, handoff.Config{ID: 1, Degree: 1}, nil)
 	_ = a.Start()
 	_ = b.Start()
 	rd := a.Ready() // persist rd.State, then send:
@@ -90,9 +90,9 @@ func ExampleItemMachine() {
 
 // A host of one machine: persist the Ready's state, then send its datagrams, then
 // Advance; after a crash, rebuild the machine from the persisted bytes.
-func ExampleRestoreCounter() {
-	a, _ := handoff.NewCounter(gift{}, handoff.Config{ID: 0, Degree: 1}, 10)
-	b, _ := handoff.NewCounter(gift{}, handoff.Config{ID: 1, Degree: 1}, 0)
+func ExampleRestoreCountMachine() {
+	a, _ := handoff.NewCountMachine(gift{}, handoff.Config{ID: 0, Degree: 1}, 10)
+	b, _ := handoff.NewCountMachine(gift{}, handoff.Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = b.Start()
 	var storeA []byte
@@ -114,7 +114,7 @@ func ExampleRestoreCounter() {
 	fmt.Println("a holds", a.NodeContext().Load, "and logs", a.Unacked(), "datagram")
 
 	// a crashes; it restarts from its persisted state and sends its log again.
-	a, _ = handoff.RestoreCounter(gift{}, handoff.Config{ID: 0, Degree: 1}, storeA)
+	a, _ = handoff.RestoreCountMachine(gift{}, handoff.Config{ID: 0, Degree: 1}, storeA)
 	_ = a.Tick(1)
 	host(a, &storeA)
 	for _, d := range wire { // the first copy and the retransmission, both to b

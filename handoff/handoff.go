@@ -59,8 +59,8 @@ type Datagram struct {
 type Ready struct {
 	// State is the machine's whole state (program state, load, counters, the
 	// sequence state of every link and the outgoing log of unacknowledged data), or
-	// nil when it has not changed since the last Advance. RestoreCounter (or
-	// RestoreItems) rebuilds the machine from it; DecodeState reads it.
+	// nil when it has not changed since the last Advance. RestoreCountMachine (or
+	// RestoreItemMachine) rebuilds the machine from it; DecodeState reads it.
 	State []byte
 	// Datagrams are the datagrams to send once State is persisted.
 	Datagrams []Datagram
@@ -154,9 +154,10 @@ type link struct {
 // simulator and a networked runtime drive the same code; docs/handoff.md gives the
 // protocol, its invariant and a proof sketch.
 //
-// A Machine is made as a CountMachine (NewCounter, RestoreCounter), whose tokens are
-// counts, or as an ItemMachine (NewItems, RestoreItems), whose tokens are items with
-// IDs; both have the methods below. A Machine is not safe for concurrent use.
+// A Machine is made as a CountMachine (NewCountMachine, RestoreCountMachine), whose
+// tokens are counts, or as an ItemMachine (NewItemMachine, RestoreItemMachine), whose
+// tokens are items with IDs; both have the methods below. A Machine is not safe for
+// concurrent use.
 type Machine struct {
 	prog  tokendist.NodeProgram
 	ctx   tokendist.NodeContext
@@ -184,10 +185,10 @@ type CountMachine struct{ Machine }
 // held, in flight or completed.
 type ItemMachine struct{ Machine }
 
-// NewCounter returns a new count machine with the given load around prog, which must
+// NewCountMachine returns a new count machine with the given load around prog, which must
 // be a fresh program; call Start before anything else. It returns an error for a nil
 // program or a negative degree, load, Rounds or RetransmitTicks. O(Degree).
-func NewCounter(prog tokendist.NodeProgram, c Config, load int64) (*CountMachine, error) {
+func NewCountMachine(prog tokendist.NodeProgram, c Config, load int64) (*CountMachine, error) {
 	m := &CountMachine{}
 	if err := m.init(prog, c); err != nil {
 		return nil, err
@@ -199,11 +200,11 @@ func NewCounter(prog tokendist.NodeProgram, c Config, load int64) (*CountMachine
 	return m, nil
 }
 
-// NewItems returns a new item machine holding items (the machine keeps a copy) around
+// NewItemMachine returns a new item machine holding items (the machine keeps a copy) around
 // prog, which must be a fresh program; call Start before anything else. It returns an
 // error for a nil program or a negative degree, Rounds or RetransmitTicks.
 // O(Degree + len(items)).
-func NewItems(prog tokendist.NodeProgram, c Config, items []uint64) (*ItemMachine, error) {
+func NewItemMachine(prog tokendist.NodeProgram, c Config, items []uint64) (*ItemMachine, error) {
 	m := &ItemMachine{}
 	if err := m.init(prog, c); err != nil {
 		return nil, err
@@ -255,13 +256,13 @@ func isNil(p tokendist.NodeProgram) bool {
 	return false
 }
 
-// RestoreCounter rebuilds a count machine from a State that a CountMachine's Ready
+// RestoreCountMachine rebuilds a count machine from a State that a CountMachine's Ready
 // returned, around a fresh program prog of the same node (NodePrograms.Program): the
 // program's state is restored with RestoreState and Start is not called again. c must
 // have the ID and Degree the state was written with. Unacknowledged data is sent again
 // at the first Tick. It returns an error wrapping ErrBadParameter, naming the node, for
 // bytes a Machine did not write and for the state of an ItemMachine. O(len(state)).
-func RestoreCounter(prog tokendist.NodeProgram, c Config, state []byte) (*CountMachine, error) {
+func RestoreCountMachine(prog tokendist.NodeProgram, c Config, state []byte) (*CountMachine, error) {
 	m := &CountMachine{}
 	if err := m.restore(prog, c, state, false); err != nil {
 		return nil, err
@@ -269,9 +270,9 @@ func RestoreCounter(prog tokendist.NodeProgram, c Config, state []byte) (*CountM
 	return m, nil
 }
 
-// RestoreItems is RestoreCounter for an ItemMachine: it returns an error for the state
-// of a CountMachine. O(len(state)).
-func RestoreItems(prog tokendist.NodeProgram, c Config, state []byte) (*ItemMachine, error) {
+// RestoreItemMachine is RestoreCountMachine for an ItemMachine: it returns an error for
+// the state of a CountMachine. O(len(state)).
+func RestoreItemMachine(prog tokendist.NodeProgram, c Config, state []byte) (*ItemMachine, error) {
 	m := &ItemMachine{}
 	if err := m.restore(prog, c, state, true); err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (n *Machine) Stats() Stats { return n.stats }
 // twice, on a restored machine, or for the program's error. O(program's Start).
 func (n *Machine) Start() error {
 	if n.prog == nil {
-		return errs.BadParam("Start on a Machine not made by NewCounter or NewItems")
+		return errs.BadParam("Start on a Machine not made by NewCountMachine or NewItemMachine")
 	}
 	if n.started {
 		return errs.BadParam("node %d: Start called twice", n.ctx.ID)

@@ -28,8 +28,8 @@ func (echoProgram) RestoreState([]byte) error         { return nil }
 // data datagram delivered, its state persisted (copied) and acknowledged, and the ack
 // consumed. It reports allocations per round trip (0 in the steady state).
 func BenchmarkHandoffRoundTrip(b *testing.B) {
-	a, _ := NewCounter(echoProgram{}, Config{ID: 0, Degree: 1}, 1)
-	c, _ := NewCounter(echoProgram{}, Config{ID: 1, Degree: 1}, 0)
+	a, _ := NewCountMachine(echoProgram{}, Config{ID: 0, Degree: 1}, 1)
+	c, _ := NewCountMachine(echoProgram{}, Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = c.Start()
 	var store []byte

@@ -48,11 +48,11 @@ func drain(n *CountMachine) []Datagram {
 // TestHandoffTwoNodes drives two nodes by hand through loss, duplication, reordering
 // and a restart of each end from its persisted state.
 func TestHandoffTwoNodes(t *testing.T) {
-	a, err := NewCounter(&pushProgram{}, Config{ID: 0, Degree: 1}, 5)
+	a, err := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := NewCounter(&pushProgram{}, Config{ID: 1, Degree: 1}, 0)
+	b, _ := NewCountMachine(&pushProgram{}, Config{ID: 1, Degree: 1}, 0)
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestHandoffTwoNodes(t *testing.T) {
 		t.Fatalf("acks %+v", acks)
 	}
 	// b crashes after persisting: restart it from its state.
-	b, err = RestoreCounter(&pushProgram{}, Config{ID: 1, Degree: 1}, bState)
+	b, err = RestoreCountMachine(&pushProgram{}, Config{ID: 1, Degree: 1}, bState)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestHandoffTwoNodes(t *testing.T) {
 	}
 	// a crashes before the ack arrives: restart it from its first state; its first
 	// tick sends the whole log again.
-	a, err = RestoreCounter(&pushProgram{}, Config{ID: 0, Degree: 1}, saved)
+	a, err = RestoreCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1}, saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestHandoffTwoNodes(t *testing.T) {
 }
 
 func TestHandoffRetransmitTimer(t *testing.T) {
-	a, _ := NewCounter(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 1)
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 1)
 	_ = a.Start()
 	drain(a)
 	var sends []int64
@@ -143,11 +143,11 @@ func TestHandoffRetransmitTimer(t *testing.T) {
 }
 
 func TestRestoreCounterRejectsBadState(t *testing.T) {
-	a, _ := NewCounter(&pushProgram{}, Config{ID: 4, Degree: 2}, 3)
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, 3)
 	_ = a.Start()
 	good := slices.Clone(a.Ready().State)
 	a.Advance()
-	if _, err := RestoreCounter(&pushProgram{}, Config{ID: 4, Degree: 2}, good); err != nil {
+	if _, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, good); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -161,7 +161,7 @@ func TestRestoreCounterRejectsBadState(t *testing.T) {
 		default:
 			bad = append(bad, 0)
 		}
-		n, err := RestoreCounter(&pushProgram{}, Config{ID: 4, Degree: 2}, bad)
+		n, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, bad)
 		if err != nil {
 			if !errors.Is(err, tokendist.ErrBadParameter) || !strings.HasPrefix(err.Error(), "tokendist: ") {
 				t.Fatal(err)
@@ -171,7 +171,7 @@ func TestRestoreCounterRejectsBadState(t *testing.T) {
 		// A flipped bit may still decode; the node must then be usable.
 		_ = n.Tick(1)
 	}
-	if _, err := RestoreCounter(&pushProgram{}, Config{ID: 4, Degree: 3}, good); err == nil {
+	if _, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 3}, good); err == nil {
 		t.Fatal("restored with another degree")
 	}
 	if _, err := StateLoad(nil); err == nil {
@@ -183,35 +183,35 @@ func TestRestoreCounterRejectsBadState(t *testing.T) {
 }
 
 func TestMachineErrors(t *testing.T) {
-	if _, err := NewCounter(nil, Config{}, 0); err == nil {
+	if _, err := NewCountMachine(nil, Config{}, 0); err == nil {
 		t.Fatal("nil program")
 	}
 	var nilProg *pushProgram
-	if _, err := NewCounter(nilProg, Config{}, 0); err == nil {
+	if _, err := NewCountMachine(nilProg, Config{}, 0); err == nil {
 		t.Fatal("typed nil program")
 	}
-	if _, err := NewCounter(&pushProgram{}, Config{Degree: -1}, 0); err == nil {
+	if _, err := NewCountMachine(&pushProgram{}, Config{Degree: -1}, 0); err == nil {
 		t.Fatal("negative degree")
 	}
-	if _, err := NewCounter(&pushProgram{}, Config{}, -1); err == nil {
+	if _, err := NewCountMachine(&pushProgram{}, Config{}, -1); err == nil {
 		t.Fatal("negative load")
 	}
 	for _, c := range []Config{{Degree: -1}, {RetransmitTicks: -1}, {Rounds: -1}} {
-		if _, err := NewItems(&pushProgram{}, c, nil); err == nil {
-			t.Fatalf("NewItems accepted %+v", c)
+		if _, err := NewItemMachine(&pushProgram{}, c, nil); err == nil {
+			t.Fatalf("NewItemMachine accepted %+v", c)
 		}
-		if _, err := NewCounter(&pushProgram{}, c, 0); err == nil {
-			t.Fatalf("NewCounter accepted %+v", c)
+		if _, err := NewCountMachine(&pushProgram{}, c, 0); err == nil {
+			t.Fatalf("NewCountMachine accepted %+v", c)
 		}
 	}
-	if _, err := NewItems(nil, Config{}, nil); err == nil {
-		t.Fatal("NewItems: nil program")
+	if _, err := NewItemMachine(nil, Config{}, nil); err == nil {
+		t.Fatal("NewItemMachine: nil program")
 	}
 	var zero Machine
 	if err := zero.Start(); err == nil {
 		t.Fatal("Start on the zero Machine")
 	}
-	n, _ := NewCounter(&pushProgram{}, Config{Degree: 1}, 1)
+	n, _ := NewCountMachine(&pushProgram{}, Config{Degree: 1}, 1)
 	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1}); err == nil {
 		t.Fatal("Step before Start")
 	}
@@ -242,13 +242,13 @@ func TestMachineErrors(t *testing.T) {
 // FuzzRestoreCounter: any bytes either restore a usable node or return an error; nothing
 // panics.
 func FuzzRestoreCounter(f *testing.F) {
-	a, _ := NewCounter(&shareProgram{}, Config{ID: 1, Degree: 3, Rounds: 2}, 40)
+	a, _ := NewCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3, Rounds: 2}, 40)
 	_ = a.Start()
 	f.Add(slices.Clone(a.Ready().State))
 	a.Advance()
 	f.Add([]byte{stateMagic, stateVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, err := RestoreCounter(&shareProgram{}, Config{ID: 1, Degree: 3}, b)
+		n, err := RestoreCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3}, b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "tokendist: ") {
 				t.Fatal(err)
@@ -261,7 +261,7 @@ func FuzzRestoreCounter(f *testing.F) {
 		if n.HasReady() {
 			rd := n.Ready()
 			if rd.State != nil {
-				if _, err := RestoreCounter(&shareProgram{}, Config{ID: 1, Degree: 3}, rd.State); err != nil {
+				if _, err := RestoreCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3}, rd.State); err != nil {
 					t.Fatalf("a state the node wrote does not restore: %v", err)
 				}
 			}

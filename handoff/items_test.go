@@ -54,7 +54,7 @@ func newItemNet(t *testing.T, n int, seed uint64, rounds int64) *itemNet {
 			ids = append(ids, in.nextID)
 		}
 		in.added = append(in.added, ids...)
-		nd, err := NewItems(&shareProgram{}, Config{ID: v, Degree: 2, Rounds: rounds}, ids)
+		nd, err := NewItemMachine(&shareProgram{}, Config{ID: v, Degree: 2, Rounds: rounds}, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func (in *itemNet) flush(v int) (crashed bool) {
 }
 
 func (in *itemNet) crash(v int) {
-	nd, err := RestoreItems(&shareProgram{}, Config{ID: v, Degree: 2}, in.persisted[v])
+	nd, err := RestoreItemMachine(&shareProgram{}, Config{ID: v, Degree: 2}, in.persisted[v])
 	if err != nil {
 		in.t.Fatal(err)
 	}
@@ -303,17 +303,17 @@ func TestItemsSendBeforePersistCaught(t *testing.T) {
 
 // TestItemModeErrors: a method of one mode does not exist on the other mode's type; a
 // data datagram whose items do not match its tokens is an error; the persisted state
-// round-trips through DecodeState and RestoreItems, and restoring it in the other mode
+// round-trips through DecodeState and RestoreItemMachine, and restoring it in the other mode
 // is an error naming both modes.
 func TestItemModeErrors(t *testing.T) {
-	cnt, _ := NewCounter(&shareProgram{}, Config{ID: 0, Degree: 2}, 3)
+	cnt, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, 3)
 	if _, ok := any(cnt).(interface{ AddItems([]uint64) }); ok {
 		t.Error("a CountMachine has AddItems")
 	}
 	if _, ok := any(cnt).(interface{ CompleteItems(int) ([]uint64, error) }); ok {
 		t.Error("a CountMachine has CompleteItems")
 	}
-	it, _ := NewItems(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9})
+	it, _ := NewItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9})
 	if _, ok := any(it).(interface{ SetLoad(int64) error }); ok {
 		t.Error("an ItemMachine has SetLoad")
 	}
@@ -333,20 +333,20 @@ func TestItemModeErrors(t *testing.T) {
 	if err != nil || !ps.ItemMode || ps.Load != int64(len(ps.Items)) || len(ps.Links) != 2 {
 		t.Fatalf("DecodeState = %+v, %v", ps, err)
 	}
-	if _, err := RestoreCounter(&shareProgram{}, Config{ID: 0, Degree: 2}, st); err == nil ||
+	if _, err := RestoreCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, st); err == nil ||
 		!strings.Contains(err.Error(), "of an ItemMachine restored as a CountMachine") {
 		t.Errorf("restoring an ItemMachine's state as a CountMachine: %v", err)
 	}
 	_ = cnt.Start()
 	cst := slices.Clone(cnt.Ready().State)
 	cnt.Advance()
-	if _, err := RestoreItems(&shareProgram{}, Config{ID: 0, Degree: 2}, cst); err == nil ||
+	if _, err := RestoreItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, cst); err == nil ||
 		!strings.Contains(err.Error(), "of a CountMachine restored as an ItemMachine") {
 		t.Errorf("restoring a CountMachine's state as an ItemMachine: %v", err)
 	}
-	back, err := RestoreItems(&shareProgram{}, Config{ID: 0, Degree: 2}, st)
+	back, err := RestoreItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, st)
 	if err != nil || !slices.Equal(back.Items(), it.Items()) || back.InFlight() != it.InFlight() {
-		t.Fatalf("RestoreItems: %v, items %v vs %v", err, back.Items(), it.Items())
+		t.Fatalf("RestoreItemMachine: %v, items %v vs %v", err, back.Items(), it.Items())
 	}
 	done, _ := back.CompleteItems(10)
 	if int64(len(done)) != ps.Load || back.NodeContext().Load != 0 {
@@ -361,10 +361,10 @@ func TestItemModeErrors(t *testing.T) {
 
 // FuzzDecodeState: DecodeState never panics, and what it accepts is consistent.
 func FuzzDecodeState(f *testing.F) {
-	it, _ := NewItems(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9, 1 << 40})
+	it, _ := NewItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9, 1 << 40})
 	_ = it.Start()
 	f.Add(slices.Clone(it.Ready().State))
-	cnt, _ := NewCounter(&shareProgram{}, Config{ID: 0, Degree: 2}, 9)
+	cnt, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, 9)
 	_ = cnt.Start()
 	f.Add(slices.Clone(cnt.Ready().State))
 	f.Fuzz(func(t *testing.T, b []byte) {

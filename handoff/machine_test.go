@@ -9,8 +9,8 @@ import (
 // once (retransmissions and duplicates excluded), and Sequence and Logged report the
 // links as the state records them.
 func TestStatsSequenceLogged(t *testing.T) {
-	a, _ := NewCounter(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 1}, 3)
-	b, _ := NewCounter(&pushProgram{}, Config{ID: 1, Degree: 1}, 0)
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 1}, 3)
+	b, _ := NewCountMachine(&pushProgram{}, Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = b.Start()
 	data := drain(a)
@@ -69,8 +69,8 @@ func TestStatsSequenceLogged(t *testing.T) {
 func TestScratchShared(t *testing.T) {
 	var sh Scratch
 	run := func(scratch *Scratch) (out [][]byte, dgs []Datagram) {
-		a, _ := NewCounter(&shareProgram{}, Config{ID: 0, Degree: 2, Rounds: 3, Scratch: scratch}, 30)
-		b, _ := NewCounter(&shareProgram{}, Config{ID: 1, Degree: 2, Rounds: 3, Scratch: scratch}, 9)
+		a, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2, Rounds: 3, Scratch: scratch}, 30)
+		b, _ := NewCountMachine(&shareProgram{}, Config{ID: 1, Degree: 2, Rounds: 3, Scratch: scratch}, 9)
 		for _, m := range []*CountMachine{a, b} {
 			if err := m.Start(); err != nil {
 				t.Fatal(err)
@@ -101,12 +101,12 @@ func TestScratchShared(t *testing.T) {
 	}
 	// A machine with pending datagrams is discarded (a crash before its Advance): the
 	// next machine sharing the Scratch starts empty.
-	x, _ := NewCounter(&pushProgram{}, Config{ID: 2, Degree: 1, Scratch: &sh}, 4)
+	x, _ := NewCountMachine(&pushProgram{}, Config{ID: 2, Degree: 1, Scratch: &sh}, 4)
 	_ = x.Start()
 	if !x.HasReady() {
 		t.Fatal("x has nothing to send")
 	}
-	y, _ := NewCounter(&pushProgram{}, Config{ID: 3, Degree: 1, Scratch: &sh}, 0)
+	y, _ := NewCountMachine(&pushProgram{}, Config{ID: 3, Degree: 1, Scratch: &sh}, 0)
 	if y.HasReady() {
 		t.Fatal("y sees x's datagrams before any call")
 	}
