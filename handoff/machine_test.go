@@ -1,8 +1,12 @@
 package handoff
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 )
 
 // TestStatsSequenceLogged: the ledger counters count each logged and delivered datagram
@@ -117,5 +121,76 @@ func TestScratchShared(t *testing.T) {
 	y.Advance()
 	if x.HasReady() && len(x.Ready().Datagrams) != 0 {
 		t.Fatal("x kept datagrams after y used the Scratch")
+	}
+}
+
+// failProgram fails (or panics) in the method named by what.
+type failProgram struct {
+	what  string
+	panic bool
+}
+
+func (p *failProgram) fail(what string) error {
+	if p.what != what {
+		return nil
+	}
+	if p.panic {
+		panic("boom in " + what)
+	}
+	return errors.New("tokendist: failing in " + what)
+}
+func (p *failProgram) Start(*tokendist.NodeContext) error { return p.fail("Start") }
+func (p *failProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error {
+	return p.fail("Receive")
+}
+func (p *failProgram) Tick(*tokendist.NodeContext) error { return p.fail("Tick") }
+func (p *failProgram) Idle() bool                        { return false }
+func (p *failProgram) AppendState(b []byte) []byte       { return b }
+func (p *failProgram) RestoreState([]byte) error         { return p.fail("RestoreState") }
+
+// TestProgramErrors: a program's error or panic is returned naming the node, the method
+// and (for Receive) the port, wrapping the program's error.
+func TestProgramErrors(t *testing.T) {
+	for _, c := range []struct {
+		what, want string
+	}{
+		{"Start", "program of node 5: Start: "},
+		{"Receive", "program of node 5: Receive on port 1: "},
+		{"Tick", "program of node 5: Tick: "},
+		{"RestoreState", "program of node 5: RestoreState: "},
+	} {
+		for _, panics := range []bool{false, true} {
+			p := &failProgram{what: c.what, panic: panics}
+			m, _ := NewCountMachine(p, Config{ID: 5, Degree: 2}, 1)
+			var err error
+			switch c.what {
+			case "Start":
+				err = m.Start()
+			case "Receive", "Tick":
+				p.what = ""
+				_ = m.Start()
+				p.what = c.what
+				if c.what == "Receive" {
+					err = m.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: 1}})
+				} else {
+					err = m.Tick(1)
+				}
+			case "RestoreState":
+				p.what = ""
+				_ = m.Start()
+				st := slices.Clone(m.Ready().State)
+				_, err = RestoreCountMachine(&failProgram{what: c.what, panic: panics}, Config{ID: 5, Degree: 2}, st)
+			}
+			want := c.want
+			if panics {
+				want = "program of node 5 panicked in " + c.what + ": boom"
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s (panic %t): %v, want %q", c.what, panics, err, want)
+			}
+			if !panics && !strings.Contains(err.Error(), "failing in "+c.what) {
+				t.Errorf("%s: the program's error is lost: %v", c.what, err)
+			}
+		}
 	}
 }
