@@ -194,3 +194,33 @@ func TestProgramErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRetransmitTimerStartsAtFirstTick: the retransmission timer of a new log starts
+// at the first tick after the send, whatever its local time, and a node of degree 0 is
+// valid (an isolated node).
+func TestRetransmitTimerStartsAtFirstTick(t *testing.T) {
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 3}, 1)
+	_ = a.Start()
+	drain(a)
+	var sends []int64
+	for now := int64(10); now <= 20; now++ {
+		_ = a.Tick(now)
+		if len(drain(a)) > 0 {
+			sends = append(sends, now)
+		}
+	}
+	// Started at 10: fires after 3 ticks (13), then after 6 (19).
+	if want := []int64{13, 19}; !slices.Equal(sends, want) {
+		t.Fatalf("retransmissions at %v, want %v", sends, want)
+	}
+	lone, err := NewCountMachine(&pushProgram{}, Config{ID: 1}, 0)
+	if err != nil {
+		t.Fatalf("degree 0: %v", err)
+	}
+	if err := lone.Start(); err != nil || !lone.Idle() {
+		t.Fatalf("degree 0: Start %v, idle %t", err, lone.Idle())
+	}
+	if _, err := NewItemMachine(&pushProgram{}, Config{ID: 1}, nil); err != nil {
+		t.Fatalf("degree 0 item machine: %v", err)
+	}
+}
