@@ -224,3 +224,80 @@ func TestRetransmitTimerStartsAtFirstTick(t *testing.T) {
 		t.Fatalf("degree 0 item machine: %v", err)
 	}
 }
+
+// TestBackoffAndAcks: the retransmission interval doubles up to 64 times the base and
+// stays there; a restored machine resends at its first tick and then waits the base
+// interval; a stale ack changes nothing (no state to persist, no timer reset); an ack
+// that frees part of the log restarts the timer at the next tick.
+func TestBackoffAndAcks(t *testing.T) {
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 1}, 3)
+	_ = a.Start()
+	if a.Idle() || a.InFlight() != 3 || a.Unacked() != 3 {
+		t.Fatalf("after Start: idle %t, in flight %d, unacked %d", a.Idle(), a.InFlight(), a.Unacked())
+	}
+	saved := slices.Clone(a.Ready().State)
+	a.Advance()
+	if a.HasReady() {
+		t.Fatal("HasReady after Advance with nothing new")
+	}
+	var sends []int64
+	for now := int64(1); now <= 400; now++ {
+		_ = a.Tick(now)
+		if len(drain(a)) > 0 {
+			sends = append(sends, now)
+		}
+	}
+	var gaps []int64
+	for i := 1; i < len(sends); i++ {
+		gaps = append(gaps, sends[i]-sends[i-1])
+	}
+	if want := []int64{2, 4, 8, 16, 32, 64, 64, 64, 64, 64}; len(gaps) < len(want) || !slices.Equal(gaps[:len(want)], want) {
+		t.Fatalf("gaps between retransmissions %v, want %v first", gaps, want)
+	}
+	if got := a.Stats().Retransmissions; got != 3*int64(len(sends)) {
+		t.Fatalf("Retransmissions %d, want %d", got, 3*len(sends))
+	}
+	// A restored machine resends at its first tick, then after the base interval.
+	r, err := RestoreCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 2}, saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends = sends[:0]
+	for now := int64(50); now <= 56; now++ {
+		_ = r.Tick(now)
+		if len(drain(r)) > 0 {
+			sends = append(sends, now)
+		}
+	}
+	if want := []int64{50, 52, 56}; !slices.Equal(sends, want) {
+		t.Fatalf("restored: retransmissions at %v, want %v", sends, want)
+	}
+	// An ack of 1: progress. The timer restarts at the next tick (60), fires at 62.
+	if err := r.Step(Datagram{Port: 0, Kind: DatagramAck, Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	drain(r)
+	if r.InFlight() != 2 {
+		t.Fatalf("in flight %d after ack 1", r.InFlight())
+	}
+	// The same ack again: stale, nothing to persist or send.
+	if err := r.Step(Datagram{Port: 0, Kind: DatagramAck, Seq: 1}); err != nil || r.HasReady() {
+		t.Fatalf("a stale ack: %v, HasReady %t", err, r.HasReady())
+	}
+	sends = sends[:0]
+	for now := int64(60); now <= 63; now++ {
+		_ = r.Tick(now)
+		if len(drain(r)) > 0 {
+			sends = append(sends, now)
+		}
+	}
+	if want := []int64{62}; !slices.Equal(sends, want) {
+		t.Fatalf("after the ack: retransmissions at %v, want %v", sends, want)
+	}
+	if err := r.SetLoad(0); err != nil {
+		t.Fatalf("SetLoad(0): %v", err)
+	}
+	if _, err := StateLoad(saved[:loadOffset+8]); err != nil {
+		t.Fatalf("StateLoad of the header and load alone: %v", err)
+	}
+}
