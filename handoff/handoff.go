@@ -156,8 +156,9 @@ type link struct {
 //
 // A Machine is made as a CountMachine (NewCountMachine, RestoreCountMachine), whose
 // tokens are counts, or as an ItemMachine (NewItemMachine, RestoreItemMachine), whose
-// tokens are items with IDs; both have the methods below. A Machine is not safe for
-// concurrent use.
+// tokens are items with IDs; both have the methods below (a zero Machine, made by
+// neither, returns errors and has nothing to do). A Machine is not safe for concurrent
+// use.
 type Machine struct {
 	prog  tokendist.NodeProgram
 	ctx   tokendist.NodeContext
@@ -304,6 +305,9 @@ func (n *Machine) restore(prog tokendist.NodeProgram, c Config, state []byte, it
 
 // scratch returns the machine's buffers, emptied when another machine used them last.
 func (n *Machine) scratch() *Scratch {
+	if n.buf == nil { // the zero Machine
+		n.buf = &Scratch{owner: n}
+	}
 	b := n.buf
 	if b.owner != n {
 		clear(b.pending)
@@ -590,7 +594,7 @@ func (n *Machine) Logged(p int, seq uint64) (tokendist.Message, bool) {
 
 // HasReady reports whether Ready has anything to persist or send. O(Degree).
 func (n *Machine) HasReady() bool {
-	if n.dirty || (n.buf.owner == n && len(n.buf.pending) > 0) {
+	if n.dirty || (n.buf != nil && n.buf.owner == n && len(n.buf.pending) > 0) {
 		return true
 	}
 	for i := range n.links {
@@ -627,7 +631,7 @@ func (n *Machine) Ready() Ready {
 // that Ready).
 func (n *Machine) Advance() {
 	n.dirty = false
-	if b := n.buf; b.owner == n {
+	if b := n.buf; b != nil && b.owner == n {
 		clear(b.pending)
 		b.pending = b.pending[:0]
 	}

@@ -211,6 +211,16 @@ func TestMachineErrors(t *testing.T) {
 	if err := zero.Start(); err == nil {
 		t.Fatal("Start on the zero Machine")
 	}
+	if err := zero.Step(Datagram{Kind: DatagramData, Seq: 1}); err == nil {
+		t.Fatal("Step on the zero Machine")
+	}
+	if err := zero.Tick(1); err == nil {
+		t.Fatal("Tick on the zero Machine")
+	}
+	if zero.HasReady() || len(zero.Ready().Datagrams) != 0 {
+		t.Fatal("the zero Machine has something to do")
+	}
+	zero.Advance()
 	n, _ := NewCountMachine(&pushProgram{}, Config{Degree: 1}, 1)
 	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1}); err == nil {
 		t.Fatal("Step before Start")
