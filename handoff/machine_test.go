@@ -172,6 +172,10 @@ func TestProgramErrors(t *testing.T) {
 				p.what = c.what
 				if c.what == "Receive" {
 					err = m.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: 1}})
+					if err0 := m.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: 1}}); err0 == nil ||
+						!strings.Contains(err0.Error(), "on port 0") {
+						t.Errorf("Receive on port 0 (panic %t): %v", panics, err0)
+					}
 				} else {
 					err = m.Tick(1)
 				}
@@ -294,8 +298,25 @@ func TestBackoffAndAcks(t *testing.T) {
 	if want := []int64{62}; !slices.Equal(sends, want) {
 		t.Fatalf("after the ack: retransmissions at %v, want %v", sends, want)
 	}
+	if err := r.SetLoad(r.NodeContext().Load); err != nil || r.HasReady() {
+		t.Fatalf("SetLoad of the same load: %v, HasReady %t", err, r.HasReady())
+	}
 	if err := r.SetLoad(0); err != nil {
 		t.Fatalf("SetLoad(0): %v", err)
+	}
+	// The cap is 64 times the base, for any base.
+	b, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 1)
+	_ = b.Start()
+	drain(b)
+	sends = sends[:0]
+	for now := int64(1); now <= 700; now++ {
+		_ = b.Tick(now)
+		if len(drain(b)) > 0 {
+			sends = append(sends, now)
+		}
+	}
+	if n := len(sends); n < 3 || sends[n-1]-sends[n-2] != 128 || sends[n-2]-sends[n-3] != 128 {
+		t.Fatalf("base 2: retransmissions at %v, want the gaps capped at 128", sends)
 	}
 	if _, err := StateLoad(saved[:loadOffset+8]); err != nil {
 		t.Fatalf("StateLoad of the header and load alone: %v", err)
