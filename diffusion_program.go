@@ -434,7 +434,7 @@ func (p *rmProg) restoreState(r *stateReader) func() {
 	deg := int64(p.deg)
 	x0, coin, pick := r.nonNeg(), r.intIn(0, 1), r.intIn(0, max(deg, 1)-1)
 	firsts, nprops := r.intIn(0, deg), r.intIn(0, deg)
-	propLoad, propCoin, propPort := r.int(), r.intIn(0, 1), r.intIn(-1, deg-1)
+	propLoad, propCoin, propPort := r.Varint(), r.intIn(0, 1), r.intIn(-1, deg-1)
 	active, decided, expect := r.bool(), r.bool(), r.bool()
 	props := make([]bool, p.deg)
 	for i := range props {
@@ -587,24 +587,24 @@ func (p *edgeProg) appendState(b []byte) []byte {
 }
 
 func (p *edgeProg) restoreState(r *stateReader) func() {
-	x0, left := r.nonNeg(), r.int()
+	x0, left := r.nonNeg(), r.Varint()
 	other, digit, flags, errs := make([]int64, p.deg), make([]uint64, p.deg), make([]uint8, p.deg), make([]int64, p.deg)
 	D := int64(p.s.ln.d + 1)
 	unsettled := int64(0)
 	for i := 0; i < p.deg; i++ {
-		other[i] = r.int()
+		other[i] = r.Varint()
 		digit[i] = uint64(r.intIn(0, D-1))
 		errs[i] = r.intIn(-D, D)
-		flags[i] = r.byte()
+		flags[i] = r.Byte()
 		if flags[i] >= 1<<4 {
-			r.fail()
+			r.Fail()
 		}
 		if flags[i]&edSettled == 0 {
 			unsettled++
 		}
 	}
 	if left != unsettled {
-		r.fail()
+		r.Fail()
 	}
 	return func() {
 		p.x0, p.left, p.other, p.digit, p.flags, p.err = x0, int(left), other, digit, flags, errs

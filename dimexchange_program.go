@@ -200,7 +200,7 @@ func (p *dxProg) appendState(b []byte) []byte {
 }
 
 func (p *dxProg) restoreState(r *stateReader) func() {
-	port, mine, other := r.intIn(-1, int64(p.deg)-1), r.nonNeg(), r.int()
+	port, mine, other := r.intIn(-1, int64(p.deg)-1), r.nonNeg(), r.Varint()
 	have, expect, settled := r.bool(), r.bool(), r.bool()
 	return func() {
 		p.port, p.mine, p.other, p.have, p.expect, p.settled = int(port), mine, other, have, expect, settled

@@ -165,9 +165,10 @@
 // node), so a restarted node draws again what it drew; RunOptions.NodeStreams makes Run
 // draw the same way, so that a synchronous host reproduces Run exactly. NodeOptions.Patience
 // chooses between waiting for every neighbour (Run's loads whatever the delays) and
-// rounds paced by the local clock. Package async is the host that simulates faulty
-// networks (and the exactly-once token handoff); package fleet runs the programs as
-// processes over TCP. docs/async.md has the study of which paper claims survive.
+// rounds paced by the local clock. Package handoff is the exactly-once token handoff
+// around a program; package async is its host that simulates faulty networks (under a
+// faults.Model), and package fleet its host that runs the programs as processes over
+// TCP. docs/async.md has the study of which paper claims survive.
 //
 // # Reproducibility
 //

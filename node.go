@@ -6,6 +6,7 @@ import (
 
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/rng"
+	"github.com/tokendist/tokendist/internal/wire"
 )
 
 // NodeProgram is one node's side of a local token-distribution algorithm, written as a
@@ -236,16 +237,13 @@ func DecodeMessage(b []byte) (Message, int, error) {
 	if b[1] > 1 {
 		return bad("flags not 0 or 1")
 	}
-	n := 2
-	for _, f := range []*int64{&m.Round, &m.Value, &m.Tokens} {
-		v, k := binary.Varint(b[n:])
-		if k <= 0 {
-			return bad("truncated or overlong varint")
-		}
-		*f, n = v, n+k
+	r := wire.NewReader(b[2:])
+	m.Round, m.Value, m.Tokens = r.Varint(), r.Varint(), r.Varint()
+	if r.Failed() {
+		return bad("truncated or overlong varint")
 	}
 	if m.Tokens < 0 {
 		return bad("negative tokens")
 	}
-	return m, n, nil
+	return m, 2 + r.Used(), nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/tokendist/tokendist/internal/wire"
 )
 
 // This file holds what the round-based node programs (dimexchange_program.go, diffusion_program.go)
@@ -270,35 +272,35 @@ func (k *roundCore) AppendState(b []byte) []byte {
 // RestoreState replaces the state with one AppendState wrote for this node; on bytes
 // it did not write it returns an error and changes nothing.
 func (k *roundCore) RestoreState(b []byte) error {
-	r := &stateReader{b: b}
-	if r.byte() != stateVersion || r.byte() != k.tag {
+	r := &stateReader{wire.NewReader(b)}
+	if r.Byte() != stateVersion || r.Byte() != k.tag {
 		return k.badState(b, "not a state of this program")
 	}
-	if id, deg := r.uint(), r.uint(); r.err == nil && (id != uint64(k.id) || deg != uint64(k.deg)) {
+	if id, deg := r.Uvarint(), r.Uvarint(); !r.Failed() && (id != uint64(k.id) || deg != uint64(k.deg)) {
 		return k.badState(b, fmt.Sprintf("the state of node %d of degree %d", id, deg))
 	}
-	status, round := r.byte(), r.int()
-	n := r.count(k.futCap())
+	status, round := r.Byte(), r.Varint()
+	n := r.Count(k.futCap())
 	fut := make([]bufMsg, 0, k.futCap())
 	var held int64
-	for i := 0; i < n && r.err == nil; i++ {
-		p := r.count(k.deg - 1)
+	for i := 0; i < n && !r.Failed(); i++ {
+		p := r.Count(k.deg - 1)
 		m := r.message()
 		if m.Round < round || (m.Round == round && status != rcWaiting) || m.Tokens < 0 || held > 1<<62-m.Tokens {
-			r.fail()
+			r.Fail()
 		}
 		held += m.Tokens
 		fut = append(fut, bufMsg{port: p, m: m})
 	}
 	if status > rcWaiting || round < 0 {
-		r.fail()
+		r.Fail()
 	}
 	commit := k.algo.restoreState(r)
-	if r.err == nil && len(r.b) != 0 {
-		r.fail()
+	if !r.Failed() && r.Len() != 0 {
+		r.Fail()
 	}
-	if r.err != nil {
-		return k.badState(b, r.err.Error())
+	if r.Failed() {
+		return k.badState(b, errBadState.Error())
 	}
 	commit()
 	k.status, k.round, k.fut, k.held = status, round, fut, held
@@ -309,12 +311,10 @@ func (k *roundCore) badState(b []byte, why string) error {
 	return badParam("node %d: RestoreState of %d bytes: %s", k.id, len(b), why)
 }
 
-// stateReader decodes a saved state; the first malformed field sets err and every
-// later read returns zero.
-type stateReader struct {
-	b   []byte
-	err error
-}
+// stateReader decodes a saved state with the module's varint reader (internal/wire):
+// the first malformed field fails it and every later read returns zero. It adds the
+// reads of the programs' formats (bool, bounded ints, Message).
+type stateReader struct{ wire.Reader }
 
 // errUnexpected marks a message a program cannot take in its state. With zero
 // patience it is a protocol violation and stops the run; with a positive patience the
@@ -326,72 +326,19 @@ var errUnexpected = badParam("protocol violation")
 // errBadState is the reason RestoreState gives (the caller adds the node and size).
 var errBadState = errors.New("malformed state")
 
-func (r *stateReader) fail() {
-	if r.err == nil {
-		r.err = errBadState
-	}
-	r.b = nil
-}
-
-func (r *stateReader) byte() uint8 {
-	if r.err != nil || len(r.b) == 0 {
-		r.fail()
-		return 0
-	}
-	x := r.b[0]
-	r.b = r.b[1:]
-	return x
-}
-
 func (r *stateReader) bool() bool {
-	x := r.byte()
+	x := r.Byte()
 	if x > 1 {
-		r.fail()
+		r.Fail()
 	}
 	return x == 1
 }
 
-func (r *stateReader) int() int64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return x
-}
-
-func (r *stateReader) uint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return x
-}
-
-// count reads an unsigned number in 0..most.
-func (r *stateReader) count(most int) int {
-	x := r.uint()
-	if most < 0 || x > uint64(most) {
-		r.fail()
-		return 0
-	}
-	return int(x)
-}
-
 // intIn reads a signed number in lo..hi.
 func (r *stateReader) intIn(lo, hi int64) int64 {
-	x := r.int()
+	x := r.Varint()
 	if x < lo || x > hi {
-		r.fail()
+		r.Fail()
 		return 0
 	}
 	return x
@@ -399,9 +346,9 @@ func (r *stateReader) intIn(lo, hi int64) int64 {
 
 // nonNeg reads a non-negative int64.
 func (r *stateReader) nonNeg() int64 {
-	x := r.int()
+	x := r.Varint()
 	if x < 0 {
-		r.fail()
+		r.Fail()
 		return 0
 	}
 	return x
@@ -409,15 +356,15 @@ func (r *stateReader) nonNeg() int64 {
 
 // message reads a Message (Message.AppendBinary's encoding).
 func (r *stateReader) message() Message {
-	if r.err != nil {
+	if r.Failed() {
 		return Message{}
 	}
-	m, k, err := DecodeMessage(r.b)
+	m, k, err := DecodeMessage(r.Rest())
 	if err != nil {
-		r.fail()
+		r.Fail()
 		return Message{}
 	}
-	r.b = r.b[k:]
+	r.Skip(k)
 	return m
 }
 

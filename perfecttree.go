@@ -215,6 +215,13 @@ func IsPerfectDistribution(l Loads) bool {
 // PerfectTreeReport: the elected root, the phase boundaries, moves and messages per
 // phase, and the optimum. With PerfectTreeOptions.Goroutines the same node program runs
 // with one goroutine per node instead (see there).
+//
+// Which runtime to use: this one (the default) for the paper's time model and bounds,
+// with integer delays (PerfectTreeOptions.Delays); Goroutines to show that the program
+// needs no global clock; NodePrograms under async.Simulate for the protocol under loss,
+// duplication, reordering, crashes and continuous delays (faults.Delay). All three run
+// the same node program; docs/design.md ("Which perfect-tree runtime, when") gives the
+// reasons, and why the two delay vocabularies stay apart.
 type PerfectTree struct {
 	opts  PerfectTreeOptions
 	sim   ptSim

@@ -3,6 +3,8 @@ package tokendist
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tokendist/tokendist/internal/wire"
 )
 
 // The perfect-tree protocol's node program (ptNode, perfecttree_protocol.go) under the
@@ -312,49 +314,49 @@ func (p *ptProg) AppendState(b []byte) []byte {
 // RestoreState replaces the state with one AppendState wrote for this node; on other
 // bytes it returns an error and changes nothing.
 func (p *ptProg) RestoreState(b []byte) error {
-	r := &stateReader{b: b}
-	if r.byte() != stateVersion || r.byte() != 'P' {
+	r := &stateReader{wire.NewReader(b)}
+	if r.Byte() != stateVersion || r.Byte() != 'P' {
 		return p.badState(b, "not a state of this program")
 	}
-	if id, deg := r.uint(), r.uint(); r.err == nil && (id != uint64(p.id) || deg != uint64(p.deg)) {
+	if id, deg := r.Uvarint(), r.Uvarint(); !r.Failed() && (id != uint64(p.id) || deg != uint64(p.deg)) {
 		return p.badState(b, fmt.Sprintf("the state of node %d of degree %d", id, deg))
 	}
 	deg := int64(p.deg)
-	wait := r.byte()
+	wait := r.Byte()
 	wport, upPort := r.intIn(0, deg), r.intIn(0, deg)
 	crossed := r.bool()
 	origin := r.intIn(0, 1<<31-1)
 	var nd ptNode
-	nd.own, nd.tv, nd.nv = r.nonNeg(), r.int(), r.nonNeg()
+	nd.own, nd.tv, nd.nv = r.nonNeg(), r.Varint(), r.nonNeg()
 	nd.r, nd.s = int32(r.intIn(0, deg)), int32(r.intIn(0, deg))
 	nd.parent, nd.p = int32(r.intIn(0, deg)), int32(r.intIn(0, deg))
 	nd.avg = r.nonNeg()
 	nd.nBig, nd.nSmall = int32(r.intIn(0, deg)), int32(r.intIn(0, deg))
 	nd.cursor, nd.i = int32(r.intIn(0, deg+1)), int32(r.intIn(0, deg))
-	nd.early = r.int()
+	nd.early = r.Varint()
 	nd.earlyFin = r.bool()
-	nd.pc, nd.phase, nd.ret = r.byte(), r.byte(), r.byte()
-	nd.out.kind = ptKind(r.byte())
-	nd.outPort, nd.out.t, nd.out.n = int32(r.intIn(0, deg)), r.int(), r.int()
+	nd.pc, nd.phase, nd.ret = r.Byte(), r.Byte(), r.Byte()
+	nd.out.kind = ptKind(r.Byte())
+	nd.outPort, nd.out.t, nd.out.n = int32(r.intIn(0, deg)), r.Varint(), r.Varint()
 	if wait > ptwDone || nd.pc > ptPcDone || nd.ret > ptPcDone || nd.phase < 1 && wait != ptwFresh || nd.phase > 4 || nd.out.kind > ptMsgFinished {
-		r.fail()
+		r.Fail()
 	}
 	subT, subN := make([]int64, p.deg), make([]int64, p.deg)
 	q, ring := make([]ptQueue, p.deg), make([]int32, p.deg)
-	for k := 0; k < p.deg && r.err == nil; k++ {
-		subT[k], subN[k] = r.int(), r.nonNeg()
-		first, runs := r.byte(), r.byte()
+	for k := 0; k < p.deg && !r.Failed(); k++ {
+		subT[k], subN[k] = r.Varint(), r.nonNeg()
+		first, runs := r.Byte(), r.Byte()
 		q[k].ready = r.bool()
 		if first > 3 || runs > 4 {
-			r.fail()
+			r.Fail()
 			break
 		}
 		q[k].first, q[k].runs = first, runs
 		for j := uint8(0); j < runs; j++ {
-			kind := ptKind(r.byte())
-			count, t, n := r.int(), r.int(), r.int()
+			kind := ptKind(r.Byte())
+			count, t, n := r.Varint(), r.Varint(), r.Varint()
 			if kind == ptMsgNone || kind > ptMsgFinished || count < 1 {
-				r.fail()
+				r.Fail()
 			}
 			q[k].run[(first+j)%4] = ptRun{kind: kind, count: count, t: t, n: n}
 		}
@@ -367,23 +369,23 @@ func (p *ptProg) RestoreState(b []byte) error {
 		}
 	}
 	if int(rlen) != ready {
-		r.fail()
+		r.Fail()
 	}
 	seen := make([]bool, p.deg)
-	for j := int64(0); j < rlen && r.err == nil; j++ {
+	for j := int64(0); j < rlen && !r.Failed(); j++ {
 		c := int32(r.intIn(1, deg))
-		if r.err != nil || !q[c-1].ready || seen[c-1] {
-			r.fail()
+		if r.Failed() || !q[c-1].ready || seen[c-1] {
+			r.Fail()
 			break
 		}
 		seen[c-1] = true
 		ring[(rhead+j)%deg] = c
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail()
+	if !r.Failed() && r.Len() != 0 {
+		r.Fail()
 	}
-	if r.err != nil {
-		return p.badState(b, r.err.Error())
+	if r.Failed() {
+		return p.badState(b, errBadState.Error())
 	}
 	nd.deg, nd.literal = int32(p.deg), p.literal
 	nd.subT, nd.subN = subT, subN

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 )
 
 // TestThreshold1MSDCounterexample pins the study's counterexample (docs/async.md):
@@ -33,13 +34,13 @@ func TestThreshold1MSDCounterexample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := NetworkModel{Delay: Uniform(1, 16)}
+	model := faults.Model{Delay: faults.Uniform(1, 16)}
 	for _, patience := range []int64{0, 4} {
 		progs, err := b.NodePrograms(g, &tokendist.NodeOptions{Patience: patience})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Simulate(context.Background(), g, progs, loads, &Options{Seed: 1, Rounds: 200, Network: model})
+		res, err := Simulate(context.Background(), g, progs, loads, &Options{Seed: 1, Rounds: 200, Faults: model})
 		if err != nil {
 			t.Fatal(err)
 		}

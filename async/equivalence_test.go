@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 )
 
 // eqNet is a network of the equivalence tests, with the colourings its
@@ -147,13 +148,13 @@ func eqCases(t *testing.T, seeds int) []eqCase {
 }
 
 // simulate runs the case's node programs in Simulate under model m.
-func (c eqCase) simulate(t *testing.T, m NetworkModel, patience int64) Result {
+func (c eqCase) simulate(t *testing.T, m faults.Model, patience int64) Result {
 	t.Helper()
 	progs, err := c.b.(tokendist.NodeAlgorithm).NodePrograms(c.g, &tokendist.NodeOptions{Patience: patience})
 	if err != nil {
 		t.Fatalf("%s: NodePrograms: %v", c.label, err)
 	}
-	res, err := Simulate(context.Background(), c.g, progs, c.loads, &Options{Seed: c.seed, Rounds: c.rounds, Network: m})
+	res, err := Simulate(context.Background(), c.g, progs, c.loads, &Options{Seed: c.seed, Rounds: c.rounds, Faults: m})
 	if err != nil {
 		t.Fatalf("%s: Simulate: %v", c.label, err)
 	}
@@ -183,7 +184,7 @@ func TestSimulateEqualsRun(t *testing.T) {
 	cases := eqCases(t, 6)
 	for _, c := range cases {
 		want := c.run(t)
-		got := c.simulate(t, NetworkModel{}, 0)
+		got := c.simulate(t, faults.Model{}, 0)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages != want.Messages {
 			t.Fatalf("%s, %d rounds from %v:\nSimulate %v moved %d messages %d\nRun      %v moved %d messages %d",
 				c.label, c.rounds, c.loads, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
@@ -197,13 +198,13 @@ func TestSimulateEqualsRun(t *testing.T) {
 // at each point, drift) the final loads, Moved and Messages are still Run's: faults
 // cost time, never tokens or results.
 func TestSimulateFaultsKeepRunsLoads(t *testing.T) {
-	models := []NetworkModel{
-		{Delay: Uniform(0.5, 6)},
-		{Delay: Pareto(0.5, 1.2), Reorder: 0.3, ReorderDelay: 5},
+	models := []faults.Model{
+		{Delay: faults.Uniform(0.5, 6)},
+		{Delay: faults.Pareto(0.5, 1.2), Reorder: 0.3, ReorderDelay: 5},
 		{Loss: 0.3, Duplicate: 0.2},
-		{CrashRate: 0.02, DownTime: Exponential(1, 4), Drift: 0.3},
-		{Delay: Exponential(0.2, 2), Loss: 0.1, Duplicate: 0.1, Reorder: 0.1, ReorderDelay: 3,
-			Crashes: []Crash{{Node: 0, At: 2, DownFor: 5, Point: CrashBeforePersist}, {Node: 1, At: 3, DownFor: 2, Point: CrashBeforeSend}}},
+		{CrashRate: 0.02, DownTime: faults.Exponential(1, 4), Drift: 0.3},
+		{Delay: faults.Exponential(0.2, 2), Loss: 0.1, Duplicate: 0.1, Reorder: 0.1, ReorderDelay: 3,
+			Crashes: []faults.Crash{{Node: 0, At: 2, DownFor: 5, Point: faults.CrashBeforePersist}, {Node: 1, At: 3, DownFor: 2, Point: faults.CrashBeforeSend}}},
 	}
 	cases := eqCases(t, 2)
 	var stats Result
@@ -245,7 +246,7 @@ func TestSimulatePerfectTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := eqCase{label: fmt.Sprintf("perfect-tree/%d", i), g: g, b: b, loads: loads, seed: uint64(i)}
-		got := c.simulate(t, NetworkModel{}, 0)
+		got := c.simulate(t, faults.Model{}, 0)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages < want.Messages || got.Messages > want.Messages+1 {
 			t.Fatalf("%s: Simulate %v moved %d messages %d; Run %v moved %d messages %d",
 				c.label, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
@@ -253,7 +254,7 @@ func TestSimulatePerfectTree(t *testing.T) {
 		if got.Messages > want.Messages {
 			crossings++
 		}
-		faulty := c.simulate(t, NetworkModel{Delay: Uniform(0.5, 5), Loss: 0.2, CrashRate: 0.01, DownTime: Constant(3)}, 0)
+		faulty := c.simulate(t, faults.Model{Delay: faults.Uniform(0.5, 5), Loss: 0.2, CrashRate: 0.01, DownTime: faults.Constant(3)}, 0)
 		if d := faulty.Loads.Discrepancy(); d > 1 || faulty.Loads.Total() != loads.Total() {
 			t.Fatalf("%s under faults: discrepancy %d, total %d of %d", c.label, d, faulty.Loads.Total(), loads.Total())
 		}
@@ -272,12 +273,12 @@ func TestSimulatePacedEqualsRun(t *testing.T) {
 	differ := 0
 	for _, c := range cases {
 		want := c.run(t)
-		got := c.simulate(t, NetworkModel{}, 4)
+		got := c.simulate(t, faults.Model{}, 4)
 		if !slices.Equal(got.Loads, want.Loads) || got.Moved != want.Moved || got.Messages != want.Messages {
 			t.Fatalf("%s, %d rounds from %v, patience 4:\nSimulate %v moved %d messages %d\nRun      %v moved %d messages %d",
 				c.label, c.rounds, c.loads, got.Loads, got.Moved, got.Messages, want.Loads, want.Moved, want.Messages)
 		}
-		slow := c.simulate(t, NetworkModel{Delay: Uniform(1, 12)}, 4)
+		slow := c.simulate(t, faults.Model{Delay: faults.Uniform(1, 12)}, 4)
 		if slow.Loads.Total() != c.loads.Total() {
 			t.Fatalf("%s: total %d of %d", c.label, slow.Loads.Total(), c.loads.Total())
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 )
 
 // faultCase is one run of the property tests: a network, a program, and a fault model
@@ -23,6 +24,7 @@ type faultCase struct {
 	want     tokendist.Loads // the synchronous result (nil with a workload)
 	moved    int64
 	messages int64
+	brk      broken // a deliberately broken handoff (0: the correct one)
 }
 
 // The fault kinds the property tests draw; every case has at least one.
@@ -69,7 +71,7 @@ func makeFaultCase(t testing.TB, seed uint64, kinds int) faultCase {
 		c.want, c.moved, c.messages = syncShare(c.g, c.loads, R)
 	}
 	n := c.g.Order()
-	m := &c.opts.Network
+	m := &c.opts.Faults
 	c.opts.Seed, c.opts.Rounds = seed, R
 	c.opts.MaxTime = 20000
 	if kinds&faultLoss != 0 {
@@ -84,28 +86,28 @@ func makeFaultCase(t testing.TB, seed uint64, kinds int) faultCase {
 	if kinds&faultDelay != 0 {
 		switch r.IntN(4) {
 		case 0:
-			m.Delay = Uniform(0.1, 3)
+			m.Delay = faults.Uniform(0.1, 3)
 		case 1:
-			m.Delay = Exponential(0.1, 1.5)
+			m.Delay = faults.Exponential(0.1, 1.5)
 		case 2:
-			m.Delay = Pareto(0.5, 1.2)
+			m.Delay = faults.Pareto(0.5, 1.2)
 		default:
-			m.LinkDelay = func(u, v int) Delay { return Uniform(0.2, float64(1+(u*7+v)%5)) }
+			m.LinkDelay = func(u, v int) faults.Delay { return faults.Uniform(0.2, float64(1+(u*7+v)%5)) }
 		}
 	}
 	for _, p := range []struct {
 		kind  int
-		point CrashPoint
-	}{{faultCrashIdle, CrashIdle}, {faultCrashBeforePersist, CrashBeforePersist}, {faultCrashBeforeSend, CrashBeforeSend}} {
+		point faults.CrashPoint
+	}{{faultCrashIdle, faults.CrashIdle}, {faultCrashBeforePersist, faults.CrashBeforePersist}, {faultCrashBeforeSend, faults.CrashBeforeSend}} {
 		if kinds&p.kind != 0 {
 			for range 1 + r.IntN(6) {
-				m.Crashes = append(m.Crashes, Crash{Node: r.IntN(n), At: 8 * r.Float64(), DownFor: 3 * r.Float64(), Point: p.point})
+				m.Crashes = append(m.Crashes, faults.Crash{Node: r.IntN(n), At: 8 * r.Float64(), DownFor: 3 * r.Float64(), Point: p.point})
 			}
 		}
 	}
 	if kinds&faultCrashRate != 0 {
 		m.CrashRate = 0.002 + 0.02*r.Float64()
-		m.DownTime = Exponential(0, 2)
+		m.DownTime = faults.Exponential(0, 2)
 	}
 	if kinds&faultSpeeds != 0 {
 		m.TickInterval = make([]float64, n)
@@ -140,7 +142,13 @@ func makeFaultCase(t testing.TB, seed uint64, kinds int) faultCase {
 // without a workload the synchronous loads, Moved and Messages exactly (no token lost or
 // doubled, every message delivered exactly once).
 func checkFaultCase(c faultCase) (Result, error) {
-	res, err := Simulate(context.Background(), c.g, c.progs, c.loads, &c.opts)
+	var res Result
+	var err error
+	if c.brk != 0 {
+		res, err = simulateBroken(c.g, c.progs, c.loads, &c.opts, c.brk)
+	} else {
+		res, err = Simulate(context.Background(), c.g, c.progs, c.loads, &c.opts)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -237,7 +245,7 @@ func TestBrokenHandoffCaught(t *testing.T) {
 		runs := 2 * faultSeeds()
 		for i := range runs {
 			c := makeFaultCase(t, uint64(i), b.kinds)
-			c.opts.broken = b.brk
+			c.brk = b.brk
 			_, err := checkFaultCase(c)
 			if err != nil {
 				caught++

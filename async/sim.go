@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
+	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -31,9 +33,11 @@ type Options struct {
 	Seed uint64
 	// Rounds is NodeContext.Rounds (0: no limit).
 	Rounds int64
-	// Network is the network and fault model.
-	Network NetworkModel
-	// RetransmitTicks is NodeConfig.RetransmitTicks (0: DefaultRetransmitTicks).
+	// Faults is the fault model: delays, loss, duplication, reordering, crashes and
+	// clocks (the network itself, the graph, is Simulate's net).
+	Faults faults.Model
+	// RetransmitTicks is handoff.Config.RetransmitTicks (0:
+	// handoff.DefaultRetransmitTicks).
 	RetransmitTicks int64
 	// Workload, when not nil, changes the loads every WorkloadEvery time units (its
 	// Apply sees a tokendist.State of the current loads with Steps counting its calls);
@@ -48,8 +52,6 @@ type Options struct {
 	// larger of DefaultCheckEvery and 4(n + 2m), so that the O(n + m) full checks cost
 	// O(1) per event amortized); the O(1) checks run after every event regardless.
 	CheckEvery int64
-
-	broken broken // a deliberately wrong handoff, for the tests
 }
 
 // Result is the outcome of Simulate.
@@ -94,9 +96,49 @@ func (e *ConservationError) Error() string {
 	return fmt.Sprintf("%sasync: token conservation broken at time %g (event %d): %s", errs.Prefix, e.Time, e.Event, e.Detail)
 }
 
+// node is what the simulator drives on each node: a count machine (counter), or in the
+// tests a wrapper of one that breaks the protocol. Peers read each other's sequence
+// state and logs through it for the O(1) checks of deliveries and acknowledgements.
+type node interface {
+	Start() error
+	Step(handoff.Datagram) error
+	Tick(now int64) error
+	SetLoad(int64) error
+	HasReady() bool
+	Ready() handoff.Ready
+	Advance()
+	NodeContext() *tokendist.NodeContext
+	Program() tokendist.NodeProgram
+	Stats() handoff.Stats
+	Idle() bool
+	Unacked() int
+	Sequence(port int) handoff.Sequence
+	Logged(port int, seq uint64) (tokendist.Message, bool)
+	// restore returns a node of the same kind rebuilt from the persisted state, around
+	// the fresh program prog, for node v of s (after a crash).
+	restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error)
+}
+
+// counter is the node of every Simulate run: a handoff.CountMachine.
+type counter struct{ *handoff.CountMachine }
+
+func (counter) restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error) {
+	m, err := handoff.RestoreCountMachine(prog, s.config(v), state)
+	if err != nil {
+		return nil, err
+	}
+	return counter{m}, nil
+}
+
+// newNode makes the node that the simulator drives on node v of s around a new
+// machine; Simulate's is plain (counter), the tests' may break the protocol.
+type newNode func(s *sim, v int, m *handoff.CountMachine) node
+
+func plain(_ *sim, _ int, m *handoff.CountMachine) node { return counter{m} }
+
 // simNode is the simulator's view of one node.
 type simNode struct {
-	nd       *Node
+	nd       node
 	store    []byte  // the persisted state
 	load     int64   // the persisted load
 	period   float64 // tick interval
@@ -105,10 +147,10 @@ type simNode struct {
 	ticking  bool    // a tick event is pending
 	down     bool
 	busy     bool // program not idle
-	armed    CrashPoint
+	armed    faults.CrashPoint
 	armedOn  bool
-	armedFor float64   // down time of the armed crash
-	stats    NodeStats // of earlier incarnations
+	armedFor float64       // down time of the armed crash
+	stats    handoff.Stats // of earlier incarnations
 }
 
 type sim struct {
@@ -116,14 +158,14 @@ type sim struct {
 	g     *tokendist.Graph
 	progs tokendist.NodePrograms
 	opts  Options
-	model NetworkModel
-	off   []int     // CSR offsets of the edge ends
-	rev   []int32   // rev[e]: the receiver's port of edge end e
-	link  []Delay   // per edge end, when LinkDelay is set
-	fifo  []float64 // per edge end: the latest arrival of a datagram sent in order on it
+	model faults.Model
+	off   []int          // CSR offsets of the edge ends
+	rev   []int32        // rev[e]: the receiver's port of edge end e
+	link  []faults.Delay // per edge end, when LinkDelay is set
+	fifo  []float64      // per edge end: the latest arrival of a datagram sent in order on it
 	nodes []simNode
 	q     eventHeap
-	pool  []Datagram
+	pool  []handoff.Datagram
 	free  []int32
 	r     *rand.Rand
 	now   float64
@@ -132,16 +174,15 @@ type sim struct {
 	sumLoad, inFlight, undelivered int64
 	expected                       int64
 	busy, down                     int
-	pend                           []Datagram
-	stbuf, scr                     []byte
-	lent                           *Node
+	scratch                        handoff.Scratch // shared by every node's machine
+	base                           handoff.Stats   // the handled node's stats before the event
 	wlState                        tokendist.State
 	lastCheck                      int64
 }
 
 // Simulate runs the node programs progs on net from loads in the event-driven
-// simulator, with the handoff protocol (Node) on every link and the network and fault
-// model of opts.Network. A nil opts is the zero Options.
+// simulator, with the handoff protocol (a handoff.CountMachine on every node) on every
+// link and the fault model of opts.Faults. A nil opts is the zero Options.
 //
 // Schedule: with unit delays and no faults the run follows the synchronous schedule:
 // at time 0 every node starts, in increasing node order; a datagram sent at time t
@@ -161,19 +202,21 @@ type sim struct {
 // O(log(events pending)) per event plus the programs' calls and a node's state
 // encoding per event that changes it; memory O(n + m + pending events + logs).
 func Simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options) (Result, error) {
+	return simulate(ctx, net, progs, loads, opts, plain)
+}
+
+// simulate is Simulate with the nodes that mk makes.
+func simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options, mk newNode) (Result, error) {
 	s := &sim{ctx: ctx, progs: progs}
 	s.res.Status = tokendist.StatusFailed
 	if opts != nil {
 		s.opts = *opts
 	}
-	err := s.init(net, loads)
+	err := s.init(net, loads, mk)
 	if err == nil {
 		err = s.run()
 		if err == nil && s.res.Status == tokendist.StatusDone {
 			err = s.fullCheck()
-		}
-		if testHookEnd != nil {
-			testHookEnd(s)
 		}
 	}
 	s.finish()
@@ -183,7 +226,7 @@ func Simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePr
 	return s.res, err
 }
 
-func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
+func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) error {
 	if s.ctx == nil {
 		s.ctx = context.Background()
 	}
@@ -227,12 +270,10 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 	if o.MaxEvents == 0 {
 		o.MaxEvents = DefaultMaxEvents
 	}
-	if err := o.Network.Validate(n); err != nil {
+	if err := o.Faults.Validate(n); err != nil {
 		return err
 	}
-	s.model = o.Network
-	s.model.Delay = s.model.Delay.normal()
-	s.model.DownTime = s.model.DownTime.normal()
+	s.model = o.Faults
 	if s.model.ReorderDelay == 0 {
 		s.model.ReorderDelay = 4
 	}
@@ -268,14 +309,14 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 		}
 	}
 	if s.model.LinkDelay != nil {
-		s.link = make([]Delay, s.off[n])
+		s.link = make([]faults.Delay, s.off[n])
 		for v := range n {
 			for p, w := range g.Neighbors(v) {
 				d := s.model.LinkDelay(v, int(w))
-				if err := d.check(fmt.Sprintf("LinkDelay(%d, %d)", v, w)); err != nil {
-					return err
+				if err := d.Validate(); err != nil {
+					return errs.Wrapf(err, "LinkDelay(%d, %d)", v, w)
 				}
-				s.link[s.off[v]+p] = d.normal()
+				s.link[s.off[v]+p] = d
 			}
 		}
 	}
@@ -313,18 +354,17 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 		if err != nil {
 			return err
 		}
-		nd, err := NewNode(prog, s.config(v, loads[v]))
+		m, err := handoff.NewCountMachine(prog, s.config(v), loads[v])
 		if err != nil {
 			return err
 		}
-		nd.brk = o.broken
+		nd := mk(s, v, m)
 		s.nodes[v].nd = nd
-		s.lend(nd)
+		s.begin(v)
 		err = nd.Start()
 		if err == nil {
 			err = s.flush(v)
 		}
-		s.reclaim()
 		if err != nil {
 			return err
 		}
@@ -343,18 +383,14 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads) error {
 	return nil
 }
 
-// testHookEnd, when set by a test, sees the simulator at the end of a run (to measure
-// its memory).
-var testHookEnd func(*sim)
-
 const (
 	netDomain   = 0x6e65742d72616e64 // "net-rand"
 	driftDomain = 0x6472696674000000 // "drift"
 )
 
-func (s *sim) config(v int, load int64) NodeConfig {
-	return NodeConfig{ID: v, Degree: s.off[v+1] - s.off[v], Load: load, Rounds: s.opts.Rounds,
-		Seed: s.opts.Seed, RetransmitTicks: s.opts.RetransmitTicks}
+func (s *sim) config(v int) handoff.Config {
+	return handoff.Config{ID: v, Degree: s.off[v+1] - s.off[v], Rounds: s.opts.Rounds,
+		Seed: s.opts.Seed, RetransmitTicks: s.opts.RetransmitTicks, Scratch: &s.scratch}
 }
 
 func (s *sim) program(v int) (p tokendist.NodeProgram, err error) {
@@ -363,10 +399,8 @@ func (s *sim) program(v int) (p tokendist.NodeProgram, err error) {
 			err = fmt.Errorf("%sNodePrograms.Program(%d) panicked: %v", errs.Prefix, v, r)
 		}
 	}()
+	// A nil program is refused by handoff.NewCountMachine and RestoreCountMachine.
 	p, err = s.progs.Program(v)
-	if err == nil && isNil(p) {
-		err = errs.BadParam("NodePrograms.Program(%d) returned a nil program", v)
-	}
 	return p, errs.Wrapf(err, "NodePrograms.Program(%d)", v)
 }
 
@@ -375,27 +409,23 @@ func (s *sim) conservation(format string, args ...any) error {
 	return &ConservationError{Time: s.now, Event: s.res.Events, Detail: fmt.Sprintf(format, args...)}
 }
 
+// begin records node v's stats before an event changes its machine, for flush's
+// ledger.
+func (s *sim) begin(v int) { s.base = s.nodes[v].nd.Stats() }
+
 // flush persists and sends node v's Ready (with the crash points), updates the
-// ledger and the node's tick. The O(1) conservation check runs here.
+// ledger (from the machine's stats since begin) and the node's tick. The O(1)
+// conservation check runs here.
 func (s *sim) flush(v int) error {
 	sn := &s.nodes[v]
 	nd := sn.nd
 	if nd.HasReady() {
 		rd := nd.Ready()
-		sent := false
-		switch s.opts.broken {
-		case brokenSendBeforePersist:
-			s.sendAll(v, rd.Datagrams, Data)
-			s.sendAll(v, rd.Datagrams, Ack)
-			sent = true
-		case brokenAckBeforePersist:
-			s.sendAll(v, rd.Datagrams, Ack)
-		}
-		if sn.armedOn && sn.armed == CrashBeforePersist {
+		if sn.armedOn && sn.armed == faults.CrashBeforePersist {
 			return s.crash(v)
 		}
 		if rd.State != nil {
-			load, err := StateLoad(rd.State)
+			load, err := handoff.StateLoad(rd.State)
 			if err != nil {
 				return err
 			}
@@ -406,8 +436,10 @@ func (s *sim) flush(v int) error {
 			s.sumLoad += load - sn.load
 			sn.load = load
 		}
-		s.inFlight += nd.evLogged - nd.evDelivered
-		s.undelivered += nd.evLoggedN - nd.evDeliveredN
+		st := nd.Stats()
+		s.inFlight += (st.TokensLogged - s.base.TokensLogged) - (st.TokensDelivered - s.base.TokensDelivered)
+		s.undelivered += (st.Logged - s.base.Logged) - (st.Delivered - s.base.Delivered)
+		s.base = st
 		if s.sumLoad+s.inFlight != s.expected {
 			return s.conservation("after node %d persisted: Σ loads %d + in flight %d ≠ initial + arrived − completed = %d",
 				v, s.sumLoad, s.inFlight, s.expected)
@@ -415,18 +447,11 @@ func (s *sim) flush(v int) error {
 		if s.inFlight < 0 || s.undelivered < 0 {
 			return s.conservation("after node %d persisted: %d tokens in %d datagrams in flight", v, s.inFlight, s.undelivered)
 		}
-		if sn.armedOn && sn.armed == CrashBeforeSend {
+		if sn.armedOn && sn.armed == faults.CrashBeforeSend {
 			nd.Advance()
 			return s.crash(v)
 		}
-		if !sent {
-			switch s.opts.broken {
-			case brokenAckBeforePersist:
-				s.sendAll(v, rd.Datagrams, Data)
-			default:
-				s.sendAll(v, rd.Datagrams, 0)
-			}
-		}
+		s.sendAll(v, rd.Datagrams, 0)
 		nd.Advance()
 	}
 	s.refresh(v)
@@ -437,7 +462,7 @@ func (s *sim) flush(v int) error {
 func (s *sim) refresh(v int) {
 	s.refreshBusy(v)
 	sn := &s.nodes[v]
-	if !sn.down && !sn.ticking && (sn.busy || sn.nd.unacked > 0) {
+	if !sn.down && !sn.ticking && (sn.busy || sn.nd.Unacked() > 0) {
 		// The next multiple of the period at or after now, after the last tick.
 		k := int64(math.Ceil(s.now / sn.period))
 		if float64(k)*sn.period < s.now {
@@ -455,7 +480,7 @@ func (s *sim) refresh(v int) {
 }
 
 // sendAll hands v's datagrams of the given kind (0: all) to the network.
-func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
+func (s *sim) sendAll(v int, ds []handoff.Datagram, kind handoff.DatagramKind) {
 	for i := range ds {
 		d := &ds[i]
 		if kind != 0 && d.Kind != kind {
@@ -475,9 +500,9 @@ func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
 			}
 			var delay float64
 			if s.link != nil {
-				delay = s.link[e].sample(s.r)
+				delay = s.link[e].Sample(s.r)
 			} else {
-				delay = s.model.Delay.sample(s.r)
+				delay = s.model.Delay.Sample(s.r)
 			}
 			at := s.now + delay
 			if s.model.Reorder > 0 && s.r.Float64() < s.model.Reorder {
@@ -486,7 +511,7 @@ func (s *sim) sendAll(v int, ds []Datagram, kind DatagramKind) {
 				at = max(at, s.fifo[e]) // a link keeps its order unless a datagram is reordered
 				s.fifo[e] = at
 			}
-			if d.Kind == Ack {
+			if d.Kind == handoff.DatagramAck {
 				s.q.push(at, nodeKey(w, classArrival, int(s.rev[e]))|ackBit, int64(d.Seq))
 				continue
 			}
@@ -504,25 +529,8 @@ func (s *sim) alloc() int32 {
 		s.free = s.free[:k-1]
 		return slot
 	}
-	s.pool = append(s.pool, Datagram{})
+	s.pool = append(s.pool, handoff.Datagram{})
 	return int32(len(s.pool) - 1)
-}
-
-// lend gives nd the simulator's scratch buffers (outgoing datagrams, state encoding)
-// for one event, so that a million nodes do not each keep their own; reclaim takes
-// them back. Between events a Node holds no datagram and its encoded state is in the
-// store.
-func (s *sim) lend(nd *Node) {
-	nd.pending, nd.state, nd.scratch = s.pend[:0], s.stbuf[:0], s.scr[:0]
-	s.lent = nd
-}
-
-func (s *sim) reclaim() {
-	if nd := s.lent; nd != nil {
-		s.pend, s.stbuf, s.scr = nd.pending[:0], nd.state[:0], nd.scratch[:0]
-		nd.pending, nd.state, nd.scratch = nil, nil, nil
-		s.lent = nil
-	}
 }
 
 // crash takes node v down: its memory is rebuilt from its persisted state at once (a
@@ -536,12 +544,11 @@ func (s *sim) crash(v int) error {
 	if err != nil {
 		return err
 	}
-	nd, err := RestoreNode(prog, s.config(v, 0), sn.store)
+	nd, err := old.restore(s, v, prog, sn.store)
 	if err != nil {
 		return err
 	}
-	nd.brk = old.brk
-	st := old.stats
+	st := old.Stats()
 	sn.stats.Retransmissions += st.Retransmissions
 	sn.stats.Duplicates += st.Duplicates
 	sn.stats.OutOfOrder += st.OutOfOrder
@@ -559,7 +566,7 @@ func (s *sim) crash(v int) error {
 // refreshBusy updates the count of nodes whose program is not idle.
 func (s *sim) refreshBusy(v int) {
 	sn := &s.nodes[v]
-	busy := !sn.nd.ProgramIdle()
+	busy := !sn.nd.Program().Idle()
 	if busy != sn.busy {
 		if busy {
 			s.busy++
@@ -626,23 +633,20 @@ func (s *sim) handle(ev *event) error {
 	case classCrash:
 		return s.crashEvent(v, ev)
 	case classArrival:
-		var d Datagram
+		var d handoff.Datagram
 		if ev.ack() {
-			d = Datagram{Port: ev.port(), Kind: Ack, Seq: uint64(ev.ref)}
+			d = handoff.Datagram{Port: ev.port(), Kind: handoff.DatagramAck, Seq: uint64(ev.ref)}
 		} else {
 			slot := int32(ev.ref)
 			d = s.pool[slot]
-			s.pool[slot] = Datagram{}
+			s.pool[slot] = handoff.Datagram{}
 			s.free = append(s.free, slot)
 		}
 		if sn.down {
 			s.res.Lost++
 			return nil
 		}
-		s.lend(sn.nd)
-		err := s.arrive(v, d)
-		s.reclaim()
-		return err
+		return s.arrive(v, d)
 	case classTick:
 		if ev.ref != int64(sn.inc) || sn.down || !sn.ticking {
 			return nil
@@ -656,38 +660,38 @@ func (s *sim) handle(ev *event) error {
 		if sn.nd.Idle() {
 			return nil
 		}
-		s.lend(sn.nd)
-		err := sn.nd.Tick(k)
-		if err == nil {
-			err = s.flush(v)
+		s.begin(v)
+		if err := sn.nd.Tick(k); err != nil {
+			return err
 		}
-		s.reclaim()
-		return err
+		return s.flush(v)
 	}
 	return nil
 }
 
 // arrive hands datagram d to node v and checks it against the sender's persisted log.
-func (s *sim) arrive(v int, d Datagram) error {
+func (s *sim) arrive(v int, d handoff.Datagram) error {
 	nd := s.nodes[v].nd
 	e := s.off[v] + d.Port
 	u := int(s.g.Neighbors(v)[d.Port])
-	peer := &s.nodes[u].nd.links[s.rev[e]] // the other end of the link, as persisted
-	if d.Kind == Ack && d.Seq > peer.delivered {
+	pnd, pport := s.nodes[u].nd, int(s.rev[e]) // the other end of the link, as persisted
+	peer := pnd.Sequence(pport)
+	if d.Kind == handoff.DatagramAck && d.Seq > peer.Delivered {
 		return s.conservation("node %d port %d received ack %d from node %d, which has delivered only %d: the tokens of %d..%d are lost",
-			v, d.Port, d.Seq, u, peer.delivered, peer.delivered+1, d.Seq)
+			v, d.Port, d.Seq, u, peer.Delivered, peer.Delivered+1, d.Seq)
 	}
-	before, had := nd.evDeliveredN, nd.links[d.Port].delivered
+	s.begin(v)
+	had := nd.Sequence(d.Port).Delivered
 	err := nd.Step(d)
 	// A delivery is checked even when the program then failed on it.
-	if nd.evDeliveredN != before {
+	if nd.Stats().Delivered != s.base.Delivered {
 		if d.Seq <= had {
 			return s.conservation("node %d delivered datagram %d (%d tokens) from node %d again: it had delivered %d",
 				v, d.Seq, d.Msg.Tokens, u, had)
 		}
-		if d.Seq <= peer.acked || d.Seq >= peer.next || peer.log[d.Seq-peer.acked-1].Tokens != d.Msg.Tokens {
+		if m, ok := pnd.Logged(pport, d.Seq); !ok || m.Tokens != d.Msg.Tokens {
 			return s.conservation("node %d delivered datagram %d (%d tokens) from node %d, whose persisted log holds %d..%d",
-				v, d.Seq, d.Msg.Tokens, u, peer.acked+1, peer.next-1)
+				v, d.Seq, d.Msg.Tokens, u, peer.Acked+1, peer.Next-1)
 		}
 	}
 	if err != nil {
@@ -715,9 +719,9 @@ func (s *sim) crashEvent(v int, ev *event) error {
 		if sn.down {
 			return nil
 		}
-		p := CrashPoint(s.r.IntN(3))
-		sn.armedFor = s.model.DownTime.sample(s.r)
-		if p == CrashIdle {
+		p := faults.CrashPoint(s.r.IntN(3))
+		sn.armedFor = s.model.DownTime.Sample(s.r)
+		if p == faults.CrashIdle {
 			sn.armedOn = true
 			return s.crash(v)
 		}
@@ -730,7 +734,7 @@ func (s *sim) crashEvent(v int, ev *event) error {
 	}
 	sn.armedFor = c.DownFor
 	sn.armed, sn.armedOn = c.Point, true
-	if c.Point == CrashIdle {
+	if c.Point == faults.CrashIdle {
 		return s.crash(v)
 	}
 	return nil
@@ -740,7 +744,7 @@ func (s *sim) crashEvent(v int, ev *event) error {
 func (s *sim) workload() error {
 	st := &s.wlState
 	for v := range s.nodes {
-		st.Loads[v] = s.nodes[v].nd.ctx.Load
+		st.Loads[v] = s.nodes[v].nd.NodeContext().Load
 	}
 	st.Steps++
 	st.Time = int64(s.now)
@@ -755,31 +759,29 @@ func (s *sim) workload() error {
 	var delta int64
 	for v := range s.nodes {
 		sn := &s.nodes[v]
-		if st.Loads[v] == sn.nd.ctx.Load {
+		if st.Loads[v] == sn.nd.NodeContext().Load {
 			continue
 		}
-		delta += st.Loads[v] - sn.nd.ctx.Load
-		s.expected += st.Loads[v] - sn.nd.ctx.Load
+		delta += st.Loads[v] - sn.nd.NodeContext().Load
+		s.expected += st.Loads[v] - sn.nd.NodeContext().Load
+		s.begin(v)
 		if err := sn.nd.SetLoad(st.Loads[v]); err != nil {
 			return errs.Wrapf(err, "workload %v", s.opts.Workload)
 		}
 		armed := sn.armedOn
 		sn.armedOn = false // the workload's change is persisted at once
-		s.lend(sn.nd)
 		if sn.down {
-			// A down node's storage takes the change; nothing is sent.
+			// A down node's storage takes the change; nothing is sent (SetLoad
+			// logs and delivers nothing, so the ledger's in-flight part stays).
 			rd := sn.nd.Ready()
 			sn.store = append(sn.store[:0], rd.State...)
 			s.sumLoad += st.Loads[v] - sn.load
 			sn.load = st.Loads[v]
-			s.inFlight += sn.nd.evLogged - sn.nd.evDelivered
 			sn.nd.Advance()
 			s.refreshBusy(v)
 		} else if err := s.flush(v); err != nil {
-			s.reclaim()
 			return err
 		}
-		s.reclaim()
 		sn.armedOn = armed
 	}
 	if delta != a-c {
@@ -795,29 +797,28 @@ func (s *sim) fullCheck() error {
 	var sum, fl, cnt int64
 	for v := range s.nodes {
 		sn := &s.nodes[v]
-		load, err := StateLoad(sn.store)
+		load, err := handoff.StateLoad(sn.store)
 		if err != nil {
 			return err
 		}
-		if load < 0 || load != sn.nd.ctx.Load {
-			return s.conservation("node %d: persisted load %d, in memory %d", v, load, sn.nd.ctx.Load)
+		if load < 0 || load != sn.nd.NodeContext().Load {
+			return s.conservation("node %d: persisted load %d, in memory %d", v, load, sn.nd.NodeContext().Load)
 		}
 		sum += load
 		nb := s.g.Neighbors(v)
-		for p := range sn.nd.links {
-			l := &sn.nd.links[p]
-			peer := &s.nodes[nb[p]].nd.links[s.rev[s.off[v]+p]]
-			if l.acked > peer.delivered {
-				return s.conservation("node %d port %d: datagrams up to %d acknowledged, node %d delivered only %d", v, p, l.acked, nb[p], peer.delivered)
+		for p := range nb {
+			l := sn.nd.Sequence(p)
+			peer := s.nodes[nb[p]].nd.Sequence(int(s.rev[s.off[v]+p]))
+			if l.Acked > peer.Delivered {
+				return s.conservation("node %d port %d: datagrams up to %d acknowledged, node %d delivered only %d", v, p, l.Acked, nb[p], peer.Delivered)
 			}
-			if peer.delivered >= l.next {
-				return s.conservation("node %d delivered %d datagrams from node %d, which sent %d", nb[p], peer.delivered, v, l.next-1)
+			if peer.Delivered >= l.Next {
+				return s.conservation("node %d delivered %d datagrams from node %d, which sent %d", nb[p], peer.Delivered, v, l.Next-1)
 			}
-			for i, m := range l.log {
-				if l.acked+1+uint64(i) > peer.delivered {
-					fl += m.Tokens
-					cnt++
-				}
+			for seq := max(l.Acked, peer.Delivered) + 1; seq < l.Next; seq++ {
+				m, _ := sn.nd.Logged(p, seq)
+				fl += m.Tokens
+				cnt++
 			}
 		}
 	}
@@ -842,11 +843,11 @@ func (s *sim) finish() {
 		if sn.nd == nil {
 			continue
 		}
-		c := sn.nd.Context()
+		c := sn.nd.NodeContext()
 		s.res.Loads[v] = c.Load
 		s.res.Moved += c.Moved
 		s.res.Messages += c.Messages
-		st := sn.nd.stats
+		st := sn.nd.Stats()
 		s.res.Retransmissions += sn.stats.Retransmissions + st.Retransmissions
 		s.res.Duplicates += sn.stats.Duplicates + st.Duplicates
 		s.res.OutOfOrder += sn.stats.OutOfOrder + st.OutOfOrder
@@ -854,3 +855,5 @@ func (s *sim) finish() {
 	s.res.InFlight = s.inFlight
 	s.res.Undelivered = s.undelivered
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

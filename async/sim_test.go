@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 )
 
 func randomLoads(n int, seed uint64, max int64) tokendist.Loads {
@@ -224,9 +225,9 @@ func TestDeterministic(t *testing.T) {
 	g, _ := tokendist.RandomRegular(30, 4, 2)
 	loads := randomLoads(30, 1, 300)
 	opts := func() *Options {
-		return &Options{Rounds: 6, Seed: 11, Network: NetworkModel{
-			Delay: Exponential(0.2, 1), Loss: 0.1, Duplicate: 0.1, Reorder: 0.1, Drift: 0.1, CrashRate: 0.01,
-			DownTime: Uniform(1, 3),
+		return &Options{Rounds: 6, Seed: 11, Faults: faults.Model{
+			Delay: faults.Exponential(0.2, 1), Loss: 0.1, Duplicate: 0.1, Reorder: 0.1, Drift: 0.1, CrashRate: 0.01,
+			DownTime: faults.Uniform(1, 3),
 		}}
 	}
 	a, err := Simulate(context.Background(), g, sharePrograms{}, loads, opts())
@@ -256,15 +257,15 @@ func TestErrors(t *testing.T) {
 	loads := randomLoads(6, 1, 10)
 	bad := []*Options{
 		{Rounds: -1},
-		{Network: NetworkModel{Loss: 1.5}},
-		{Network: NetworkModel{Loss: 1}},
-		{Network: NetworkModel{Delay: Uniform(2, 1)}},
-		{Network: NetworkModel{Delay: Delay{Kind: 9}}},
-		{Network: NetworkModel{Drift: 1}},
-		{Network: NetworkModel{TickInterval: []float64{1}}},
-		{Network: NetworkModel{Crashes: []Crash{{Node: 6}}}},
-		{Network: NetworkModel{Crashes: []Crash{{Node: 1, Point: 7}}}},
-		{Network: NetworkModel{CrashRate: -1}},
+		{Faults: faults.Model{Loss: 1.5}},
+		{Faults: faults.Model{Loss: 1}},
+		{Faults: faults.Model{Delay: faults.Uniform(2, 1)}},
+		{Faults: faults.Model{Delay: faults.Delay{Kind: 9}}},
+		{Faults: faults.Model{Drift: 1}},
+		{Faults: faults.Model{TickInterval: []float64{1}}},
+		{Faults: faults.Model{Crashes: []faults.Crash{{Node: 6}}}},
+		{Faults: faults.Model{Crashes: []faults.Crash{{Node: 1, Point: 7}}}},
+		{Faults: faults.Model{CrashRate: -1}},
 		{MaxTime: -1},
 	}
 	for i, o := range bad {
@@ -368,7 +369,7 @@ func TestTickIntervals(t *testing.T) {
 	g, _ := tokendist.Path(2)
 	tp := &tickPrograms{nows: make([][]int64, 2)}
 	res, err := Simulate(context.Background(), g, tp, tokendist.Loads{0, 0},
-		&Options{Network: NetworkModel{TickInterval: []float64{2, 0.5}}})
+		&Options{Faults: faults.Model{TickInterval: []float64{2, 0.5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,11 +379,28 @@ func TestTickIntervals(t *testing.T) {
 	}
 	tp = &tickPrograms{nows: make([][]int64, 2)}
 	res, err = Simulate(context.Background(), g, tp, tokendist.Loads{0, 0},
-		&Options{Seed: 2, Network: NetworkModel{TickInterval: []float64{2, 0.5}, Drift: 0.3}})
+		&Options{Seed: 2, Faults: faults.Model{TickInterval: []float64{2, 0.5}, Drift: 0.3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(tp.nows[0], want) || res.Time == 12 || res.Time < 12*0.7 || res.Time > 12*1.3 {
 		t.Fatalf("with drift: Now %v, time %v", tp.nows[0], res.Time)
+	}
+}
+
+// nilPrograms returns a typed nil program for every node.
+type nilPrograms struct{}
+
+func (nilPrograms) Program(int) (tokendist.NodeProgram, error) {
+	var p *shareProgram
+	return p, nil
+}
+
+// TestSimulateNilProgram: a nil program fails the run with an error naming the node.
+func TestSimulateNilProgram(t *testing.T) {
+	g, _ := tokendist.Ring(4)
+	_, err := Simulate(context.Background(), g, nilPrograms{}, tokendist.Loads{1, 2, 3, 4}, nil)
+	if !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), "node 0: nil program") {
+		t.Fatalf("nil program: %v", err)
 	}
 }

@@ -622,7 +622,7 @@ const maxModels = 4096
 
 // networkModels parses the network_model block: a mapping, or a list of mappings, with
 // the keys of registry.NetworkModel's JSON form (unknown keys are errors), each checked
-// with async's Validate. In a mapping, a list where a single value is expected (loss:
+// with faults.Model.Validate. In a mapping, a list where a single value is expected (loss:
 // [0, 0.1], or max: [1, 4] inside delay) is an axis: the mapping stands for the
 // cartesian product of its lists, keys in sorted order, the last varying fastest.
 // crashes is a list by nature, not an axis.
@@ -719,7 +719,7 @@ func (p *parser) networkModel(n *yaml.Node, key string, raw any) (*registry.Netw
 	if err := dec.Decode(m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, p.errf(n, key+"."+strings.TrimPrefix(te.Field, "NetworkModel."), "want a %s, got a %s", te.Type, te.Value)
+			return nil, p.errf(n, key+"."+strings.TrimPrefix(te.Field, "Model."), "want a %s, got a %s", te.Type, te.Value)
 		}
 		if !errors.Is(err, tokendist.ErrBadParameter) {
 			err = fmt.Errorf("%w: %s", tokendist.ErrBadParameter, strings.TrimPrefix(err.Error(), "json: "))

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -376,8 +376,8 @@ func TestNetworkModelBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := runs[0].Spec.NetworkModel
-	if m == nil || m.Loss != 0.1 || m.Delay.Kind != async.DelayUniform || m.Delay.Max != 2 || m.Patience != 3 ||
-		len(m.Crashes) != 1 || m.Crashes[0].Point != async.CrashBeforePersist || m.DownTime.Mean != 2 {
+	if m == nil || m.Loss != 0.1 || m.Delay.Kind != faults.DelayUniform || m.Delay.Max != 2 || m.Patience != 3 ||
+		len(m.Crashes) != 1 || m.Crashes[0].Point != faults.CrashBeforePersist || m.DownTime.Mean != 2 {
 		t.Fatalf("network model %+v", m)
 	}
 	plain, err := parse(t, asyncFile[:strings.Index(asyncFile, "network_model:")], false)

@@ -40,7 +40,7 @@ type Config struct {
 	Peers map[int]string `json:"peers"`
 	// Tick is the period of the node's local timer (0: 10 ms).
 	Tick Duration `json:"tick,omitempty"`
-	// RetransmitTicks is async.NodeConfig.RetransmitTicks (0: its default).
+	// RetransmitTicks is handoff.Config.RetransmitTicks (0: its default).
 	RetransmitTicks int64 `json:"retransmit_ticks,omitempty"`
 }
 

@@ -10,7 +10,7 @@
 //
 // # The node
 //
-// Node wraps an async.Node in item mode around the node program of the Config's
+// Node wraps a handoff.ItemMachine around the node program of the Config's
 // algorithm (tokendist.NodeAlgorithm): the node's load is a list of item IDs (jobs,
 // shards, sessions) that move with the tokens, and work arrives and finishes through
 // AddItems and CompleteItems, or POST /work and POST /complete of Handler. One

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/wire"
 )
 
 // frameVersion is the first byte of every frame; a frame of another version is
@@ -20,7 +21,7 @@ const maxFrameItems = 1 << 20
 // receiver knows the link from the sender's ID) to b and returns the result. The
 // encoding is versioned: a version byte, the kind, the sequence number, the message
 // (kind, flags, round, value, tokens) and the item IDs, as varints. O(len(d.Items)).
-func AppendFrame(b []byte, d async.Datagram) []byte {
+func AppendFrame(b []byte, d handoff.Datagram) []byte {
 	b = append(b, frameVersion, byte(d.Kind))
 	b = binary.AppendUvarint(b, d.Seq)
 	b, _ = d.Msg.AppendBinary(b)
@@ -35,56 +36,37 @@ func AppendFrame(b []byte, d async.Datagram) []byte {
 // error wrapping tokendist.ErrBadParameter, quoting the bytes, for anything else (a
 // wrong version, an unknown kind, a truncated or over-long frame, negative tokens);
 // it never panics, and allocates at most one ID per input byte. O(len(b)).
-func DecodeFrame(b []byte, port int) (async.Datagram, error) {
-	bad := func(what string) (async.Datagram, error) {
-		return async.Datagram{}, errs.BadParam("frame %s: %s", errs.Quote(b), what)
+func DecodeFrame(b []byte, port int) (handoff.Datagram, error) {
+	bad := func(what string) (handoff.Datagram, error) {
+		return handoff.Datagram{}, errs.BadParam("frame %s: %s", errs.Quote(b), what)
 	}
 	if len(b) < 2 || b[0] != frameVersion {
 		return bad("not a version-1 frame")
 	}
-	d := async.Datagram{Port: port, Kind: async.DatagramKind(b[1])}
-	if d.Kind != async.Data && d.Kind != async.Ack {
+	d := handoff.Datagram{Port: port, Kind: handoff.DatagramKind(b[1])}
+	if d.Kind != handoff.DatagramData && d.Kind != handoff.DatagramAck {
 		return bad("unknown kind")
 	}
-	r := reader{b: b[2:]}
-	d.Seq = r.uvarint()
-	if !r.err {
-		m, used, err := tokendist.DecodeMessage(r.b)
+	r := wire.NewReader(b[2:])
+	d.Seq = r.Uvarint()
+	if !r.Failed() {
+		m, used, err := tokendist.DecodeMessage(r.Rest())
 		if err != nil {
 			return bad("bad message")
 		}
-		d.Msg, r.b = m, r.b[used:]
+		d.Msg = m
+		r.Skip(used)
 	}
-	k := r.uvarint()
-	if r.err || k > uint64(len(r.b)) || k > maxFrameItems {
+	k := r.Uvarint()
+	if r.Failed() || k > uint64(r.Len()) || k > maxFrameItems {
 		return bad("bad header or message")
 	}
-	if k > 0 {
-		d.Items = make([]uint64, k)
-		for i := range d.Items {
-			d.Items[i] = r.uvarint()
-		}
-	}
-	if r.err || len(r.b) != 0 {
+	d.Items = r.Uvarints(int64(k))
+	if r.Failed() || r.Len() != 0 {
 		return bad("truncated or trailing bytes")
 	}
-	if d.Kind == async.Ack && (d.Msg != (tokendist.Message{}) || k != 0) {
+	if d.Kind == handoff.DatagramAck && (d.Msg != (tokendist.Message{}) || k != 0) {
 		return bad("an ack with a message")
 	}
 	return d, nil
-}
-
-type reader struct {
-	b   []byte
-	err bool
-}
-
-func (r *reader) uvarint() uint64 {
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.err, r.b = true, nil
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -189,7 +189,7 @@ func exactlyOnce(expected []uint64, found []uint64) (lost, doubled, unknown []ui
 func auditStores(t testing.TB, b built, cfgs []Config) (items []uint64, loads []int64) {
 	t.Helper()
 	n := b.g.Order()
-	states := make([]async.PersistedState, n)
+	states := make([]handoff.State, n)
 	for v := range n {
 		s, err := OpenBoltStore(filepath.Join(cfgs[v].Data, StoreFile), nil)
 		if err != nil {
@@ -200,7 +200,7 @@ func auditStores(t testing.TB, b built, cfgs []Config) (items []uint64, loads []
 		if err != nil {
 			t.Fatal(err)
 		}
-		if states[v], err = async.ReadState(raw); err != nil {
+		if states[v], err = handoff.DecodeState(raw); err != nil {
 			t.Fatal(err)
 		}
 	}

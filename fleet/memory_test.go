@@ -16,8 +16,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/tokendist/tokendist/async"
 	"github.com/tokendist/tokendist/fleet/internal/brokenstore"
+	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -444,13 +444,13 @@ func (f *memFleet) loads() []int64 {
 func (f *memFleet) audit() (items []uint64, loads []int64) {
 	f.t.Helper()
 	n := len(f.nodes)
-	states := make([]async.PersistedState, n)
+	states := make([]handoff.State, n)
 	for v := range n {
 		raw, err := f.disks[v].Reopen().Load()
 		if err != nil {
 			f.t.Fatal(err)
 		}
-		if states[v], err = async.ReadState(raw); err != nil {
+		if states[v], err = handoff.DecodeState(raw); err != nil {
 			f.t.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/registry"
 )
@@ -44,7 +44,7 @@ const StoreFile = "node.db"
 // range (for example by setting the top bit).
 func InitialItemID(v, i int) uint64 { return uint64(v)<<32 | uint64(uint32(i)) }
 
-// Node is one node of a fleet: its handoff state machine (async.Node in item mode,
+// Node is one node of a fleet: its handoff state machine (a handoff.ItemMachine,
 // around the algorithm's node program), its Store and its Transport, driven by one
 // goroutine (Run). After every event it persists the state the handoff asks for, and
 // only then sends the datagrams of that state, so that a kill -9 at any point loses
@@ -60,8 +60,9 @@ type Node struct {
 	nbrs     []int       // port -> neighbour ID
 	portOf   map[int]int // neighbour ID -> port
 	progs    tokendist.NodePrograms
-	acfg     async.NodeConfig
-	nd       *async.Node
+	acfg     handoff.Config
+	items    []uint64 // the initial items, until the node starts
+	nd       *handoff.ItemMachine
 	store    Store
 	tr       Transport
 	tick     time.Duration
@@ -99,7 +100,7 @@ type Status struct {
 	Load     int64 `json:"load"`
 	InFlight int64 `json:"in_flight"`
 	Unacked  int   `json:"unacked"`
-	// Idle reports async.Node.Idle: the program is idle and nothing is unacknowledged.
+	// Idle reports handoff.Machine.Idle: the program is idle and nothing is unacknowledged.
 	Idle bool `json:"idle"`
 	// Moved and Messages are the program's counters (tokens sent, Counted messages)
 	// over the node's life (persisted).
@@ -107,7 +108,7 @@ type Status struct {
 	Messages int64 `json:"messages"`
 	// Delivered counts the data datagrams delivered in this process; Received and
 	// Sent the frames received and handed to the transport; Retransmissions,
-	// Duplicates and OutOfOrder are async.NodeStats; Rejected counts frames refused
+	// Duplicates and OutOfOrder are handoff.Stats; Rejected counts frames refused
 	// (undecodable, from a stranger, or refused by the handoff); Saves the states
 	// persisted. All since this process started.
 	Delivered       int64 `json:"delivered"`
@@ -190,10 +191,10 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 			return nil, errs.Wrapf(err, "node %d: algorithm %s", cfg.ID, spec.Algorithm.Name)
 		}
 	}
-	n.acfg = async.NodeConfig{ID: cfg.ID, Degree: len(n.nbrs), Rounds: cfg.Rounds, Seed: spec.Seed,
-		RetransmitTicks: cfg.RetransmitTicks, ItemMode: true}
+	n.acfg = handoff.Config{ID: cfg.ID, Degree: len(n.nbrs), Rounds: cfg.Rounds, Seed: spec.Seed,
+		RetransmitTicks: cfg.RetransmitTicks}
 	for i := range loads[cfg.ID] {
-		n.acfg.Items = append(n.acfg.Items, InitialItemID(cfg.ID, int(i)))
+		n.items = append(n.items, InitialItemID(cfg.ID, int(i)))
 	}
 	if err := n.open(); err != nil {
 		return nil, err
@@ -226,20 +227,20 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: program", n.cfg.ID)
 	}
 	if state != nil {
-		if n.nd, err = async.RestoreNode(prog, n.acfg, state); err != nil {
+		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, state); err != nil {
 			return err
 		}
 		n.restored = true
-		n.now = n.nd.Context().Now
+		n.now = n.nd.NodeContext().Now
 	} else {
-		if n.nd, err = async.NewNode(prog, n.acfg); err != nil {
+		if n.nd, err = handoff.NewItemMachine(prog, n.acfg, n.items); err != nil {
 			return err
 		}
 		if err := n.nd.Start(); err != nil {
 			return err
 		}
 	}
-	n.acfg.Items = nil
+	n.items = nil
 	recv := func(from int, frame []byte) {
 		select {
 		case n.recv <- inFrame{from, frame}:
@@ -311,7 +312,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	}()
 	ticker := time.NewTicker(n.tick)
 	defer ticker.Stop()
-	n.logf("node %d: running (restored %t, load %d, %d unacked)", n.cfg.ID, n.restored, n.nd.Context().Load, n.nd.Unacked())
+	n.logf("node %d: running (restored %t, load %d, %d unacked)", n.cfg.ID, n.restored, n.nd.NodeContext().Load, n.nd.Unacked())
 	for {
 		select {
 		case <-ctx.Done():
@@ -354,14 +355,13 @@ func (n *Node) frame(f inFrame) {
 		n.logf("node %d: frame from %d: %v", n.cfg.ID, f.from, err)
 		return
 	}
-	stats0 := n.nd.Stats()
+	delivered := n.nd.Stats().Delivered
 	if err := n.nd.Step(d); err != nil {
 		n.st.Rejected++
 		n.logf("node %d: datagram from %d: %v", n.cfg.ID, f.from, err)
 		return
 	}
-	// A data datagram that is neither a duplicate nor early was delivered.
-	if d.Kind == async.Data && n.nd.Stats() == stats0 {
+	if n.nd.Stats().Delivered != delivered {
 		n.st.Delivered++
 		if n.firstDelivery == 0 {
 			n.firstDelivery = max(time.Since(n.started), time.Nanosecond)
@@ -403,7 +403,7 @@ func (n *Node) save(state []byte) error {
 
 // refresh copies the handoff's figures into the published status.
 func (n *Node) refresh() {
-	c, s := n.nd.Context(), n.nd.Stats()
+	c, s := n.nd.NodeContext(), n.nd.Stats()
 	n.st.Load, n.st.InFlight, n.st.Unacked, n.st.Idle = c.Load, n.nd.InFlight(), n.nd.Unacked(), n.nd.Idle()
 	n.st.Moved, n.st.Messages = c.Moved, c.Messages
 	n.st.Retransmissions, n.st.Duplicates, n.st.OutOfOrder = s.Retransmissions, s.Duplicates, s.OutOfOrder
@@ -460,15 +460,10 @@ func (n *Node) do(ctx context.Context, f func()) error {
 // persisted (from then on the fleet keeps them exactly once until they complete). The
 // IDs must be new to the fleet (see InitialItemID). O(len(ids)) plus a Save.
 func (n *Node) AddItems(ctx context.Context, ids []uint64) error {
-	var err error
-	if e := n.do(ctx, func() {
-		if err = n.nd.AddItems(slices.Clone(ids)); err == nil {
-			n.st.Added += int64(len(ids))
-		}
-	}); e != nil {
-		return e
-	}
-	return err
+	return n.do(ctx, func() {
+		n.nd.AddItems(slices.Clone(ids))
+		n.st.Added += int64(len(ids))
+	})
 }
 
 // CompleteItems finishes up to k items the node holds (the oldest first) and returns

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
-	"github.com/tokendist/tokendist/async"
+	_ "github.com/tokendist/tokendist/async" // registers the simulator that runs network_model Specs
+	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -83,9 +84,9 @@ func TestRunNetworkModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{
-		Delay: async.Exponential(0.1, 2), Loss: 0.2, Duplicate: 0.2, Reorder: 0.2,
-		Crashes: []async.Crash{{Node: 3, At: 0.5, DownFor: 2, Point: async.CrashBeforePersist}},
+	spec.NetworkModel = &registry.NetworkModel{Model: faults.Model{
+		Delay: faults.Exponential(0.1, 2), Loss: 0.2, Duplicate: 0.2, Reorder: 0.2,
+		Crashes: []faults.Crash{{Node: 3, At: 0.5, DownFor: 2, Point: faults.CrashBeforePersist}},
 	}}
 	out, err := reg.Run(context.Background(), spec, nil)
 	if err != nil {
@@ -115,7 +116,7 @@ func TestRunNetworkModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad = spec
-	bad.NetworkModel = &registry.NetworkModel{NetworkModel: async.NetworkModel{Loss: 2}}
+	bad.NetworkModel = &registry.NetworkModel{Model: faults.Model{Loss: 2}}
 	if _, err := reg.Run(context.Background(), bad, nil); !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Fatal(err)
 	}

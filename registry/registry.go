@@ -657,7 +657,7 @@ type Spec struct {
 	// to Result.Metrics (see dynamicMetrics).
 	Steady *tokendist.SteadyOptions `json:"steady,omitempty"`
 	// NetworkModel, if not nil, runs the algorithm's node programs in the event
-	// simulator of package async on this network and fault model (see NetworkModel),
+	// simulator (package async's; see RegisterSimulator) under this fault model,
 	// with Stop.MaxSteps (or τ) rounds; Run then adds the async_* metrics.
 	NetworkModel *NetworkModel `json:"network_model,omitempty"`
 }
@@ -820,8 +820,8 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 }
 
 // Run canonicalises s, builds its network, loads and balancer, runs them with
-// tokendist.Run (or, with a NetworkModel, the balancer's node programs with
-// async.Simulate) and computes the requested metrics. The Result holds the canonical spec.
+// tokendist.Run (or, with a NetworkModel, the balancer's node programs with the
+// registered Simulator, async.Simulate) and computes the requested metrics. The Result holds the canonical spec.
 // A failed run returns the partial result and the error. Same spec, same result, for any
 // Workers.
 //

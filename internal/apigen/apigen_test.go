@@ -91,6 +91,14 @@ func TestDiffAndUpdate(t *testing.T) {
 	if len(next) != 1 || next[0] != "pkg p, func Extra()" {
 		t.Fatalf("next.txt = %v", next)
 	}
+	// A name added after the freeze is unreleased: -w may remove it from next.txt.
+	writeFile(t, filepath.Join(dir, "q.go"), "package p\n\nfunc Renamed() {}\n")
+	if err := Update(dir, true, new(strings.Builder)); err != nil {
+		t.Fatalf("removal from next.txt: %v", err)
+	}
+	if next, _, _ = ReadGolden(filepath.Join(dir, NextFile)); len(next) != 1 || next[0] != "pkg p, func Renamed()" {
+		t.Fatalf("next.txt = %v", next)
+	}
 	if err := os.Remove(filepath.Join(dir, "q.go")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package async
+package handoff
 
 import (
 	"testing"
@@ -28,13 +28,13 @@ func (echoProgram) RestoreState([]byte) error         { return nil }
 // data datagram delivered, its state persisted (copied) and acknowledged, and the ack
 // consumed. It reports allocations per round trip (0 in the steady state).
 func BenchmarkHandoffRoundTrip(b *testing.B) {
-	a, _ := NewNode(echoProgram{}, NodeConfig{ID: 0, Degree: 1, Load: 1})
-	c, _ := NewNode(echoProgram{}, NodeConfig{ID: 1, Degree: 1})
+	a, _ := NewCountMachine(echoProgram{}, Config{ID: 0, Degree: 1}, 1)
+	c, _ := NewCountMachine(echoProgram{}, Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = c.Start()
 	var store []byte
 	var wire, next []Datagram
-	flush := func(n *Node) {
+	flush := func(n *CountMachine) {
 		rd := n.Ready()
 		store = append(store[:0], rd.State...)
 		next = append(next, rd.Datagrams...)
@@ -43,13 +43,13 @@ func BenchmarkHandoffRoundTrip(b *testing.B) {
 	flush(c)
 	flush(a)
 	wire, next = append(wire, next...), next[:0]
-	nodes := [2]*Node{c, a}
+	nodes := [2]*CountMachine{c, a}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		to := nodes[i%2]
 		from := nodes[(i+1)%2]
 		for _, d := range wire {
-			if d.Kind == Data {
+			if d.Kind == DatagramData {
 				if err := to.Step(d); err != nil {
 					b.Fatal(err)
 				}
@@ -57,7 +57,7 @@ func BenchmarkHandoffRoundTrip(b *testing.B) {
 			}
 		}
 		for _, d := range next {
-			if d.Kind == Ack {
+			if d.Kind == DatagramAck {
 				if err := from.Step(d); err != nil {
 					b.Fatal(err)
 				}

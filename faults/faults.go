@@ -1,4 +1,14 @@
-package async
+// Package faults describes how the links and nodes of a network misbehave in a
+// simulation: delay distributions, loss, duplication, reordering, crashes and clocks
+// (Model). The event simulator of package async runs node programs under a Model, and
+// an experiment file's network_model block is one (registry.NetworkModel). The package
+// holds descriptions only, no simulator, so that a program that merely reads a
+// registry.Spec (a fleet node) links none.
+//
+// Every constructor and method is O(1) except Model.Validate (O(len(Crashes) +
+// len(TickInterval))); errors start with "tokendist: ", name the field and the value,
+// and wrap tokendist.ErrBadParameter.
+package faults
 
 import (
 	"fmt"
@@ -137,8 +147,15 @@ func (d Delay) check(what string) error {
 	return nil
 }
 
-// sample draws one value. Constant delays draw nothing.
-func (d *Delay) sample(r *rand.Rand) float64 {
+// Validate returns an error wrapping ErrBadParameter, naming the value, for a
+// distribution Sample cannot draw from: a negative or non-finite parameter, an empty
+// uniform range or an unknown kind. O(1).
+func (d Delay) Validate() error { return d.check("delay") }
+
+// Sample draws one value from d (which Validate accepts) with r; the zero fields take
+// their defaults. A constant delay draws nothing from r. O(1).
+func (d Delay) Sample(r *rand.Rand) float64 {
+	d = d.normal()
 	switch d.Kind {
 	case DelayUniform:
 		return d.Min + (d.Max-d.Min)*r.Float64()
@@ -197,10 +214,12 @@ type Crash struct {
 	Point   CrashPoint `json:"point,omitzero"`
 }
 
-// NetworkModel describes the network and the nodes' faults. The zero value is the
-// synchronous network: unit delays, no loss, duplication, reordering or crash, every
-// node ticking once per time unit.
-type NetworkModel struct {
+// Model describes how the links and nodes of a network behave: delays, loss,
+// duplication, reordering, crashes and clocks (the network itself, the graph, is given
+// apart). The zero value is the synchronous, fault-free model: unit delays, no loss,
+// duplication, reordering or crash, every node ticking once per time unit. Its JSON
+// keys are those of an experiment file's network_model block.
+type Model struct {
 	// Delay is the delay of every datagram (the zero value: constant 1).
 	Delay Delay `json:"delay,omitzero"`
 	// LinkDelay, when not nil, gives the delay distribution of the directed link from
@@ -233,9 +252,9 @@ type NetworkModel struct {
 }
 
 // Validate returns an error wrapping ErrBadParameter, naming the field and value, for a
-// model Simulate would refuse on a network of n nodes; n < 0 skips the checks that need
+// model that a simulator refuses on a network of n nodes; n < 0 skips the checks that need
 // the order (crash nodes, TickInterval's length). O(len(Crashes) + len(TickInterval)).
-func (m *NetworkModel) Validate(n int) error {
+func (m *Model) Validate(n int) error {
 	if err := m.Delay.check("Delay"); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package async
+package handoff
 
 import (
 	"errors"
@@ -35,7 +35,7 @@ func (p *pushProgram) RestoreState(b []byte) error {
 }
 
 // drain persists nothing and returns the Ready's datagrams (copied).
-func drain(n *Node) []Datagram {
+func drain(n *CountMachine) []Datagram {
 	if !n.HasReady() {
 		return nil
 	}
@@ -48,11 +48,11 @@ func drain(n *Node) []Datagram {
 // TestHandoffTwoNodes drives two nodes by hand through loss, duplication, reordering
 // and a restart of each end from its persisted state.
 func TestHandoffTwoNodes(t *testing.T) {
-	a, err := NewNode(&pushProgram{}, NodeConfig{ID: 0, Degree: 1, Load: 5})
+	a, err := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := NewNode(&pushProgram{}, NodeConfig{ID: 1, Degree: 1})
+	b, _ := NewCountMachine(&pushProgram{}, Config{ID: 1, Degree: 1}, 0)
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,8 @@ func TestHandoffTwoNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd := a.Ready()
-	if rd.State == nil || len(rd.Datagrams) != 5 || a.Context().Load != 0 || a.Unacked() != 5 {
-		t.Fatalf("after Start: %d datagrams, load %d, unacked %d", len(rd.Datagrams), a.Context().Load, a.Unacked())
+	if rd.State == nil || len(rd.Datagrams) != 5 || a.NodeContext().Load != 0 || a.Unacked() != 5 {
+		t.Fatalf("after Start: %d datagrams, load %d, unacked %d", len(rd.Datagrams), a.NodeContext().Load, a.Unacked())
 	}
 	saved := slices.Clone(rd.State)
 	data := slices.Clone(rd.Datagrams)
@@ -73,26 +73,26 @@ func TestHandoffTwoNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if b.Context().Load != 2 || b.Stats().Duplicates != 1 || b.Stats().OutOfOrder != 1 {
-		t.Fatalf("load %d, stats %+v", b.Context().Load, b.Stats())
+	if b.NodeContext().Load != 2 || b.Stats().Duplicates != 1 || b.Stats().OutOfOrder != 1 {
+		t.Fatalf("load %d, stats %+v", b.NodeContext().Load, b.Stats())
 	}
 	bState := slices.Clone(b.Ready().State)
 	acks := slices.Clone(b.Ready().Datagrams)
 	b.Advance()
-	if len(acks) != 1 || acks[0].Kind != Ack || acks[0].Seq != 2 {
+	if len(acks) != 1 || acks[0].Kind != DatagramAck || acks[0].Seq != 2 {
 		t.Fatalf("acks %+v", acks)
 	}
 	// b crashes after persisting: restart it from its state.
-	b, err = RestoreNode(&pushProgram{}, NodeConfig{ID: 1, Degree: 1}, bState)
+	b, err = RestoreCountMachine(&pushProgram{}, Config{ID: 1, Degree: 1}, bState)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Context().Load != 2 {
-		t.Fatal(b.Context().Load)
+	if b.NodeContext().Load != 2 {
+		t.Fatal(b.NodeContext().Load)
 	}
 	// a crashes before the ack arrives: restart it from its first state; its first
 	// tick sends the whole log again.
-	a, err = RestoreNode(&pushProgram{}, NodeConfig{ID: 0, Degree: 1}, saved)
+	a, err = RestoreCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1}, saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +108,8 @@ func TestHandoffTwoNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if b.Context().Load != 5 {
-		t.Fatalf("b holds %d tokens, want 5", b.Context().Load)
+	if b.NodeContext().Load != 5 {
+		t.Fatalf("b holds %d tokens, want 5", b.NodeContext().Load)
 	}
 	for _, d := range drain(b) {
 		if err := a.Step(d); err != nil {
@@ -120,13 +120,13 @@ func TestHandoffTwoNodes(t *testing.T) {
 		t.Fatalf("a has %d unacknowledged", a.Unacked())
 	}
 	// An ack beyond what was sent is an error.
-	if err := a.Step(Datagram{Port: 0, Kind: Ack, Seq: 9}); !errors.Is(err, tokendist.ErrBadParameter) {
+	if err := a.Step(Datagram{Port: 0, Kind: DatagramAck, Seq: 9}); !errors.Is(err, tokendist.ErrBadParameter) {
 		t.Fatal(err)
 	}
 }
 
 func TestHandoffRetransmitTimer(t *testing.T) {
-	a, _ := NewNode(&pushProgram{}, NodeConfig{ID: 0, Degree: 1, Load: 1, RetransmitTicks: 2})
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 0, Degree: 1, RetransmitTicks: 2}, 1)
 	_ = a.Start()
 	drain(a)
 	var sends []int64
@@ -142,12 +142,12 @@ func TestHandoffRetransmitTimer(t *testing.T) {
 	}
 }
 
-func TestRestoreNodeRejectsBadState(t *testing.T) {
-	a, _ := NewNode(&pushProgram{}, NodeConfig{ID: 4, Degree: 2, Load: 3})
+func TestRestoreCounterRejectsBadState(t *testing.T) {
+	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, 3)
 	_ = a.Start()
 	good := slices.Clone(a.Ready().State)
 	a.Advance()
-	if _, err := RestoreNode(&pushProgram{}, NodeConfig{ID: 4, Degree: 2}, good); err != nil {
+	if _, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, good); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -161,7 +161,7 @@ func TestRestoreNodeRejectsBadState(t *testing.T) {
 		default:
 			bad = append(bad, 0)
 		}
-		n, err := RestoreNode(&pushProgram{}, NodeConfig{ID: 4, Degree: 2}, bad)
+		n, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, bad)
 		if err != nil {
 			if !errors.Is(err, tokendist.ErrBadParameter) || !strings.HasPrefix(err.Error(), "tokendist: ") {
 				t.Fatal(err)
@@ -171,7 +171,7 @@ func TestRestoreNodeRejectsBadState(t *testing.T) {
 		// A flipped bit may still decode; the node must then be usable.
 		_ = n.Tick(1)
 	}
-	if _, err := RestoreNode(&pushProgram{}, NodeConfig{ID: 4, Degree: 3}, good); err == nil {
+	if _, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 3}, good); err == nil {
 		t.Fatal("restored with another degree")
 	}
 	if _, err := StateLoad(nil); err == nil {
@@ -182,22 +182,47 @@ func TestRestoreNodeRejectsBadState(t *testing.T) {
 	}
 }
 
-func TestNodeErrors(t *testing.T) {
-	if _, err := NewNode(nil, NodeConfig{}); err == nil {
+func TestMachineErrors(t *testing.T) {
+	if _, err := NewCountMachine(nil, Config{}, 0); err == nil {
 		t.Fatal("nil program")
 	}
 	var nilProg *pushProgram
-	if _, err := NewNode(nilProg, NodeConfig{}); err == nil {
+	if _, err := NewCountMachine(nilProg, Config{}, 0); err == nil {
 		t.Fatal("typed nil program")
 	}
-	if _, err := NewNode(&pushProgram{}, NodeConfig{Degree: -1}); err == nil {
+	if _, err := NewCountMachine(&pushProgram{}, Config{Degree: -1}, 0); err == nil {
 		t.Fatal("negative degree")
 	}
-	if _, err := NewNode(&pushProgram{}, NodeConfig{Load: -1}); err == nil {
+	if _, err := NewCountMachine(&pushProgram{}, Config{}, -1); err == nil {
 		t.Fatal("negative load")
 	}
-	n, _ := NewNode(&pushProgram{}, NodeConfig{Degree: 1, Load: 1})
-	if err := n.Step(Datagram{Port: 0, Kind: Data, Seq: 1}); err == nil {
+	for _, c := range []Config{{Degree: -1}, {RetransmitTicks: -1}, {Rounds: -1}} {
+		if _, err := NewItemMachine(&pushProgram{}, c, nil); err == nil {
+			t.Fatalf("NewItemMachine accepted %+v", c)
+		}
+		if _, err := NewCountMachine(&pushProgram{}, c, 0); err == nil {
+			t.Fatalf("NewCountMachine accepted %+v", c)
+		}
+	}
+	if _, err := NewItemMachine(nil, Config{}, nil); err == nil {
+		t.Fatal("NewItemMachine: nil program")
+	}
+	var zero Machine
+	if err := zero.Start(); err == nil {
+		t.Fatal("Start on the zero Machine")
+	}
+	if err := zero.Step(Datagram{Kind: DatagramData, Seq: 1}); err == nil {
+		t.Fatal("Step on the zero Machine")
+	}
+	if err := zero.Tick(1); err == nil {
+		t.Fatal("Tick on the zero Machine")
+	}
+	if zero.HasReady() || len(zero.Ready().Datagrams) != 0 {
+		t.Fatal("the zero Machine has something to do")
+	}
+	zero.Advance()
+	n, _ := NewCountMachine(&pushProgram{}, Config{Degree: 1}, 1)
+	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1}); err == nil {
 		t.Fatal("Step before Start")
 	}
 	if err := n.Tick(1); err == nil {
@@ -207,33 +232,33 @@ func TestNodeErrors(t *testing.T) {
 	if err := n.Start(); err == nil {
 		t.Fatal("Start twice")
 	}
-	if err := n.Step(Datagram{Port: 1, Kind: Data, Seq: 1}); err == nil {
+	if err := n.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1}); err == nil {
 		t.Fatal("port out of range")
 	}
 	if err := n.Step(Datagram{Port: 0, Kind: 9}); err == nil {
 		t.Fatal("unknown kind")
 	}
-	if err := n.Step(Datagram{Port: 0, Kind: Data, Seq: 1, Msg: tokendist.Message{Tokens: -1}}); err == nil {
+	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: -1}}); err == nil {
 		t.Fatal("negative tokens")
 	}
 	if err := n.SetLoad(-1); err == nil {
 		t.Fatal("negative SetLoad")
 	}
-	if Data.String() != "Data" || Ack.String() != "Ack" || DatagramKind(7).String() != "DatagramKind(7)" {
+	if DatagramData.String() != "Data" || DatagramAck.String() != "Ack" || DatagramKind(7).String() != "DatagramKind(7)" {
 		t.Fatal("DatagramKind names")
 	}
 }
 
-// FuzzRestoreNode: any bytes either restore a usable node or return an error; nothing
+// FuzzRestoreCounter: any bytes either restore a usable node or return an error; nothing
 // panics.
-func FuzzRestoreNode(f *testing.F) {
-	a, _ := NewNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3, Load: 40, Rounds: 2})
+func FuzzRestoreCounter(f *testing.F) {
+	a, _ := NewCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3, Rounds: 2}, 40)
 	_ = a.Start()
 	f.Add(slices.Clone(a.Ready().State))
 	a.Advance()
 	f.Add([]byte{stateMagic, stateVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3}, b)
+		n, err := RestoreCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3}, b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "tokendist: ") {
 				t.Fatal(err)
@@ -241,12 +266,12 @@ func FuzzRestoreNode(f *testing.F) {
 			return
 		}
 		_ = n.Tick(5)
-		_ = n.Step(Datagram{Port: 1, Kind: Data, Seq: 1, Msg: tokendist.Message{Round: 1, Tokens: 1}})
-		_ = n.Step(Datagram{Port: 2, Kind: Ack, Seq: 1})
+		_ = n.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Round: 1, Tokens: 1}})
+		_ = n.Step(Datagram{Port: 2, Kind: DatagramAck, Seq: 1})
 		if n.HasReady() {
 			rd := n.Ready()
 			if rd.State != nil {
-				if _, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 1, Degree: 3}, rd.State); err != nil {
+				if _, err := RestoreCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3}, rd.State); err != nil {
 					t.Fatalf("a state the node wrote does not restore: %v", err)
 				}
 			}

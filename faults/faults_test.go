@@ -1,4 +1,4 @@
-package async
+package faults
 
 import (
 	"encoding/json"
@@ -23,14 +23,14 @@ func TestDelaySample(t *testing.T) {
 		{Exponential(0.5, 2), 2.5, 0.5},
 		{Pareto(1, 3), 1.5, 1}, // mean α·min/(α−1)
 	} {
-		d := c.d.normal()
-		if err := d.check("d"); err != nil {
+		d := c.d
+		if err := d.Validate(); err != nil {
 			t.Fatal(err)
 		}
 		var sum float64
 		const k = 200000
 		for range k {
-			x := d.sample(r)
+			x := d.Sample(r)
 			if x < c.lo {
 				t.Fatalf("%v drew %v < %v", d, x, c.lo)
 			}
@@ -41,7 +41,7 @@ func TestDelaySample(t *testing.T) {
 		}
 	}
 	for _, d := range []Delay{Uniform(-1, 1), Uniform(0, 0), {Kind: 9}, Exponential(math.NaN(), 1)} {
-		if d.check("d") == nil {
+		if d.Validate() == nil {
 			t.Errorf("%v accepted", d)
 		}
 	}
@@ -64,8 +64,8 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestNetworkModelJSON(t *testing.T) {
-	m := NetworkModel{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
+func TestModelJSON(t *testing.T) {
+	m := Model{Delay: Pareto(0.5, 1.2), Loss: 0.1, Crashes: []Crash{{Node: 2, At: 3, DownFor: 4, Point: CrashBeforeSend}},
 		DownTime: Exponential(0, 2), LinkDelay: func(int, int) Delay { return Delay{} }}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestNetworkModelJSON(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("got %s\nwant %s", b, want)
 	}
-	var back NetworkModel
+	var back Model
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

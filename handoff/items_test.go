@@ -1,4 +1,4 @@
-package async
+package handoff
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type itemNet struct {
 	t         *testing.T
 	r         *rand.Rand
 	n         int
-	nodes     []*Node
+	nodes     []*ItemMachine
 	persisted [][]byte
 	bag       []itemDatagram
 	completed []uint64
@@ -54,7 +54,7 @@ func newItemNet(t *testing.T, n int, seed uint64, rounds int64) *itemNet {
 			ids = append(ids, in.nextID)
 		}
 		in.added = append(in.added, ids...)
-		nd, err := NewNode(&shareProgram{}, NodeConfig{ID: v, Degree: 2, Rounds: rounds, ItemMode: true, Items: ids, Load: 999})
+		nd, err := NewItemMachine(&shareProgram{}, Config{ID: v, Degree: 2, Rounds: rounds}, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func (in *itemNet) flush(v int) (crashed bool) {
 }
 
 func (in *itemNet) crash(v int) {
-	nd, err := RestoreNode(&shareProgram{}, NodeConfig{ID: v, Degree: 2, ItemMode: true}, in.persisted[v])
+	nd, err := RestoreItemMachine(&shareProgram{}, Config{ID: v, Degree: 2}, in.persisted[v])
 	if err != nil {
 		in.t.Fatal(err)
 	}
@@ -143,9 +143,7 @@ func (in *itemNet) step(now int64) error {
 			in.nextID++
 			ids[i] = in.nextID
 		}
-		if err := in.nodes[v].AddItems(ids); err != nil {
-			in.t.Fatal(err)
-		}
+		in.nodes[v].AddItems(ids)
 		if !in.flush(v) { // persisted: the work is accepted
 			in.added = append(in.added, ids...)
 		}
@@ -170,9 +168,9 @@ func (in *itemNet) audit() error {
 	for _, id := range in.completed {
 		seen[id]++
 	}
-	states := make([]PersistedState, in.n)
+	states := make([]State, in.n)
 	for v := range in.n {
-		ps, err := ReadState(in.persisted[v])
+		ps, err := DecodeState(in.persisted[v])
 		if err != nil {
 			return err
 		}
@@ -268,7 +266,7 @@ func TestItemsExactlyOnce(t *testing.T) {
 	}
 }
 
-func allIdle(ns []*Node) bool {
+func allIdle(ns []*ItemMachine) bool {
 	for _, n := range ns {
 		if !n.Idle() {
 			return false
@@ -303,21 +301,21 @@ func TestItemsSendBeforePersistCaught(t *testing.T) {
 	}
 }
 
-// TestItemModeErrors: the count-only calls are refused in item mode and the item calls
-// outside it; a data datagram whose items do not match its tokens is an error; the
-// persisted state round-trips through ReadState and RestoreNode, and its item mode
-// must match the config's.
+// TestItemModeErrors: a method of one mode does not exist on the other mode's type; a
+// data datagram whose items do not match its tokens is an error; the persisted state
+// round-trips through DecodeState and RestoreItemMachine, and restoring it in the other mode
+// is an error naming both modes.
 func TestItemModeErrors(t *testing.T) {
-	cnt, _ := NewNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2, Load: 3})
-	if err := cnt.AddItems([]uint64{1}); err == nil {
-		t.Error("AddItems on a count-only node succeeded")
+	cnt, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, 3)
+	if _, ok := any(cnt).(interface{ AddItems([]uint64) }); ok {
+		t.Error("a CountMachine has AddItems")
 	}
-	if _, err := cnt.CompleteItems(1); err == nil {
-		t.Error("CompleteItems on a count-only node succeeded")
+	if _, ok := any(cnt).(interface{ CompleteItems(int) ([]uint64, error) }); ok {
+		t.Error("a CountMachine has CompleteItems")
 	}
-	it, _ := NewNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2, ItemMode: true, Items: []uint64{7, 8, 9}})
-	if err := it.SetLoad(1); err == nil {
-		t.Error("SetLoad in item mode succeeded")
+	it, _ := NewItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9})
+	if _, ok := any(it).(interface{ SetLoad(int64) error }); ok {
+		t.Error("an ItemMachine has SetLoad")
 	}
 	if _, err := it.CompleteItems(-1); err == nil {
 		t.Error("CompleteItems(-1) succeeded")
@@ -325,44 +323,52 @@ func TestItemModeErrors(t *testing.T) {
 	if err := it.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := it.Step(Datagram{Port: 1, Kind: Data, Seq: 1, Msg: tokendist.Message{Kind: 1, Round: 1, Tokens: 2}, Items: []uint64{5}}); err == nil {
+	if err := it.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Kind: 1, Round: 1, Tokens: 2}, Items: []uint64{5}}); err == nil {
 		t.Error("a datagram with 2 tokens and 1 item was accepted")
 	}
 	rd := it.Ready()
 	st := slices.Clone(rd.State)
 	it.Advance()
-	ps, err := ReadState(st)
+	ps, err := DecodeState(st)
 	if err != nil || !ps.ItemMode || ps.Load != int64(len(ps.Items)) || len(ps.Links) != 2 {
-		t.Fatalf("ReadState = %+v, %v", ps, err)
+		t.Fatalf("DecodeState = %+v, %v", ps, err)
 	}
-	if _, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2}, st); err == nil {
-		t.Error("restoring an item-mode state into a count-only node succeeded")
+	if _, err := RestoreCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, st); err == nil ||
+		!strings.Contains(err.Error(), "of an ItemMachine restored as a CountMachine") {
+		t.Errorf("restoring an ItemMachine's state as a CountMachine: %v", err)
 	}
-	back, err := RestoreNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2, ItemMode: true}, st)
+	_ = cnt.Start()
+	cst := slices.Clone(cnt.Ready().State)
+	cnt.Advance()
+	if _, err := RestoreItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, cst); err == nil ||
+		!strings.Contains(err.Error(), "of a CountMachine restored as an ItemMachine") {
+		t.Errorf("restoring a CountMachine's state as an ItemMachine: %v", err)
+	}
+	back, err := RestoreItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, st)
 	if err != nil || !slices.Equal(back.Items(), it.Items()) || back.InFlight() != it.InFlight() {
-		t.Fatalf("RestoreNode: %v, items %v vs %v", err, back.Items(), it.Items())
+		t.Fatalf("RestoreItemMachine: %v, items %v vs %v", err, back.Items(), it.Items())
 	}
 	done, _ := back.CompleteItems(10)
-	if int64(len(done)) != ps.Load || back.Context().Load != 0 {
-		t.Fatalf("CompleteItems(10) = %v, load %d", done, back.Context().Load)
+	if int64(len(done)) != ps.Load || back.NodeContext().Load != 0 {
+		t.Fatalf("CompleteItems(10) = %v, load %d", done, back.NodeContext().Load)
 	}
 	for cut := range len(st) {
-		if _, err := ReadState(st[:cut]); err == nil {
-			t.Fatalf("ReadState of %d of %d bytes succeeded", cut, len(st))
+		if _, err := DecodeState(st[:cut]); err == nil {
+			t.Fatalf("DecodeState of %d of %d bytes succeeded", cut, len(st))
 		}
 	}
 }
 
-// FuzzReadState: ReadState never panics, and what it accepts it reads again the same.
-func FuzzReadState(f *testing.F) {
-	it, _ := NewNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2, ItemMode: true, Items: []uint64{7, 8, 9, 1 << 40}})
+// FuzzDecodeState: DecodeState never panics, and what it accepts is consistent.
+func FuzzDecodeState(f *testing.F) {
+	it, _ := NewItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9, 1 << 40})
 	_ = it.Start()
 	f.Add(slices.Clone(it.Ready().State))
-	cnt, _ := NewNode(&shareProgram{}, NodeConfig{ID: 0, Degree: 2, Load: 9})
+	cnt, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, 9)
 	_ = cnt.Start()
 	f.Add(slices.Clone(cnt.Ready().State))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ps, err := ReadState(b)
+		ps, err := DecodeState(b)
 		if err != nil {
 			return
 		}
