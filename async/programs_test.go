@@ -5,103 +5,19 @@ import (
 	"errors"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/testprog"
 )
 
 // The test programs: share (a round-based diffusion) and pair (a dimension exchange on
 // the alternating matchings of an even ring). Both wait for their neighbours, so their
 // final loads are the synchronous ones whatever the network does.
 
-// shareProgram: in round r every node sends ⌊L/(deg+1)⌋ to each neighbour, L being its
-// load when round r−1 was complete (tokens of round r+1 that arrive early excluded).
-type shareProgram struct {
-	deg     int64
-	rounds  int64
-	r       int64 // rounds begun
-	got     int64 // messages of round r received
-	early   int64 // messages of round r+1 received
-	earlyTk int64 // their tokens
-}
+// shareProgram: in round r every node sends ⌊L/(deg+1)⌋ to each neighbour
+// (internal/testprog.Share, shared with the other hosts' tests).
+type shareProgram = testprog.Share
 
-type sharePrograms struct{}
-
-func (sharePrograms) Program(int) (tokendist.NodeProgram, error) { return &shareProgram{}, nil }
-
-func (p *shareProgram) Start(c *tokendist.NodeContext) error {
-	p.deg, p.rounds = int64(c.Degree), c.Rounds
-	if p.deg == 0 {
-		return nil
-	}
-	return p.begin(c)
-}
-
-// advance begins rounds while the current one is complete.
-func (p *shareProgram) advance(c *tokendist.NodeContext) error {
-	for p.got == p.deg {
-		if p.rounds > 0 && p.r >= p.rounds {
-			return nil
-		}
-		if err := p.begin(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *shareProgram) begin(c *tokendist.NodeContext) error {
-	{
-		share := max(0, c.Load-p.earlyTk) / int64(c.Degree+1)
-		p.r++
-		p.got, p.early, p.earlyTk = p.early, 0, 0
-		for port := range c.Degree {
-			if err := c.Send(port, tokendist.Message{Kind: 1, Round: p.r, Tokens: share, Counted: true}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (p *shareProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
-	switch m.Round {
-	case p.r:
-		p.got++
-	case p.r + 1:
-		p.early++
-		p.earlyTk += m.Tokens
-	default:
-		return errors.New("tokendist: share: message of an unexpected round")
-	}
-	return p.advance(c)
-}
-
-func (p *shareProgram) Tick(*tokendist.NodeContext) error { return nil }
-
-func (p *shareProgram) Idle() bool {
-	return p.deg == 0 || (p.rounds > 0 && p.r >= p.rounds && p.got == p.deg)
-}
-
-func (p *shareProgram) AppendState(b []byte) []byte {
-	for _, x := range [...]int64{p.deg, p.rounds, p.r, p.got, p.early, p.earlyTk} {
-		b = binary.AppendVarint(b, x)
-	}
-	return b
-}
-
-func (p *shareProgram) RestoreState(b []byte) error {
-	var xs [6]int64
-	for i := range xs {
-		v, k := binary.Varint(b)
-		if k <= 0 {
-			return errors.New("tokendist: share: bad state")
-		}
-		xs[i], b = v, b[k:]
-	}
-	if len(b) != 0 {
-		return errors.New("tokendist: share: trailing state")
-	}
-	p.deg, p.rounds, p.r, p.got, p.early, p.earlyTk = xs[0], xs[1], xs[2], xs[3], xs[4], xs[5]
-	return nil
-}
+// sharePrograms makes shareProgram for every node.
+type sharePrograms = testprog.Shares
 
 // pairProgram: on an even ring, round r pairs the nodes along matching (r−1) mod 2
 // ((2i, 2i+1), then (2i+1, 2i+2)); the partners exchange load reports and the one with
