@@ -260,3 +260,16 @@ func TestStyleTable(t *testing.T) {
 	require.Equal(t, lineStyle{color: 1, dash: 0, shape: 0}, st["rsw, ring"])
 	require.Equal(t, lineStyle{color: 1, dash: 1, shape: 1}, st["rsw, torus"])
 }
+
+// TestLinRange: one value v ≠ 0 becomes [0, 2v] (or [2v, 0]), never an inverted range;
+// zero, a real range and an axis without data are left alone.
+func TestLinRange(t *testing.T) {
+	for _, c := range []struct{ min, max, wantMin, wantMax float64 }{
+		{3000, 3000, 0, 6000}, {-40, -40, -80, 0}, {0.5, 0.5, 0, 1},
+		{0, 0, 0, 0}, {1, 2, 1, 2}, {math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)},
+	} {
+		a := gplot.Axis{Min: c.min, Max: c.max}
+		linRange(&a)
+		require.Equal(t, [2]float64{c.wantMin, c.wantMax}, [2]float64{a.Min, a.Max}, "%v..%v", c.min, c.max)
+	}
+}
