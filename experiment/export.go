@@ -325,7 +325,7 @@ var DefaultSummaryBy = []string{"experiment", "network", "n", "loads", "algorith
 // Summary groups the rows of t (usually ExportTable's) by the columns by (nil:
 // DefaultSummaryBy), in order of first appearance, and gives per group the number of
 // runs, one column "status.S" per status S present in t with the count of runs of that
-// status, and for each column of values (nil: discrepancy, steps, moved and every
+// status, and for each column of values (nil: discrepancy, steps, rounds, moved and every
 // metric column m.NAME) the Stats of its numbers over the group's runs as COLUMN_n,
 // COLUMN_mean, COLUMN_sd, COLUMN_ci95_low, COLUMN_ci95_high, COLUMN_min, COLUMN_q1,
 // COLUMN_median, COLUMN_q3 and COLUMN_max. Empty cells (failed runs, absent metrics)

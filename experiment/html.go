@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"regexp"
 	"sort"
@@ -72,6 +73,7 @@ pre { background: #f6f6f6; padding: 1em; overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.8em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; white-space: nowrap; }
 th { background: #eee; } td.text { text-align: left; }
+td.value { white-space: normal; min-width: 9em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 figure { margin: 1.5em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #555; }
@@ -92,7 +94,13 @@ figcaption { font-size: 0.9em; color: #555; }
 	if digits == 0 {
 		digits = DefaultDigits
 	}
-	writeHTMLTable(&b, sum, digits)
+	compact := compactSummary(sum, digits)
+	if len(exps) == 1 { // the title names it
+		compact = compact.Without("experiment")
+	}
+	writeHTMLTable(&b, compact, digits)
+	b.WriteString("<p class=\"note\">Each value: mean [95% confidence interval of the mean], then min–max over the runs. " +
+		"Every statistic in full precision: <code>tokendist report --summary --format csv</code>.</p>\n")
 	b.WriteString("</div>\n")
 	fig := 0
 	figure := func(svg []byte, caption string) {
@@ -171,7 +179,9 @@ func writeHTMLTable(b *strings.Builder, t Table, digits int) {
 		b.WriteString("<tr>")
 		for _, v := range r {
 			class := ""
-			if _, ok := number(v); !ok {
+			if s, isText := v.(string); isText && strings.Contains(s, "–") && strings.ContainsAny(s, "0123456789") {
+				class = ` class="text value"` // a compact summary's "mean [ci] min–max": may wrap
+			} else if _, ok := number(v); !ok {
 				class = ` class="text"`
 			}
 			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(digitsCell(v, digits)))
@@ -179,6 +189,63 @@ func writeHTMLTable(b *strings.Builder, t Table, digits int) {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n")
+}
+
+// compactSummary returns the summary as the page shows it, narrow enough for the page:
+// the group and count columns as they are, and one text cell per described value,
+// "mean [ci95_low, ci95_high] min–max", its numbers rounded to digits significant digits
+// (0: full precision). A value without numbers in a group shows "–". It costs
+// O(rows × columns).
+func compactSummary(sum Table, digits int) Table {
+	idx := map[string]int{}
+	for i, c := range sum.Cols {
+		idx[c] = i
+	}
+	var keep []int      // group and count columns
+	var values []string // described values, in order
+	for i, c := range sum.Cols {
+		if v, ok := strings.CutSuffix(c, "_mean"); ok {
+			values = append(values, v)
+			continue
+		}
+		described := false
+		for _, suf := range statNames {
+			if base, ok := strings.CutSuffix(c, "_"+suf); ok {
+				if _, has := idx[base+"_mean"]; has {
+					described = true
+				}
+			}
+		}
+		if !described {
+			keep = append(keep, i)
+		}
+	}
+	out := Table{}
+	for _, i := range keep {
+		out.Cols = append(out.Cols, sum.Cols[i])
+	}
+	out.Cols = append(out.Cols, values...)
+	for _, r := range sum.Rows {
+		row := make([]any, 0, len(out.Cols))
+		for _, i := range keep {
+			row = append(row, r[i])
+		}
+		for _, v := range values {
+			mean, ok := number(r[idx[v+"_mean"]])
+			if !ok || math.IsNaN(mean) {
+				row = append(row, "–")
+				continue
+			}
+			c := func(s string) string { return digitsCell(r[idx[v+"_"+s]], digits) }
+			cellText := digitsCell(mean, digits)
+			if lo, ok := number(r[idx[v+"_ci95_low"]]); ok && !math.IsNaN(lo) {
+				cellText += " [" + c("ci95_low") + ", " + c("ci95_high") + "]"
+			}
+			row = append(row, cellText+" "+c("min")+"–"+c("max"))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
 }
 
 // distinct returns the distinct values of column c in order of first appearance.

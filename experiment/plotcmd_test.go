@@ -172,3 +172,37 @@ func sweepText(t *testing.T, text string) *DB {
 	t.Cleanup(func() { d.Close() })
 	return d
 }
+
+// TestCompactSummary: the HTML page's summary keeps the group and count columns and
+// shows each described value in one cell, "mean [95% CI] min–max", so that the table
+// fits the page (ten statistics per value ran off it, issue 35).
+func TestCompactSummary(t *testing.T) {
+	db, _ := fixtureDB(t)
+	d, err := openExisting(db)
+	require.NoError(t, err)
+	defer d.Close()
+	runs, err := ExportTable(d, "")
+	require.NoError(t, err)
+	sum, err := Summary(runs, nil, nil)
+	require.NoError(t, err)
+	c := compactSummary(sum, 3)
+	require.Equal(t, []string{"experiment", "network", "n", "loads", "algorithm", "runs"}, c.Cols[:6])
+	require.Subset(t, c.Cols, []string{"discrepancy", "steps", "rounds", "moved", "m.lambda_max"})
+	for _, col := range c.Cols {
+		require.False(t, strings.HasSuffix(col, "_sd") || strings.HasSuffix(col, "_q1"), col)
+	}
+	cell := regexp.MustCompile(`^(–|-?[0-9.e+]+( \[-?[0-9.e+-]+, -?[0-9.e+-]+\])? -?[0-9.e+-]+–-?[0-9.e+-]+)$`)
+	idx := index(c.Cols)
+	filled := 0
+	for _, r := range c.Rows {
+		for _, v := range []string{"discrepancy", "steps", "rounds", "moved"} {
+			s := r[idx[v]].(string)
+			require.Regexp(t, cell, s, v)
+			if s != "–" {
+				filled++
+			}
+		}
+	}
+	require.Positive(t, filled)
+	require.Less(t, len(c.Cols), len(sum.Cols)/3, "the compact table has far fewer columns")
+}
