@@ -275,7 +275,9 @@ func Facets(panels []Panel, opts *Options, format string) ([]byte, error) {
 	}
 	titleH := vg.Length(0)
 	if o.Title != "" {
-		titleH = 18
+		// The title's own height (its font, descenders included) and a gap, so that it
+		// never touches the panels' titles below it.
+		titleH = plots[0].Title.TextStyle.Height(truncText(o.Title)) + 8
 	}
 	w := vg.Length(pw*float64(cols))*vg.Centimeter + lw + 2*legendInset
 	h := vg.Length(ph*float64(rows))*vg.Centimeter + titleH
