@@ -56,6 +56,8 @@ func TestNaturalCompareCases(t *testing.T) {
 		{"[-2", "[-10", 1}, {"`-2", "`-10", 1}, {"{-2", "{-10", 1}, {":-2", ":-10", 1},
 		// 1e999 overflows float64: kept as text, after any number.
 		{"v = 1e999", "v = 5", 1},
+		// A number after an out-of-range one is still a number: 5 < 10.
+		{"1e999 x 5", "1e999 x 10", -1},
 	} {
 		require.Equal(t, c.want, sign(naturalCompare(c.a, c.b)), "%q vs %q", c.a, c.b)
 	}
