@@ -1,0 +1,341 @@
+package animate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/gif"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+)
+
+// composite replays the decoded GIF's frames (each a changed rectangle drawn over the
+// previous picture) and returns the full picture after each, as palette indices.
+func composite(t *testing.T, g *gif.GIF) []*image.Paletted {
+	t.Helper()
+	full := image.Rect(0, 0, g.Config.Width, g.Config.Height)
+	cur := image.NewPaletted(full, palette)
+	var out []*image.Paletted
+	for _, f := range g.Image {
+		b := f.Bounds()
+		require.True(t, b.In(full), "frame %v outside %v", b, full)
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			copy(cur.Pix[y*cur.Stride+b.Min.X:y*cur.Stride+b.Max.X], f.Pix[f.PixOffset(b.Min.X, y):f.PixOffset(b.Max.X, y)])
+		}
+		c := image.NewPaletted(full, palette)
+		copy(c.Pix, cur.Pix)
+		out = append(out, c)
+	}
+	return out
+}
+
+func decodeGIF(t *testing.T, m *Movie) (*gif.GIF, []*image.Paletted) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, m.WriteGIF(&buf))
+	g, err := gif.DecodeAll(&buf)
+	require.NoError(t, err)
+	return g, composite(t, g)
+}
+
+func treeMovie(t *testing.T, opts *Options) *Movie {
+	t.Helper()
+	tree, err := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
+	require.NoError(t, err)
+	b, err := tokendist.NewThreshold1(tree, nil)
+	require.NoError(t, err)
+	l, err := tokendist.PointMass(tree.Order(), 40, 7)
+	require.NoError(t, err)
+	m, err := Record(context.Background(), tree, l, b, opts)
+	require.NoError(t, err)
+	return m
+}
+
+func TestGIFDecodesWithOneFramePerStepAndNodeColoursOfTheLoads(t *testing.T) {
+	for _, every := range []int64{1, 4} {
+		m := treeMovie(t, &Options{Every: every, Title: "THRESHOLD-1"})
+		fr := m.Frames()
+		res := lastStep(fr)
+		// The frames: step 0, every multiple of Every, and the last step.
+		want := int(res/every) + 1
+		if res%every != 0 {
+			want++
+		}
+		require.Len(t, fr, want)
+		for k := 1; k < len(fr); k++ {
+			require.True(t, fr[k].Step == fr[k-1].Step+every || (k == len(fr)-1 && fr[k].Step > fr[k-1].Step), "frame %d at step %d after %d", k, fr[k].Step, fr[k-1].Step)
+		}
+		g, pics := decodeGIF(t, m)
+		require.Len(t, g.Image, len(fr), "one GIF frame per movie frame")
+		require.Equal(t, DefaultWidth, g.Config.Width)
+		require.Equal(t, DefaultHeight, g.Config.Height)
+		s := newScene(m)
+		differ := 0
+		for k, pic := range pics {
+			for v, x := range fr[k].Loads {
+				got := pic.ColorIndexAt(int(s.nx[v]), int(s.ny[v]))
+				require.Equal(t, uint8(cScale+s.level(x)), got, "frame %d node %d load %d", k, v, x)
+			}
+			if k > 0 && !slicesEqual(fr[k].Loads, fr[k-1].Loads) {
+				require.NotEqual(t, pics[k-1].Pix, pic.Pix, "frame %d: the loads changed, the picture did not", k)
+				differ++
+			}
+		}
+		require.Positive(t, differ)
+		// The scale's ends are the run's extreme loads: the point mass is the top colour.
+		require.Equal(t, uint8(cScale+levels-1), pics[0].ColorIndexAt(int(s.nx[7]), int(s.ny[7])))
+		require.Equal(t, uint8(cScale), pics[0].ColorIndexAt(int(s.nx[0]), int(s.ny[0])))
+	}
+}
+
+func lastStep(fr []Frame) int64 { return fr[len(fr)-1].Step }
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkFlows asserts that every frame's flows explain its load changes exactly.
+func checkFlows(t *testing.T, m *Movie, want Flows) {
+	t.Helper()
+	fr := m.Frames()
+	moved := 0
+	for k := 1; k < len(fr); k++ {
+		require.Equal(t, want, fr[k].Flows, "frame %d", k)
+		in := make([]int64, len(fr[k].Loads))
+		for _, mv := range fr[k].Moved {
+			require.NotZero(t, mv.Tokens)
+			e := m.Links()[mv.Link]
+			in[e[0]] -= mv.Tokens
+			in[e[1]] += mv.Tokens
+			moved++
+		}
+		for v := range in {
+			require.Equal(t, fr[k].Loads[v]-fr[k-1].Loads[v], in[v], "frame %d node %d: flows do not explain the change", k, v)
+		}
+	}
+	require.Positive(t, moved)
+}
+
+func TestFlowsOfATreeAndOfAMatchingExplainTheLoads(t *testing.T) {
+	m := treeMovie(t, &Options{Every: 3})
+	require.Equal(t, LayoutTree, m.Layout())
+	checkFlows(t, m, FlowsTree)
+	// The first move leaves the point mass at node 7 towards its parent.
+	f := m.Frames()[1]
+	require.NotEmpty(t, f.Moved)
+	e := m.Links()[f.Moved[0].Link]
+	from := e[0]
+	if f.Moved[0].Tokens < 0 {
+		from = e[1]
+	}
+	require.Equal(t, 7, from)
+
+	tor, err := tokendist.Torus(6, 6)
+	require.NoError(t, err)
+	ec, err := tokendist.TorusColoring(6, 6)
+	require.NoError(t, err)
+	th2, err := tokendist.NewThreshold2(tor, ec)
+	require.NoError(t, err)
+	l, err := tokendist.PointMass(tor.Order(), 500, 14)
+	require.NoError(t, err)
+	m, err = Record(context.Background(), tor, l, th2, &Options{Every: 3, Run: tokendist.RunOptions{MaxSteps: 40}})
+	require.NoError(t, err)
+	require.Equal(t, LayoutLattice, m.Layout())
+	checkFlows(t, m, FlowsMatching)
+
+	// Randomized diffusion on a torus: flows unknown, node changes only.
+	rd, err := tokendist.NewRandomizedDiffusion(tor)
+	require.NoError(t, err)
+	m, err = Record(context.Background(), tor, l, rd, &Options{Run: tokendist.RunOptions{MaxSteps: 10, Seed: 3}})
+	require.NoError(t, err)
+	for k, f := range m.Frames() {
+		require.Equal(t, FlowsNone, f.Flows, "frame %d", k)
+		require.Nil(t, f.Moved)
+	}
+	// Its frames draw rings: some pixel of a ring colour around a node that changed.
+	_, pics := decodeGIF(t, m)
+	s := newScene(m)
+	fr := m.Frames()
+	rings := 0
+	for v := range fr[1].Loads {
+		d := fr[1].Loads[v] - fr[0].Loads[v]
+		if d == 0 {
+			continue
+		}
+		col := uint8(cGain)
+		if d < 0 {
+			col = cLoss
+		}
+		x, y := int(s.nx[v]+s.r+s.ring(d)/2+0.5), int(s.ny[v])
+		if pics[1].ColorIndexAt(x, y) == col || pics[1].ColorIndexAt(x-1, y) == col {
+			rings++
+		}
+	}
+	require.Positive(t, rings)
+}
+
+func TestLayoutsFollowTheStructure(t *testing.T) {
+	ring, _ := tokendist.Ring(12)
+	tor, _ := tokendist.Torus(5, 7)
+	mesh, _ := tokendist.Mesh(4, 6)
+	path, _ := tokendist.Path(9)
+	cube, _ := tokendist.Hypercube(5)
+	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})
+	star, _ := tokendist.Star(9)
+	rr, err := tokendist.RandomRegular(30, 3, 1)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		net   *tokendist.Graph
+		want  Layout
+		wraps int
+	}{{ring, LayoutCircle, 0}, {tor, LayoutLattice, 5 + 7}, {mesh, LayoutLattice, 0}, {path, LayoutLattice, 0},
+		{cube, LayoutHypercube, 0}, {tree, LayoutTree, 0}, {star, LayoutTree, 0}, {rr, LayoutForce, 0}} {
+		r, err := NewRecorder(c.net, nil, nil)
+		require.NoError(t, err, c.net.String())
+		m := r.m
+		require.Equal(t, c.want, m.Layout(), c.net.String())
+		wraps := 0
+		for _, w := range m.wrap {
+			if w {
+				wraps++
+			}
+		}
+		require.Equal(t, c.wraps, wraps, c.net.String())
+		seen := map[[2]int64]bool{}
+		for v := range c.net.Order() {
+			x, y := m.Position(v)
+			require.True(t, x >= 0 && x <= 1 && y >= 0 && y <= 1, "%s node %d at (%g, %g)", c.net, v, x, y)
+			key := [2]int64{int64(math.Round(x * 1e6)), int64(math.Round(y * 1e6))}
+			if c.want != LayoutForce {
+				require.False(t, seen[key], "%s: node %d on another node", c.net, v)
+			}
+			seen[key] = true
+		}
+	}
+	// A named layout that does not fit is an error; one that fits is used.
+	for _, c := range []struct {
+		net *tokendist.Graph
+		l   Layout
+	}{{star, LayoutCircle}, {star, LayoutLattice}, {tor, LayoutTree}, {tree, LayoutHypercube}} {
+		_, err := NewRecorder(c.net, nil, &Options{Layout: c.l})
+		require.ErrorIs(t, err, tokendist.ErrBadParameter)
+		require.Contains(t, err.Error(), "layout "+string(c.l))
+	}
+	r, err := NewRecorder(tor, nil, &Options{Layout: LayoutForce})
+	require.NoError(t, err)
+	require.Equal(t, LayoutForce, r.m.Layout())
+	r, err = NewRecorder(ring, nil, &Options{Layout: "auto"})
+	require.NoError(t, err)
+	require.Equal(t, LayoutCircle, r.m.Layout())
+}
+
+func TestLimitsAndBadOptionsAreRefusedNamingTheValue(t *testing.T) {
+	ctx := context.Background()
+	tor, _ := tokendist.Torus(10, 10)
+	l, _ := tokendist.PointMass(100, 1000, 0)
+	rd := func() tokendist.Balancer { b, _ := tokendist.NewRandomizedDiffusion(tor); return b }
+	tooLarge := func(err error, words ...string) {
+		t.Helper()
+		require.ErrorIs(t, err, tokendist.ErrTooLarge)
+		require.True(t, strings.HasPrefix(err.Error(), "tokendist: "), err.Error())
+		for _, w := range words {
+			require.Contains(t, err.Error(), w)
+		}
+	}
+	_, err := Record(ctx, tor, l, rd(), &Options{MaxNodes: 99})
+	tooLarge(err, "MaxNodes = 99", "100 nodes")
+	_, err = Record(ctx, tor, l, rd(), &Options{MaxFrames: 50, Run: tokendist.RunOptions{MaxSteps: 1000}})
+	tooLarge(err, "MaxFrames = 50", "Every 21")
+	// With Every 21 the same run fits.
+	m, err := Record(ctx, tor, l, rd(), &Options{MaxFrames: 50, Every: 21, Run: tokendist.RunOptions{MaxSteps: 1000}})
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(m.Frames()), 50)
+	// A run without a step bound is stopped when it reaches the limit.
+	_, err = Record(ctx, tor, l, rd(), &Options{MaxFrames: 5})
+	tooLarge(err, "MaxFrames = 5", "Every K")
+	m, err = Record(ctx, tor, l, rd(), &Options{MaxBytes: 2000, Run: tokendist.RunOptions{MaxSteps: 20}})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	tooLarge(m.WriteGIF(&buf), "MaxBytes = 2000", "Every K")
+	require.LessOrEqual(t, buf.Len(), 2000)
+	buf.Reset()
+	tooLarge(m.WriteHTML(&buf), "MaxBytes = 2000")
+	buf.Reset()
+	tooLarge(m.WriteSVG(&buf, 0), "MaxBytes = 2000")
+
+	bad := []struct {
+		o    Options
+		want string
+	}{
+		{Options{Every: -1}, "Every -1"}, {Options{Width: 100}, "Width 100"}, {Options{Height: 5000}, "Height 5000"},
+		{Options{Layout: "spiral"}, `layout "spiral"`}, {Options{MaxBytes: -1}, "MaxBytes -1"}, {Options{Delay: -2}, "Delay -2"},
+		{Options{Run: tokendist.RunOptions{SampleEvery: 3}}, "SampleEvery 3"},
+		{Options{Run: tokendist.RunOptions{Recorder: tokendist.RecorderFunc(func(*tokendist.State, tokendist.Sample) error { return nil })}}, "Recorder"},
+	}
+	for _, c := range bad {
+		_, err := Record(ctx, tor, l, rd(), &c.o)
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, c.want)
+		require.Contains(t, err.Error(), c.want)
+		require.True(t, strings.HasPrefix(err.Error(), "tokendist: "))
+	}
+	_, err = Record(ctx, nil, l, rd(), nil)
+	require.ErrorIs(t, err, tokendist.ErrNilNetwork)
+	// A run error comes back as it is.
+	_, err = Record(ctx, tor, l[:5], rd(), nil)
+	require.ErrorIs(t, err, tokendist.ErrBadLoads)
+	m, err = Record(ctx, tor, l, rd(), &Options{Run: tokendist.RunOptions{MaxSteps: 3}})
+	require.NoError(t, err)
+	require.Error(t, m.WriteSVG(&buf, 4))
+	require.Error(t, m.WriteSVG(&buf, -1))
+	var r *Recorder
+	_, err = r.Movie()
+	require.Error(t, err)
+	require.Error(t, r.Record(nil, tokendist.Sample{}))
+}
+
+func TestRecorderInsideACallersRun(t *testing.T) {
+	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 3})
+	b, _ := tokendist.NewThreshold2(tree, nil)
+	l, _ := tokendist.PointMass(tree.Order(), 30, 5)
+	r, err := NewRecorder(tree, b, &Options{Every: 2})
+	require.NoError(t, err)
+	_, err = r.Movie()
+	require.Error(t, err, "Movie before the first sample")
+	res, err := tokendist.Run(context.Background(), tree, l, b, &tokendist.RunOptions{Recorder: r, SampleEvery: 2, MaxSteps: 15})
+	require.NoError(t, err)
+	m, err := r.Movie()
+	require.NoError(t, err)
+	fr := m.Frames()
+	require.Equal(t, res.Steps, lastStep(fr))
+	require.Equal(t, []int64(res.Loads), []int64(fr[len(fr)-1].Loads))
+	checkFlows(t, m, FlowsTree)
+	m2, err := r.Movie()
+	require.NoError(t, err)
+	require.Same(t, m, m2)
+	require.Error(t, r.Record(&tokendist.State{Loads: res.Loads}, tokendist.Sample{}), "Record after Movie")
+	var svg bytes.Buffer
+	require.NoError(t, m.WriteSVG(&svg, len(fr)-1))
+	require.True(t, strings.HasPrefix(svg.String(), "<svg "))
+	require.Equal(t, tree.Order(), strings.Count(svg.String(), "<circle cx")-0)
+}
+
+func TestNilNetworksAreErrors(t *testing.T) {
+	_, err := NewRecorder(tokendist.Network(nil), nil, nil)
+	require.True(t, errors.Is(err, tokendist.ErrNilNetwork))
+	_, err = NewRecorder((*tokendist.Graph)(nil), nil, nil)
+	require.True(t, errors.Is(err, tokendist.ErrNilNetwork))
+	require.Equal(t, 1, strings.Count(err.Error(), "tokendist: "), err.Error())
+}
