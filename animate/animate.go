@@ -150,8 +150,10 @@ type matcher interface {
 }
 
 // Recorder builds a Movie from the samples of a run: pass it as RunOptions.Recorder
-// (SampleEvery 1 for exact matching flows, any for trees), then call Movie. One
-// Recorder records one run; it is not safe for concurrent use.
+// (SampleEvery 1 for exact matching flows, any for trees), then call Movie. In a run
+// with a Workload, a frame whose total changed, or whose changes the active matching
+// does not explain, draws node changes (FlowsNone) instead of arrows. One Recorder
+// records one run; it is not safe for concurrent use.
 type Recorder struct {
 	m       *Movie
 	b       matcher
@@ -386,8 +388,9 @@ func (r *Recorder) emit(step, disc int64) error {
 	if len(m.frames) > 0 {
 		switch {
 		case r.tree:
-			f.Flows = FlowsTree
-			f.Moved = r.treeFlows(f.Loads)
+			if moved, ok := r.treeFlows(f.Loads); ok {
+				f.Flows, f.Moved = FlowsTree, moved
+			}
 		case r.b != nil && r.known:
 			f.Flows = FlowsMatching
 			for l, x := range r.acc {
@@ -405,8 +408,10 @@ func (r *Recorder) emit(step, disc int64) error {
 }
 
 // treeFlows returns the net flows of a tree between the last frame's loads and now:
-// the flow into a node's subtree over the link above it is the subtree's change. O(n).
-func (r *Recorder) treeFlows(now []int64) []LinkFlow {
+// the flow into a node's subtree over the link above it is the subtree's change. It
+// reports false when the total changed (tokens arrived or left: no flow explains
+// that). O(n).
+func (r *Recorder) treeFlows(now []int64) ([]LinkFlow, bool) {
 	d := r.delta
 	for v := range d {
 		d[v] = now[v] - r.frame[v]
@@ -425,7 +430,10 @@ func (r *Recorder) treeFlows(now []int64) []LinkFlow {
 			d[p] += x
 		}
 	}
-	return out
+	if d[r.order[0]] != 0 {
+		return nil, false
+	}
+	return out, true
 }
 
 // Movie ends the recording (a pending frame of the last steps is added) and returns

@@ -130,7 +130,7 @@ func (s *scene) base(m *Movie) *image.Paletted {
 	last := strconv.FormatInt(s.last, 10)
 	c.text(int(k.x1)-7*len(last), int(k.y1)+14, last, cText)
 	c.text(int(k.x0), int(k.y1)+14, strconv.FormatInt(s.first, 10)+" step", cText)
-	c.text(8, 18, asciiOnly(m.title), cBlack)
+	c.text(8, 18, asciiOnly(s.shortTitle(m.title)), cBlack)
 	return img
 }
 

@@ -249,7 +249,7 @@ func (s *scene) arrow(g seg, t int64) (x0, y0, x1, y1 float64, ok bool) {
 		return 0, 0, 0, 0, false
 	}
 	dx, dy = dx/l, dy/l
-	gap := s.r + 1
+	gap := min(s.r+1, 0.3*l) // on short links part of the arrow stays visible
 	if atA {
 		ax, ay = ax+dx*gap, ay+dy*gap
 	}
@@ -269,6 +269,15 @@ func (s *scene) curveXY(step, disc int64) (float64, float64) {
 	x := s.crv.x0 + float64(step-s.first)/span*(s.crv.x1-s.crv.x0)
 	y := s.crv.y1 - float64(disc)/top*(s.crv.y1-s.crv.y0)
 	return x, y
+}
+
+// shortTitle is the title cut to fit left of the step counter.
+func (s *scene) shortTitle(t string) string {
+	r := []rune(t)
+	if n := max((s.w-190)/8, 4); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return t
 }
 
 // caption says what the marks on links or nodes mean, in ASCII.

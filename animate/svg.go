@@ -90,7 +90,7 @@ func (s *scene) writeSVG(w *bufio.Writer, m *Movie, k int) {
 	}
 	w.WriteString(`<stop offset="1" stop-color="` + hex(cScale+levels-1) + `"/></linearGradient></defs>` + "\n")
 	w.WriteString(`<rect width="` + W + `" height="` + H + `" fill="#fff"/>` + "\n")
-	w.WriteString(`<text x="8" y="18" font-size="13">` + html.EscapeString(m.title) + `</text>`)
+	w.WriteString(`<text x="8" y="18" font-size="13">` + html.EscapeString(s.shortTitle(m.title)) + `</text>`)
 	w.WriteString(`<text id="step" x="` + strconv.Itoa(s.w-8) + `" y="18" text-anchor="end" font-size="13">` + frameText(m, k) + "</text>\n")
 	w.WriteString(`<path stroke="` + hex(cEdge) + `" fill="none" d="`)
 	for _, sg := range s.segs {
