@@ -339,3 +339,55 @@ func TestNilNetworksAreErrors(t *testing.T) {
 	require.True(t, errors.Is(err, tokendist.ErrNilNetwork))
 	require.Equal(t, 1, strings.Count(err.Error(), "tokendist: "), err.Error())
 }
+
+// TestArrivalsMakeNodeChangeFrames: in a caller's run with a workload, a frame whose
+// total changed has no flow that explains it, and draws node changes instead.
+func TestArrivalsMakeNodeChangeFrames(t *testing.T) {
+	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: 2})
+	b, _ := tokendist.NewThreshold2(tree, nil)
+	l, _ := tokendist.PointMass(tree.Order(), 30, 3)
+	w, err := tokendist.NewPoissonArrivals(2, false)
+	require.NoError(t, err)
+	r, err := NewRecorder(tree, b, nil)
+	require.NoError(t, err)
+	_, err = tokendist.Run(context.Background(), tree, l, b, &tokendist.RunOptions{Recorder: r, SampleEvery: 1, MaxSteps: 12, Workload: w, Seed: 5})
+	require.NoError(t, err)
+	m, err := r.Movie()
+	require.NoError(t, err)
+	none, tree2 := 0, 0
+	fr := m.Frames()
+	for k := 1; k < len(fr); k++ {
+		grew := fr[k].Loads.Total() != fr[k-1].Loads.Total()
+		if grew {
+			require.Equal(t, FlowsNone, fr[k].Flows, "frame %d", k)
+			require.Nil(t, fr[k].Moved)
+			none++
+		} else {
+			require.Equal(t, FlowsTree, fr[k].Flows, "frame %d", k)
+			tree2++
+		}
+	}
+	require.Positive(t, none)
+	// And a matching balancer on a torus with arrivals: no frame with arrivals claims flows.
+	tor, _ := tokendist.Torus(4, 4)
+	ec, _ := tokendist.TorusColoring(4, 4)
+	th, _ := tokendist.NewThreshold2(tor, ec)
+	l2, _ := tokendist.PointMass(16, 50, 0)
+	w2, _ := tokendist.NewPoissonArrivals(1, false)
+	r2, err := NewRecorder(tor, th, nil)
+	require.NoError(t, err)
+	_, err = tokendist.Run(context.Background(), tor, l2, th, &tokendist.RunOptions{Recorder: r2, SampleEvery: 1, MaxSteps: 12, Workload: w2, Seed: 5})
+	require.NoError(t, err)
+	m2, err := r2.Movie()
+	require.NoError(t, err)
+	fr = m2.Frames()
+	matched := 0
+	for k := 1; k < len(fr); k++ {
+		if fr[k].Loads.Total() != fr[k-1].Loads.Total() {
+			require.Equal(t, FlowsNone, fr[k].Flows, "frame %d", k)
+		} else if fr[k].Flows == FlowsMatching {
+			matched++
+		}
+	}
+	require.Positive(t, matched)
+}
