@@ -179,13 +179,7 @@ func (s *scene) frame(m *Movie, k int, base, img *image.Paletted) {
 	c.disc(px, py, 0, 3, cCurve)
 	label := "step " + strconv.FormatInt(f.Step, 10) + "  disc " + strconv.FormatInt(f.Discrepancy, 10)
 	c.text(s.w-8-7*len(label), 18, label, cBlack)
-	capt := s.caption()
-	if k > 0 && f.Flows == FlowsNone {
-		capt = "ring: tokens gained (orange) / lost (cyan) since last frame; per-link flows unknown"
-	} else if k > 0 {
-		capt = "arrow: net tokens on a link since last frame, width to scale (max " + strconv.FormatInt(s.maxFlow, 10) + ")"
-	}
-	c.text(12, int(s.net.y1)+16, capt, cText)
+	c.text(12, int(s.net.y1)+16, s.captionOf(m, k), cText)
 }
 
 // asciiOnly replaces the characters the GIF font lacks by '?'.

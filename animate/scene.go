@@ -283,7 +283,10 @@ func (s *scene) shortTitle(t string) string {
 // caption says what the marks on links or nodes mean, in ASCII.
 func (s *scene) caption() string {
 	if s.flows == FlowsNone {
-		return "ring: tokens gained (orange) / lost (cyan) since last frame; per-link flows unknown"
+		return captionNone
 	}
-	return "arrow: net tokens moved on a link since last frame (width to scale)"
+	return "arrows: net tokens per link since last frame (width to scale)"
 }
+
+// captionNone is the caption of a frame that draws node changes.
+const captionNone = "rings: tokens gained (orange) or lost (cyan); link flows unknown"

@@ -73,9 +73,9 @@ func (s *scene) captionOf(m *Movie, k int) string {
 	case k == 0:
 		return s.caption()
 	case f.Flows == FlowsNone:
-		return "ring: tokens gained (orange) / lost (cyan) since last frame; per-link flows unknown"
+		return captionNone
 	}
-	return "arrow: net tokens on a link since last frame, width to scale (max " + strconv.FormatInt(s.maxFlow, 10) + ")"
+	return "arrows: net tokens per link since last frame (max " + strconv.FormatInt(s.maxFlow, 10) + ")"
 }
 
 // writeSVG writes the SVG of frame k (with ids for the page's script).
