@@ -160,7 +160,7 @@ type Recorder struct {
 	endLink []int32 // edge end (CSR index) → link
 	tree    bool
 	order   []int32 // BFS order of the tree from node 0
-	parent  []int32 // parent link of each node of the tree (-1 at the root)
+	parent  []int32 // edge end of the link above each node of the tree (unused at the root)
 	par     []int32 // parent node
 	prev    []int64 // loads at the last sample
 	frame   []int64 // loads at the last frame
@@ -210,7 +210,7 @@ func NewRecorder(net tokendist.Network, b tokendist.Balancer, opts *Options) (*R
 		r.endLink[g.EdgeIndex(e[0], e[1])] = int32(i)
 		r.endLink[g.EdgeIndex(e[1], e[0])] = int32(i)
 	}
-	if mt, ok := b.(matcher); ok && b != nil && !r.tree {
+	if mt, ok := b.(matcher); ok && !r.tree { // on a tree the loads give the flows
 		if ec := safeColoring(mt); ec != nil && ec.Graph() != nil && ec.Graph().Order() == n && ec.Graph().Size() == g.Size() {
 			r.b = mt
 		}
@@ -234,7 +234,7 @@ func safeColoring(mt matcher) (ec *tokendist.EdgeColoring) {
 }
 
 // treeOrder returns a BFS order of tree g from node 0, each node's parent and the edge
-// end of the link to it (-1 at the root). O(n).
+// end of the link to it (unused at the root). O(n).
 func treeOrder(g *tokendist.Graph) (order, par, parentEnd []int32) {
 	n := g.Order()
 	order = make([]int32, 0, n)
@@ -243,7 +243,7 @@ func treeOrder(g *tokendist.Graph) (order, par, parentEnd []int32) {
 	for i := range par {
 		par[i] = -2
 	}
-	par[0], parentEnd[0] = -1, -1
+	par[0] = 0 // the root: visited (its parent and parent end are never read)
 	order = append(order, 0)
 	for i := 0; i < len(order); i++ {
 		u := int(order[i])

@@ -391,3 +391,60 @@ func TestArrivalsMakeNodeChangeFrames(t *testing.T) {
 	}
 	require.Positive(t, matched)
 }
+
+// TestRecorderEdges covers the Recorder's guards: a limit of exactly n nodes, a
+// colouring of another graph, a repeated sample, a nil State, samples more than one
+// step apart for a matching balancer, and the GIF's frame delays.
+func TestRecorderEdges(t *testing.T) {
+	tor, _ := tokendist.Torus(4, 4)
+	ring, _ := tokendist.Ring(16)
+	ec, _ := tokendist.TorusColoring(4, 4)
+	th, _ := tokendist.NewThreshold2(tor, ec)
+	r, err := NewRecorder(tor, th, &Options{MaxNodes: 16})
+	require.NoError(t, err, "MaxNodes = n is allowed")
+	require.NotNil(t, r.b, "THRESHOLD-2 on its own torus: a known matching")
+	r, err = NewRecorder(ring, th, nil)
+	require.NoError(t, err)
+	require.Nil(t, r.b, "a colouring of another graph of the same order is not used")
+	require.Error(t, r.Record(nil, tokendist.Sample{}))
+
+	// A repeated sample adds no frame.
+	s := &tokendist.State{Loads: make(tokendist.Loads, 16)}
+	require.NoError(t, r.Record(s, tokendist.Sample{}))
+	require.NoError(t, r.Record(s, tokendist.Sample{}))
+	m, err := r.Movie()
+	require.NoError(t, err)
+	require.Len(t, m.Frames(), 1)
+
+	// Samples two steps apart: a matching cannot tell the flows, even when nothing moved.
+	th, _ = tokendist.NewThreshold2(tor, ec)
+	r, err = NewRecorder(tor, th, nil)
+	require.NoError(t, err)
+	flat := make(tokendist.Loads, 16)
+	for v := range flat {
+		flat[v] = 5
+	}
+	_, err = tokendist.Run(context.Background(), tor, flat, th, &tokendist.RunOptions{Recorder: r, SampleEvery: 2, MaxSteps: 6, NoStability: true})
+	require.NoError(t, err)
+	m, err = r.Movie()
+	require.NoError(t, err)
+	require.Len(t, m.Frames(), 4)
+	for _, f := range m.Frames()[1:] {
+		require.Equal(t, FlowsNone, f.Flows)
+	}
+	// Sampled every step, the same run has matching flows (none moved).
+	th, _ = tokendist.NewThreshold2(tor, ec)
+	m, err = Record(context.Background(), tor, flat, th, &Options{Delay: 7, Every: 2, Run: tokendist.RunOptions{MaxSteps: 6, NoStability: true}})
+	require.NoError(t, err)
+	require.Len(t, m.Frames(), 4)
+	for _, f := range m.Frames()[1:] {
+		require.Equal(t, FlowsMatching, f.Flows)
+		require.Empty(t, f.Moved)
+	}
+	g, _ := decodeGIF(t, m)
+	require.Equal(t, []int{7, 7, 7, 21}, g.Delay, "Delay per frame, the last held three times")
+	m = treeMovie(t, &Options{Every: 50})
+	g, _ = decodeGIF(t, m)
+	require.Equal(t, 10, g.Delay[0], "the default delay")
+	require.Equal(t, 0, g.LoopCount, "loops forever")
+}
