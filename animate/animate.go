@@ -357,7 +357,7 @@ func (r *Recorder) matchFlows(loads []int64, t int64) bool {
 	for v, x := range loads {
 		all += abs(x - r.prev[v])
 	}
-	for i := 0; i+1 < len(pairs); i += 2 {
+	for i := 0; i < len(pairs); i += 2 { // flat pairs: an even length
 		u, v := int(pairs[i]), int(pairs[i+1])
 		du, dv := loads[u]-r.prev[u], loads[v]-r.prev[v]
 		if du+dv != 0 {

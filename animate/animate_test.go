@@ -3,10 +3,13 @@ package animate
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
+	"io"
 	"image"
 	"image/gif"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -326,10 +329,29 @@ func TestRecorderInsideACallersRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Same(t, m, m2)
 	require.Error(t, r.Record(&tokendist.State{Loads: res.Loads}, tokendist.Sample{}), "Record after Movie")
+	m.title = `T_{2,3} <"&">`
 	var svg bytes.Buffer
 	require.NoError(t, m.WriteSVG(&svg, len(fr)-1))
 	require.True(t, strings.HasPrefix(svg.String(), "<svg "))
-	require.Equal(t, tree.Order(), strings.Count(svg.String(), "<circle cx")-0)
+	require.Equal(t, tree.Order(), strings.Count(svg.String(), "<circle cx"))
+	// Well-formed XML, the title escaped, the last frame's loads as the node labels.
+	dec := xml.NewDecoder(bytes.NewReader(svg.Bytes()))
+	var texts []string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if cd, ok := tok.(xml.CharData); ok && strings.TrimSpace(string(cd)) != "" {
+			texts = append(texts, string(cd))
+		}
+	}
+	require.Contains(t, texts, `T_{2,3} <"&">`)
+	require.Contains(t, texts, frameText(m, len(fr)-1))
+	for _, x := range fr[len(fr)-1].Loads {
+		require.Contains(t, texts, strconv.FormatInt(x, 10))
+	}
 }
 
 func TestNilNetworksAreErrors(t *testing.T) {
