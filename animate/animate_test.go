@@ -470,3 +470,76 @@ func TestRecorderEdges(t *testing.T) {
 	require.Equal(t, 10, g.Delay[0], "the default delay")
 	require.Equal(t, 0, g.LoopCount, "loops forever")
 }
+
+// TestLayoutGeometry checks the places each layout gives: a ring on the circle of
+// radius ½ from the top, evenly spaced along its cycle; a lattice on an even grid,
+// centred; a tree layered by depth from its centre, each parent above the middle of
+// its children.
+func TestLayoutGeometry(t *testing.T) {
+	near := func(want, got float64, msg string, args ...any) {
+		t.Helper()
+		require.InDelta(t, want, got, 1e-9, append([]any{msg}, args...)...)
+	}
+	ring, _ := tokendist.Ring(10)
+	r, err := NewRecorder(ring, nil, nil)
+	require.NoError(t, err)
+	m := r.m
+	chord := math.Sin(math.Pi / 10) // 2 · ½ · sin(π/n)
+	x0, y0 := m.Position(0)
+	near(0.5, x0, "node 0 at the top")
+	near(0, y0, "node 0 at the top")
+	for v := range 10 {
+		x, y := m.Position(v)
+		near(0.5, math.Hypot(x-0.5, y-0.5), "node %d on the circle", v)
+		x1, y1 := m.Position((v + 1) % 10)
+		near(chord, math.Hypot(x1-x, y1-y), "nodes %d, %d a chord apart", v, v+1)
+	}
+	x1, _ := m.Position(1)
+	require.Greater(t, x1, 0.5, "clockwise from the top")
+
+	mesh, _ := tokendist.Mesh(4, 6)
+	r, err = NewRecorder(mesh, nil, nil)
+	require.NoError(t, err)
+	m = r.m
+	// 24 nodes, row-major with c columns and r rows, spacing 1/(max(r, c)−1), centred.
+	lo, hi := point{1, 1}, point{0, 0}
+	for _, p := range m.pos {
+		lo = point{min(lo.x, p.x), min(lo.y, p.y)}
+		hi = point{max(hi.x, p.x), max(hi.y, p.y)}
+	}
+	near(1, lo.x+hi.x, "centred across")
+	near(1, lo.y+hi.y, "centred down")
+	near(1, max(hi.x-lo.x, hi.y-lo.y), "the longer side spans [0, 1]")
+	for _, e := range m.Links() {
+		a, b := m.pos[e[0]], m.pos[e[1]]
+		d := math.Hypot(a.x-b.x, a.y-b.y)
+		near(0.2, d, "link %v: one grid step (1/5)", e)
+	}
+
+	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 2})
+	r, err = NewRecorder(tree, nil, nil)
+	require.NoError(t, err)
+	m = r.m
+	_, rootY := m.Position(0) // the centre of a complete binary tree is its root
+	near(0, rootY, "root on top")
+	minX, maxX, maxY := 1.0, 0.0, 0.0
+	for v := 1; v < tree.Order(); v++ {
+		x, y := m.Position(v)
+		_, py := m.Position((v - 1) / 2)
+		near(py+1.0/3, y, "node %d one layer below its parent", v)
+		minX, maxX, maxY = min(minX, x), max(maxX, x), max(maxY, y)
+		if 2*v+2 < tree.Order() {
+			lx, _ := m.Position(2*v + 1)
+			rx, _ := m.Position(2*v + 2)
+			near((lx+rx)/2, x, "node %d above the middle of its children", v)
+		}
+	}
+	near(0, minX, "leftmost leaf")
+	near(1, maxX, "rightmost leaf")
+	near(1, maxY, "deepest layer")
+	// Leaves are evenly spaced: 8 leaves 1/7 apart, in order.
+	for i := range 8 {
+		x, _ := m.Position(7 + i)
+		near(float64(i)/7, x, "leaf %d", 7+i)
+	}
+}
