@@ -198,6 +198,8 @@ func TestLayoutsFollowTheStructure(t *testing.T) {
 	cube, _ := tokendist.Hypercube(5)
 	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})
 	star, _ := tokendist.Star(9)
+	mesh25, _ := tokendist.Mesh(2, 5) // a side of 2: no link is a wrap-around
+	mesh52, _ := tokendist.Mesh(5, 2)
 	rr, err := tokendist.RandomRegular(30, 3, 1)
 	require.NoError(t, err)
 	for _, c := range []struct {
@@ -205,7 +207,8 @@ func TestLayoutsFollowTheStructure(t *testing.T) {
 		want  Layout
 		wraps int
 	}{{ring, LayoutCircle, 0}, {tor, LayoutLattice, 5 + 7}, {mesh, LayoutLattice, 0}, {path, LayoutLattice, 0},
-		{cube, LayoutHypercube, 0}, {tree, LayoutTree, 0}, {star, LayoutTree, 0}, {rr, LayoutForce, 0}} {
+		{cube, LayoutHypercube, 0}, {tree, LayoutTree, 0}, {star, LayoutTree, 0}, {rr, LayoutForce, 0},
+		{mesh25, LayoutLattice, 0}, {mesh52, LayoutLattice, 0}} {
 		r, err := NewRecorder(c.net, nil, nil)
 		require.NoError(t, err, c.net.String())
 		m := r.m
@@ -542,4 +545,48 @@ func TestLayoutGeometry(t *testing.T) {
 		x, _ := m.Position(7 + i)
 		near(float64(i)/7, x, "leaf %d", 7+i)
 	}
+}
+
+// TestHypercubeProjection: the links of dimension i are one translation, at angle
+// π·i/d and of length proportional to 1 + 0.09·i, so the cube's structure shows.
+func TestHypercubeProjection(t *testing.T) {
+	const d = 4
+	cube, _ := tokendist.Hypercube(d)
+	r, err := NewRecorder(cube, nil, nil)
+	require.NoError(t, err)
+	m := r.m
+	var unit float64
+	for i := range d {
+		x0, y0 := m.Position(0)
+		x1, y1 := m.Position(1 << i)
+		dx, dy := x1-x0, y1-y0
+		if i == 0 {
+			unit = dx
+			require.Positive(t, unit, "dimension 0 points right")
+			require.InDelta(t, 0, dy, 1e-9)
+		}
+		l := math.Hypot(dx, dy)
+		require.InDelta(t, 1+0.09*float64(i), l/unit, 1e-9, "dimension %d length", i)
+		require.InDelta(t, math.Pi*float64(i)/d, math.Atan2(dy, dx), 1e-9, "dimension %d angle", i)
+		for v := range 1 << d {
+			if v>>i&1 == 1 {
+				continue
+			}
+			a, b := m.pos[v], m.pos[v|1<<i]
+			require.InDelta(t, dx, b.x-a.x, 1e-9, "node %d, dimension %d", v, i)
+			require.InDelta(t, dy, b.y-a.y, 1e-9, "node %d, dimension %d", v, i)
+		}
+	}
+}
+
+// TestNormalizeDegenerate: points that span nothing (or NaN) go to the centre.
+func TestNormalizeDegenerate(t *testing.T) {
+	for _, c := range []struct{ lo, hi point }{{point{2, 3}, point{2, 3}}, {point{0, 0}, point{math.NaN(), 1}}, {point{0, 0}, point{math.Inf(1), 1}}} {
+		pos := []point{{2, 3}, {2, 3}}
+		normalize(pos, c.lo, c.hi)
+		require.Equal(t, []point{{0.5, 0.5}, {0.5, 0.5}}, pos)
+	}
+	pos := []point{{0, 0}, {2, 1}}
+	normalize(pos, point{0, 0}, point{2, 1})
+	require.Equal(t, []point{{0, 0.25}, {1, 0.75}}, pos)
 }
