@@ -198,6 +198,7 @@ func TestLayoutsFollowTheStructure(t *testing.T) {
 	cube, _ := tokendist.Hypercube(5)
 	tree, _ := tokendist.KaryTree(tokendist.KaryShape{Height: 3, Arity: 3})
 	star, _ := tokendist.Star(9)
+	ring3, _ := tokendist.Ring(3)
 	mesh25, _ := tokendist.Mesh(2, 5) // a side of 2: no link is a wrap-around
 	mesh52, _ := tokendist.Mesh(5, 2)
 	rr, err := tokendist.RandomRegular(30, 3, 1)
@@ -208,7 +209,7 @@ func TestLayoutsFollowTheStructure(t *testing.T) {
 		wraps int
 	}{{ring, LayoutCircle, 0}, {tor, LayoutLattice, 5 + 7}, {mesh, LayoutLattice, 0}, {path, LayoutLattice, 0},
 		{cube, LayoutHypercube, 0}, {tree, LayoutTree, 0}, {star, LayoutTree, 0}, {rr, LayoutForce, 0},
-		{mesh25, LayoutLattice, 0}, {mesh52, LayoutLattice, 0}} {
+		{mesh25, LayoutLattice, 0}, {mesh52, LayoutLattice, 0}, {ring3, LayoutCircle, 0}} {
 		r, err := NewRecorder(c.net, nil, nil)
 		require.NoError(t, err, c.net.String())
 		m := r.m
@@ -589,4 +590,13 @@ func TestNormalizeDegenerate(t *testing.T) {
 	pos := []point{{0, 0}, {2, 1}}
 	normalize(pos, point{0, 0}, point{2, 1})
 	require.Equal(t, []point{{0, 0.25}, {1, 0.75}}, pos)
+}
+
+// TestCycleOrderNeedsOneCycle: two triangles are 2-regular but not a ring.
+func TestCycleOrderNeedsOneCycle(t *testing.T) {
+	g, err := tokendist.NewGraph(6, [][2]int{{0, 1}, {1, 2}, {0, 2}, {3, 4}, {4, 5}, {3, 5}})
+	require.NoError(t, err)
+	require.Nil(t, cycleOrder(g))
+	ring, _ := tokendist.Ring(5)
+	require.Equal(t, []int{0, 1, 2, 3, 4}, cycleOrder(ring))
 }

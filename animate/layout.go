@@ -117,6 +117,9 @@ func cycleOrder(g *tokendist.Graph) []int {
 	out := make([]int, 0, n)
 	prev, v := -1, 0
 	for range n {
+		if v == 0 && len(out) > 0 {
+			return nil // back at the start early: two or more cycles
+		}
 		out = append(out, v)
 		nb := g.Neighbors(v)
 		next := int(nb[0])
@@ -124,9 +127,6 @@ func cycleOrder(g *tokendist.Graph) []int {
 			next = int(nb[1])
 		}
 		prev, v = v, next
-	}
-	if v != 0 {
-		return nil // two or more cycles
 	}
 	return out
 }
