@@ -600,3 +600,28 @@ func TestCycleOrderNeedsOneCycle(t *testing.T) {
 	ring, _ := tokendist.Ring(5)
 	require.Equal(t, []int{0, 1, 2, 3, 4}, cycleOrder(ring))
 }
+
+// TestLayoutEdgeCases: an edgeless network is drawn force-directed, a 2-node path as
+// a lattice; the hypercube projection needs 2^d nodes and d-regularity as well as
+// one-bit links.
+func TestLayoutEdgeCases(t *testing.T) {
+	empty, err := tokendist.NewGraph(3, nil)
+	require.NoError(t, err)
+	path2, _ := tokendist.Path(2)
+	for _, c := range []struct {
+		g    *tokendist.Graph
+		want Layout
+	}{{empty, LayoutForce}, {path2, LayoutLattice}} {
+		r, err := NewRecorder(c.g, nil, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.want, r.m.Layout(), c.g.String())
+	}
+	matching, _ := tokendist.NewGraph(6, [][2]int{{0, 1}, {2, 3}, {4, 5}})
+	bent, _ := tokendist.NewGraph(4, [][2]int{{0, 1}, {1, 3}, {3, 2}}) // one-bit links, not 2-regular
+	for _, g := range []*tokendist.Graph{matching, bent} {
+		_, err := NewRecorder(g, nil, &Options{Layout: LayoutHypercube})
+		require.ErrorIs(t, err, tokendist.ErrBadParameter, g.String())
+		_, err = NewRecorder(g, nil, &Options{Layout: LayoutLattice})
+		require.NoError(t, err, "%s is a row-major grid's subgraph", g)
+	}
+}

@@ -131,38 +131,33 @@ func cycleOrder(g *tokendist.Graph) []int {
 	return out
 }
 
-// latticeShape finds r × c = n (c largest first) such that every link joins row-major
-// grid neighbours, with or without wrap-around. O(m · d(n)).
+// latticeShape finds r × c = n (c largest first, c ≥ 2: a single column fits only when
+// the single row does) such that every link (u < v, as EdgeList gives them) joins
+// row-major grid neighbours, with or without wrap-around. O(m · d(n)).
 func latticeShape(links [][2]int, n int) (r, c int, ok bool) {
 	if n < 2 || len(links) == 0 {
 		return 0, 0, false
 	}
-	for c = n; c >= 1; c-- {
-		if n%c != 0 {
-			continue
-		}
-		r = n / c
-		fits := true
-		for _, e := range links {
-			u, v := e[0], e[1]
-			iu, ju, iv, jv := u/c, u%c, v/c, v%c
-			dj, di := jv-ju, iv-iu
-			if dj < 0 {
-				dj = -dj
-			}
-			if di < 0 {
-				di = -di
-			}
-			if !(iu == iv && (dj == 1 || dj == c-1)) && !(ju == jv && (di == 1 || di == r-1)) {
-				fits = false
-				break
-			}
-		}
-		if fits {
-			return r, c, true
+	for c = n; c >= 2; c-- {
+		if n%c == 0 && gridFits(links, n/c, c) {
+			return n / c, c, true
 		}
 	}
 	return 0, 0, false
+}
+
+// gridFits reports whether every link joins neighbours of the row-major r × c grid.
+// With u < v, a link in one row has v%c > u%c and one in one column has v/c > u/c.
+func gridFits(links [][2]int, r, c int) bool {
+	for _, e := range links {
+		u, v := e[0], e[1]
+		row := u/c == v/c && (v-u == 1 || v-u == c-1)
+		col := u%c == v%c && (v/c-u/c == 1 || v/c-u/c == r-1)
+		if !row && !col {
+			return false
+		}
+	}
+	return true
 }
 
 // cubeDim returns d if g has 2^d nodes, is d-regular and every link joins nodes that
@@ -188,16 +183,13 @@ func cubeDim(g *tokendist.Graph, links [][2]int) (int, bool) {
 // depth-first order, each inner node above the middle of its children. O(n).
 func treeLayout(g *tokendist.Graph) []point {
 	n := g.Order()
-	root, err := g.Center()
-	if err != nil {
-		root = 0
-	}
+	root, _ := g.Center() // a tree is connected: Center cannot fail
 	par := make([]int32, n)
 	depth := make([]int, n)
 	for i := range par {
 		par[i] = -2
 	}
-	par[root] = -1
+	par[root] = int32(root) // visited; the root's parent is never read
 	// Iterative depth-first order (preorder), children in ascending order.
 	order := make([]int, 0, n)
 	stack := []int{root}
@@ -233,7 +225,8 @@ func treeLayout(g *tokendist.Graph) []point {
 		if !math.IsInf(lo[v], 1) {
 			xs[v] = (lo[v] + hi[v]) / 2
 		}
-		if p := par[v]; p >= 0 {
+		if i > 0 { // order[0] is the root
+			p := par[v]
 			lo[p], hi[p] = min(lo[p], xs[v]), max(hi[p], xs[v])
 		}
 	}
