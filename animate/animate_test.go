@@ -526,6 +526,10 @@ func TestLayoutGeometry(t *testing.T) {
 	m = r.m
 	_, rootY := m.Position(0) // the centre of a complete binary tree is its root
 	near(0, rootY, "root on top")
+	rootX, _ := m.Position(0)
+	lx, _ := m.Position(1)
+	rx, _ := m.Position(2)
+	near((lx+rx)/2, rootX, "the root above the middle of its children")
 	minX, maxX, maxY := 1.0, 0.0, 0.0
 	for v := 1; v < tree.Order(); v++ {
 		x, y := m.Position(v)
