@@ -629,3 +629,76 @@ func TestLayoutEdgeCases(t *testing.T) {
 		require.NoError(t, err, "%s is a row-major grid's subgraph", g)
 	}
 }
+
+// TestSceneScales pins the scales every format shares: load colours, arrow and ring
+// widths, arrow ends, the curve's box, the node radius and the title's cut.
+func TestSceneScales(t *testing.T) {
+	m := treeMovie(t, &Options{Every: 5})
+	s := newScene(m)
+	require.Equal(t, int64(0), s.lo)
+	require.Equal(t, int64(40), s.hi)
+	require.Equal(t, 0, s.level(0))
+	require.Equal(t, levels-1, s.level(40))
+	require.Equal(t, int(math.Round(20*float64(levels-1)/40)), s.level(20))
+	flat := &scene{lo: 3, hi: 3}
+	require.Equal(t, levels/2, flat.level(3), "one load: the middle colour")
+
+	require.Positive(t, s.maxFlow)
+	wmax := max(2.5, min(2*s.r, 9))
+	require.InDelta(t, wmax, s.width(s.maxFlow), 1e-9)
+	require.InDelta(t, wmax, s.width(-s.maxFlow), 1e-9, "either direction")
+	require.InDelta(t, 1.5+(wmax-1.5)/float64(s.maxFlow), s.width(1), 1e-9)
+	require.InDelta(t, 1.5, (&scene{r: 5}).width(3), 1e-9, "no flows: the thinnest")
+	require.Zero(t, s.ring(5), "tree frames have arrows, not rings")
+	rs := &scene{maxDelta: 4}
+	require.Zero(t, rs.ring(0))
+	require.InDelta(t, 3, rs.ring(-4), 1e-9)
+	require.InDelta(t, 1.5, rs.ring(1), 1e-9)
+
+	// An arrow on a horizontal link of length 100 between nodes of radius 10: from
+	// 11 past one end to 11 short of the other, the way the tokens went.
+	a := &scene{r: 10}
+	g := seg{0, 0, 100, 0, true, true}
+	x0, y0, x1, y1, ok := a.arrow(g, 3)
+	require.True(t, ok)
+	require.Equal(t, [4]float64{11, 0, 89, 0}, [4]float64{x0, y0, x1, y1})
+	x0, _, x1, _, ok = a.arrow(g, -3)
+	require.True(t, ok)
+	require.Equal(t, [2]float64{89, 11}, [2]float64{x0, x1})
+	x0, _, x1, _, ok = a.arrow(seg{0, 0, 100, 0, false, true}, 3) // a stub: free start
+	require.True(t, ok)
+	require.Equal(t, [2]float64{0, 89}, [2]float64{x0, x1})
+	_, _, _, _, ok = a.arrow(seg{0, 0, 0, 0, true, true}, 1)
+	require.False(t, ok, "a zero-length link")
+	x0, _, x1, _, ok = a.arrow(seg{0, 0, 20, 0, true, true}, 1) // short: gap 0.3 × 20
+	require.True(t, ok)
+	require.Equal(t, [2]float64{6, 14}, [2]float64{x0, x1})
+
+	// The curve: first frame at the left top, last step at the right, zero at the bottom.
+	fr := m.Frames()
+	x, y := s.curveXY(fr[0].Step, fr[0].Discrepancy)
+	require.Equal(t, [2]float64{s.crv.x0, s.crv.y0}, [2]float64{x, y}, "the first discrepancy is the largest")
+	x, y = s.curveXY(fr[len(fr)-1].Step, 0)
+	require.Equal(t, [2]float64{s.crv.x1, s.crv.y1}, [2]float64{x, y})
+
+	// Radius: a third of the shortest link, within 1.5..12.
+	short := math.Inf(1)
+	for _, e := range m.Links() {
+		short = min(short, math.Hypot(s.nx[e[0]]-s.nx[e[1]], s.ny[e[0]]-s.ny[e[1]]))
+	}
+	require.InDelta(t, max(1.5, min(12, short/3)), s.r, 1e-9)
+	require.True(t, s.labels, "15 nodes: numbers drawn")
+
+	require.Equal(t, "abc", s.shortTitle("abc"))
+	long := strings.Repeat("x", 200)
+	cut := s.shortTitle(long)
+	require.Len(t, cut, (DefaultWidth-190)/8)
+	require.True(t, strings.HasSuffix(cut, "..."))
+	require.Equal(t, "a?b", asciiOnly("a→b"))
+
+	xs := []float64{3, 1, 2, 5, 4}
+	require.Equal(t, 3.0, median(xs))
+	require.Equal(t, []float64{3, 1, 2, 5, 4}, xs, "median leaves its input alone")
+	sortFloats(xs)
+	require.Equal(t, []float64{1, 2, 3, 4, 5}, xs)
+}
