@@ -50,7 +50,8 @@
 //   - Options are structs whose zero value means the default, passed by pointer (nil:
 //     all defaults); results are plain structs; seeds are plain uint64 values.
 //   - Layers that are not the core live in their own packages beside it:
-//     github.com/tokendist/tokendist/plot (SVG plots), .../registry (algorithms,
+//     github.com/tokendist/tokendist/plot (SVG plots), .../animate (a run as an
+//     animation), .../registry (algorithms,
 //     networks and loads by name), .../tokendisttest (the Balancer contract as a test
 //     suite) and .../experiment (experiment files, sweeps and their database).
 //

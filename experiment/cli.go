@@ -37,6 +37,7 @@ Usage:
   tokendist report          print the runs, a summary or the traces of a database (text, CSV,
                             Markdown, JSON Lines), or one HTML page
   tokendist plot            draw a plot from a database (SVG, PNG or PDF)
+  tokendist animate FILE    draw one run as an animation (GIF, HTML page or SVG frame)
   tokendist merge           fold result databases into one (idempotent)
   tokendist version         print the module version and VCS revision
   tokendist help COMMAND    the manual of COMMAND (same as COMMAND --help)
@@ -94,12 +95,14 @@ func mainCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) in
 		return c.report(rest)
 	case "plot":
 		return c.plot(rest)
+	case "animate":
+		return c.animate(rest)
 	case "merge":
 		return c.merge(rest)
 	case "version":
 		return c.version(rest)
 	}
-	fmt.Fprintf(stderr, "tokendist: unknown command %s (the commands: run, sweep, list, report, plot, merge, help; see tokendist help)\n", errs.Quote([]byte(cmd)))
+	fmt.Fprintf(stderr, "tokendist: unknown command %s (the commands: run, sweep, list, report, plot, animate, merge, help; see tokendist help)\n", errs.Quote([]byte(cmd)))
 	return ExitUsage
 }
 

@@ -1,0 +1,55 @@
+// Package animate shows a run of a tokendist balancer as an animation: the network
+// drawn in a layout that fits its family, each node's load as a colour on one scale
+// for the whole run (with a legend, and the number itself on small networks), the
+// tokens moved over each link as an arrow whose width is the count, a step counter,
+// and the discrepancy curve beneath, growing as the run goes.
+//
+// Record runs a balancer with tokendist.Run and returns a *Movie; a Recorder does the
+// same inside a run the caller drives (RunOptions.Recorder). A Movie is written as an
+// animated GIF (WriteGIF, a fixed palette), a self-contained HTML page (WriteHTML: one
+// inline SVG, a play/pause button and a step slider, no network requests and no
+// external fonts or scripts) or an SVG of one frame (WriteSVG).
+//
+// # Layouts
+//
+// The layout (Options.Layout, LayoutAuto by default) is chosen from the network's
+// structure, in this order: a connected 2-regular network is drawn as a circle
+// (LayoutCircle), a network whose edges all join neighbours of a row-major r × c grid,
+// with or without wrap-around (Mesh, Torus, Path), as a lattice (LayoutLattice, the
+// wrap-around links drawn as stubs leaving the grid), a network on 2^d nodes whose
+// edges all join nodes that differ in one bit as a hypercube projection
+// (LayoutHypercube), a tree layered from its centre (LayoutTree), and anything else
+// force-directed (LayoutForce: gonum's Eades layout from a fixed seed).
+//
+// # What an arrow means
+//
+// An arrow on link {u, v} in frame k is the net number of tokens that crossed the link
+// from u to v (or from v to u: the arrow points the way they went) in the steps after
+// frame k−1 up to frame k. It is computed exactly from the loads, never estimated,
+// and only where the loads determine it:
+//
+//   - On a tree network the net flow over any interval is the unique flow with the
+//     interval's load changes: the flow on the link above a node is the change of the
+//     node's subtree.
+//   - For a balancer that moves tokens along one matching per step and says which
+//     (a *tokendist.DimensionExchange or *tokendist.Discrepancy1: the edges of colour
+//     ActiveColor(t) at step t), the flow of a step on a matched link is the load
+//     change of its ends; Record then samples every step and adds a frame's steps.
+//
+// Everywhere else (diffusion, random matching, the hypercube schedules on a network
+// that is not a tree) the per-link flows are not known from the loads, and the frame
+// draws each node's load change instead: a ring around the node, orange for tokens
+// gained and cyan for tokens lost, as thick as the change. A frame says which it
+// draws (Frame.Flows).
+//
+// # Limits
+//
+// A movie is bounded: at most Options.MaxNodes nodes, Options.MaxFrames frames and
+// Options.MaxBytes bytes of output (defaults DefaultMaxNodes, DefaultMaxFrames,
+// DefaultMaxBytes). Beyond a limit the call fails with an error wrapping
+// tokendist.ErrTooLarge that names the limit and says how to sample less often
+// (Options.Every). Every error starts with "tokendist: ".
+//
+// The package is separate from the core so that a program that only runs balancers
+// does not link the layouts, image encoders and fonts.
+package animate

@@ -1,0 +1,157 @@
+package animate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist"
+)
+
+// chromiumFlags are those of experiment's TestHTMLReportInChromium: headless, no
+// network, no background services, no GPU.
+var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+	"--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=5000", "--window-size=700,720"}
+
+// pageChecker records errors (error events and console.error) and, once the page has
+// loaded, moves the slider to the last frame as a user would (value and an input
+// event) and writes a report into the DOM: the resources fetched, the errors, and the
+// node fills before and after.
+const pageChecker = `<script>
+window.__errs = [];
+window.addEventListener('error', function (e) {
+  var t = e.target || {};
+  window.__errs.push(String(e.message || t.src || t.href || t.tagName || 'error'));
+}, true);
+(function () { var ce = console.error; console.error = function () { window.__errs.push('console: ' + Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); }; })();
+window.addEventListener('load', function () {
+  var out = {resources: [], errors: window.__errs, before: '', after: '', step: '', arrows: 0, frames: 0};
+  performance.getEntriesByType('resource').forEach(function (r) { out.resources.push(r.name); });
+  var fills = function () { return Array.prototype.map.call(document.querySelectorAll('#nodes circle'), function (c) { return c.getAttribute('fill'); }).join(' '); };
+  out.before = fills();
+  var sl = document.getElementById('slider');
+  out.frames = +sl.max + 1;
+  sl.value = SLIDE; sl.dispatchEvent(new Event('input'));
+  out.after = fills();
+  out.step = document.getElementById('step').textContent;
+  out.arrows = document.querySelectorAll('#arrows path').length;
+  var pre = document.createElement('pre');
+  pre.id = 'tdcheck';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+`
+
+var tdcheck = regexp.MustCompile(`(?s)<pre id="tdcheck">(.*?)</pre>`)
+
+// TestHTMLPageInChromium opens the page of a THRESHOLD-2 movie in real headless
+// Chromium (Debian's chromium, /usr/bin/chromium; scripts/install-chromium.sh installs
+// it in CI): no errors, no requests, the slider changes the node colours and the step
+// counter, and screenshots at two slider positions differ. It skips without chromium.
+func TestHTMLPageInChromium(t *testing.T) {
+	bin := "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err != nil {
+		if bin, err = exec.LookPath("chromium"); err != nil {
+			t.Skip("chromium not found (Debian package chromium; scripts/install-chromium.sh installs it); skipping the browser check")
+		}
+	}
+	tor, err := tokendist.Torus(6, 6)
+	require.NoError(t, err)
+	ec, err := tokendist.TorusColoring(6, 6)
+	require.NoError(t, err)
+	b, err := tokendist.NewThreshold2(tor, ec)
+	require.NoError(t, err)
+	l, err := tokendist.PointMass(36, 300, 8)
+	require.NoError(t, err)
+	m, err := Record(context.Background(), tor, l, b, &Options{Title: "THRESHOLD-2 on a 6 × 6 torus", Run: tokendist.RunOptions{MaxSteps: 24}})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, m.WriteHTML(&buf))
+	page := buf.String()
+	require.NotContains(t, page, "http://www.w3.org/1999/xlink")
+	for _, bad := range []string{"src=", "href=\"http", "@import", "url(http", "fetch(", "XMLHttpRequest"} {
+		require.NotContains(t, page, bad)
+	}
+	dir := t.TempDir()
+	last := len(m.Frames()) - 1
+	run := func(slide int, extra ...string) string {
+		i := strings.Index(page, "<head>") + len("<head>")
+		name := filepath.Join(dir, "page"+strings.Repeat("x", slide%7)+".html")
+		checker := strings.Replace(pageChecker, "SLIDE", itoa(slide), 1)
+		require.NoError(t, os.WriteFile(name, []byte(page[:i]+"\n"+checker+page[i:]), 0o644))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		args := append(append(append([]string(nil), chromiumFlags...), "--user-data-dir="+filepath.Join(dir, "profile")), extra...)
+		cmd := exec.CommandContext(ctx, bin, append(args, "file://"+name)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		out, err := cmd.Output()
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		require.NoError(t, err, "chromium: %s", stderr)
+		return string(out)
+	}
+	out := run(last, "--dump-dom")
+	mm := tdcheck.FindStringSubmatch(out)
+	require.NotNil(t, mm, "the checker wrote no report; chromium printed %d bytes", len(out))
+	var rep struct {
+		Resources, Errors []string
+		Before, After     string
+		Step              string
+		Arrows, Frames    int
+	}
+	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(mm[1])), &rep))
+	t.Logf("chromium: %d frames, %d resources fetched, %d errors, last frame %q with %d arrows", rep.Frames, len(rep.Resources), len(rep.Errors), rep.Step, rep.Arrows)
+	require.Empty(t, rep.Resources, "the page fetched resources")
+	require.Empty(t, rep.Errors, "the page raised errors")
+	require.Equal(t, len(m.Frames()), rep.Frames)
+	require.NotEqual(t, rep.Before, rep.After, "the slider did not change the node colours")
+	require.Equal(t, frameText(m, last), strings.ReplaceAll(rep.Step, "\u00a0", " "))
+	// The fills after the slide are the last frame's colours.
+	s := newScene(m)
+	fills := strings.Fields(rep.After)
+	require.Len(t, fills, 36)
+	for v, x := range m.Frames()[last].Loads {
+		require.Equal(t, hex(cScale+s.level(x)), fills[v], "node %d", v)
+	}
+
+	// Screenshots at two slider positions differ where the picture changed.
+	shot := func(slide int) []byte {
+		name := filepath.Join(dir, "shot"+itoa(slide)+".png")
+		run(slide, "--screenshot="+name)
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		_, err = png.Decode(bytes.NewReader(b))
+		require.NoError(t, err)
+		if d := os.Getenv("ANIMATE_SHOTS"); d != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(d, "html-slider-"+itoa(slide)+".png"), b, 0o644))
+		}
+		return b
+	}
+	first, lastShot := shot(0), shot(last)
+	require.NotEqual(t, first, lastShot, "screenshots at slider 0 and %d are the same", last)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	s := ""
+	for ; i > 0; i /= 10 {
+		s = string(rune('0'+i%10)) + s
+	}
+	return s
+}

@@ -1,0 +1,133 @@
+package experiment
+
+import (
+	"bytes"
+	"image/gif"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist/registry"
+)
+
+const animateFile = `networks:
+  - name: kary-tree
+    height: 3
+  - name: torus
+    sides: [6, 6]
+loads:
+  - name: point-mass
+    tokens: 200
+algorithms: [threshold-2]
+stop:
+  max_steps: 30
+seeds: 1
+`
+
+// TestAnimateCommand draws runs of a file as GIF, HTML and SVG, selects runs by
+// number, key and label, and refuses bad flags and specs over the limits with the
+// limit named.
+func TestAnimateCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(animateFile), 0o644))
+
+	gifOut := filepath.Join(dir, "run.gif")
+	code, out, errs := runMain(t, "animate", file, "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "animating run 0 of 2", "the first run by default, said so")
+	require.Contains(t, out, "layout tree")
+	b, err := os.ReadFile(gifOut)
+	require.NoError(t, err)
+	g, err := gif.DecodeAll(bytes.NewReader(b))
+	require.NoError(t, err)
+	require.Len(t, g.Image, 31, "steps 0..30, a frame each")
+
+	code, out, errs = runMain(t, "animate", file, "--run", "torus", "--every", "3", "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "11 frames (steps 0..30), layout lattice")
+	require.Empty(t, errs)
+
+	htmlOut := filepath.Join(dir, "run.html")
+	code, _, errs = runMain(t, "animate", file, "--run", "1", "--out", htmlOut)
+	require.Equal(t, ExitOK, code, errs)
+	page, err := os.ReadFile(htmlOut)
+	require.NoError(t, err)
+	require.Contains(t, string(page), `id="slider"`)
+	require.Contains(t, string(page), "threshold-2 torus")
+
+	_, runs, _, ok := (&command{}).readRunsQuiet(t, file)
+	require.True(t, ok)
+	svgOut := filepath.Join(dir, "run.svg")
+	code, _, errs = runMain(t, "animate", file, "--run", runs[1].Key[:8], "--frame", "2", "--out", svgOut)
+	require.Equal(t, ExitOK, code, errs)
+	svg, err := os.ReadFile(svgOut)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(svg), "<svg "))
+	require.Contains(t, string(svg), "step 2 ")
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"animate", file}, ExitUsage, "needs --out"},
+		{[]string{"animate", file, "--out", "x.png"}, ExitUsage, "must be .gif, .html or .svg"},
+		{[]string{"animate", file, "--out", gifOut, "--every", "0"}, ExitUsage, "--every 0"},
+		{[]string{"animate", file, "--out", gifOut, "--run", "7"}, ExitUsage, "runs 0..1"},
+		{[]string{"animate", file, "--out", gifOut, "--run", "threshold"}, ExitUsage, "matches 2 runs"},
+		{[]string{"animate", file, "--out", gifOut, "--run", "nothing like it"}, ExitUsage, "matches no run"},
+		{[]string{"animate", file, "--out", gifOut, "--layout", "spiral"}, ExitUsage, `layout "spiral"`},
+		{[]string{"animate", file, "--out", svgOut, "--frame", "99"}, ExitFailed, "frame 99"},
+		{[]string{"animate", file, "--out", filepath.Join(dir, "no", "such", "dir.gif")}, ExitFailed, "animate --out"},
+	} {
+		code, _, errs := runMain(t, c.args...)
+		require.Equal(t, c.code, code, "%v: %s", c.args, errs)
+		require.True(t, strings.HasPrefix(errs, "tokendist: "), errs)
+		require.Contains(t, errs, c.want, c.args)
+	}
+
+	// Hostile specs: too many steps for the frame limit, too many nodes.
+	hostile := filepath.Join(dir, "h.yaml")
+	require.NoError(t, os.WriteFile(hostile, []byte(strings.Replace(animateFile, "max_steps: 30", "max_steps: 100000", 1)), 0o644))
+	code, _, errs = runMain(t, "animate", hostile, "--out", gifOut)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "more than 2000")
+	require.Contains(t, errs, "--every 51 or more")
+	code, _, errs = runMain(t, "animate", hostile, "--every", "51", "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, []byte("networks:\n  - name: ring\n    n: 6000\nloads:\n  - name: point-mass\n    tokens: 10\nalgorithms: [randomized-diffusion]\nstop:\n  max_steps: 3\nseeds: 1\n"), 0o644))
+	code, _, errs = runMain(t, "animate", big, "--out", gifOut)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "MaxNodes = 5000")
+
+	// A run without a step bound stops at the frame limit, naming it.
+	loose := filepath.Join(dir, "loose.yaml")
+	require.NoError(t, os.WriteFile(loose, []byte("networks:\n  - name: ring\n    n: 8\nloads:\n  - name: point-mass\n    tokens: 100\nalgorithms: [threshold-2]\nstop:\n  no_stability: true\nseeds: 1\n"), 0o644))
+	code, _, errs = runMain(t, "animate", loose, "--out", gifOut)
+	require.Equal(t, ExitFailed, code, errs)
+	require.Contains(t, errs, "MaxFrames = 2000")
+	require.Contains(t, errs, "Every K")
+
+	code, out, _ = runMain(t, "help", "animate")
+	require.Equal(t, ExitOK, code)
+	require.Contains(t, out, "--every K")
+	code, out, _ = runMain(t, "--help")
+	require.Equal(t, ExitOK, code)
+	require.Contains(t, out, "tokendist animate FILE")
+}
+
+// readRunsQuiet reads file's runs as the commands do.
+func (c *command) readRunsQuiet(t *testing.T, file string) (*File, []Run, int, bool) {
+	t.Helper()
+	var errb bytes.Buffer
+	c.stderr = &errb
+	c.reg = registry.New()
+	f, runs, code, ok := c.readRuns("animate", []string{file}, false)
+	require.True(t, ok, errb.String())
+	return f, runs, code, ok
+}
