@@ -279,3 +279,88 @@ func TestRandomizedExcessLaw(t *testing.T) {
 		}
 	}
 }
+
+// TestRdDrawsAllBoundaries pins which nodes draw all d+1 slots (and so keep the draws
+// they made before issue 37): every node when d+1 ≤ subsetTableMax, and a node with
+// 2·deg + 1 ≥ d+1 beyond; and the words of their masks. With d+1 ≤ subsetTableMax,
+// rdNodeDraw is rdNodeSlots, draw for draw.
+func TestRdDrawsAllBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		D, deg uint64
+		all    bool
+		words  int
+	}{
+		{12, 1, true, 1}, {3, 1, true, 1}, {13, 5, false, 1}, {13, 6, true, 1},
+		{71, 34, false, 1}, {71, 35, true, 2}, {200, 99, false, 2}, {200, 100, true, 4},
+		{129, 64, true, 3}, {1000, 65, false, 2}, {1000, 64, false, 1},
+	} {
+		require.Equal(t, c.all, rdDrawsAll(c.D, c.deg), "rdDrawsAll(%d, %d)", c.D, c.deg)
+		require.Equal(t, c.words, rdMaskWords(c.D, c.deg), "rdMaskWords(%d, %d)", c.D, c.deg)
+	}
+	for _, D := range []uint64{5, 12} {
+		table := newSubsetTable(int(D))
+		for r := uint64(0); r < D; r++ {
+			for i := 0; i < 50; i++ {
+				a, b := newNodeStream(9, int64(r), i), newNodeStream(9, int64(r), i)
+				ma, mb := make([]uint64, 1), make([]uint64, 1)
+				rdNodeDraw(&a, D, 1, r, &table, ma)
+				rdNodeSlots(&b, D, r, &table, mb)
+				require.Equal(t, mb, ma)
+			}
+		}
+	}
+}
+
+// TestSelectBatch checks the batches of selection sampling: the ranges D−p .. D−e+1
+// multiply to prod ≤ digitLimit, e ≤ deg, and one more range would not fit.
+func TestSelectBatch(t *testing.T) {
+	for _, D := range []uint64{13, 71, 1000, 1 << 20, 1 << 40} {
+		for _, deg := range []uint64{1, 2, 5, 12} {
+			if deg >= D {
+				continue
+			}
+			for p := uint64(0); p < deg; p++ {
+				prod, e := selectBatch(D, p, deg)
+				require.Greater(t, e, p)
+				require.LessOrEqual(t, e, deg)
+				want := uint64(1)
+				for i := p; i < e; i++ {
+					want *= D - i
+				}
+				require.Equal(t, want, prod, "D=%d p=%d e=%d", D, p, e)
+				require.True(t, prod <= digitLimit || e == p+1)
+				if e < deg {
+					hi, lo := bits.Mul64(prod, D-e)
+					require.True(t, hi != 0 || lo > digitLimit, "D=%d p=%d: range %d would fit", D, p, D-e)
+				}
+			}
+		}
+	}
+}
+
+// TestExpandShares checks the in-place expansion of a slot mask into shares.
+func TestExpandShares(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 63, 64, 65, 130, 200} {
+		for trial := 0; trial < 20; trial++ {
+			words := (n + 63) / 64
+			mask := make([]uint64, words)
+			for i := range mask {
+				mask[i] = r.Uint64()
+			}
+			if n%64 != 0 {
+				mask[words-1] &= 1<<(n%64) - 1
+			}
+			out := make([]uint64, n)
+			copy(out, mask)
+			want := uint64(0)
+			for p := 0; p < n; p++ {
+				want += mask[p>>6] >> (p & 63) & 1
+			}
+			require.Equal(t, want, expandShares(out, 7))
+			for p := 0; p < n; p++ {
+				require.Equal(t, 7+(mask[p>>6]>>(p&63)&1), out[p], "n=%d p=%d", n, p)
+			}
+		}
+	}
+}
