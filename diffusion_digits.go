@@ -137,3 +137,84 @@ func (v divider) div(n uint64) uint64 {
 	}
 	return n / v.d
 }
+
+// The excess of a RandomizedDiffusion node of degree deg among D = Δ+1 slots (slots
+// 0..deg−1 are its links, the others its own) goes to a uniform r-subset S of the D
+// slots. Only S ∩ {0..deg−1} moves tokens: the rest stays at the node, whichever own
+// slots it names. A node draws S itself (the subset table, or Floyd's algorithm, O(r +
+// D/64)) when that costs O(deg): D ≤ subsetTableMax or 2·deg + 1 ≥ D (every node of a
+// regular network). Otherwise it draws S ∩ {0..deg−1} alone, in O(deg), by selection
+// sampling (Fan, Muller and Rezucha 1962; Knuth's Algorithm S) stopped after the links:
+// slot p = 0, 1, … is taken when a digit uniform on [0, D − p) falls below the number
+// of tokens still to place, need.
+//
+// Why this is exact. Selection sampling run over all D slots gives every r-subset T the
+// probability Π_p P(decision at p | decisions before p): the denominators multiply to
+// D!/(D−D)! = D!, the numerators of the taken slots to r!, those of the skipped slots
+// to (D−r)! (at slot p, need and D − p − need count the tokens and the free slots still
+// ahead), so P(T) = r!(D−r)!/D! = 1/C(D, r): S is a uniform r-subset. The decisions at
+// slots 0..deg−1 are made before, and do not depend on, any draw for a later slot, so
+// stopping after slot deg−1 leaves the law of S ∩ {0..deg−1} unchanged; once need = 0
+// every later slot would be skipped with probability 1, so no digit is drawn for it.
+// The digits are exactly uniform (digits, nodeStream), so the restriction has exactly
+// the law of the paper's scheme: |S ∩ {0..deg−1}| is hypergeometric (D slots, deg
+// links, r draws) and, given its size, the set is uniform over the links.
+
+// rdDrawsAll reports whether a node of degree deg among D slots draws a subset of all
+// D slots (O(deg) work), rather than its links' share alone.
+func rdDrawsAll(D, deg uint64) bool { return D <= subsetTableMax || 2*deg+1 >= D }
+
+// rdMaskWords returns the words of the slot mask a node of degree deg ≥ 1 draws into:
+// ⌈D/64⌉ when it draws all D slots, else ⌈deg/64⌉. Either is at most deg when D > 64.
+func rdMaskWords(D, deg uint64) int {
+	if rdDrawsAll(D, deg) {
+		return int((D + 63) / 64)
+	}
+	return int((deg + 63) / 64)
+}
+
+// selectBatch returns the product of the digit ranges D−p, D−p−1, … that one word
+// serves in selection sampling, and the slot e after the last of them (e ≤ deg).
+func selectBatch(D, p, deg uint64) (prod, e uint64) {
+	prod, e = D-p, p+1
+	for e < deg {
+		hi, lo := bits.Mul64(prod, D-e)
+		if hi != 0 || lo > digitLimit {
+			break
+		}
+		prod, e = lo, e+1
+	}
+	return prod, e
+}
+
+// selectSlots sets in mask (⌈deg/64⌉ words, cleared first) the links 0..deg−1 of a
+// node that r excess tokens among D slots reach, by selection sampling stopped after
+// the links (see above): exactly the law of a uniform r-subset of the D slots cut to
+// the links. deg < D. O(deg), several digits per word.
+func selectSlots(st *digits, D, deg, r uint64, mask []uint64) {
+	clear(mask)
+	need := r
+	for p := uint64(0); p < deg && need > 0; {
+		prod, e := selectBatch(D, p, deg)
+		st.begin(prod)
+		for ; p < e && need > 0; p++ {
+			if st.next(D-p) < need {
+				mask[p>>6] |= 1 << (p & 63)
+				need--
+			}
+		}
+	}
+}
+
+// expandShares turns the slot mask held at the start of out (bit p: link p gets an
+// excess token) into the node's shares q + bit p, in place, and returns the excess
+// sent. The mask takes at most len(out) words; out[p] is written after the bits of
+// links below p are read (word p>>6 < p, or p = 0), so nothing is read overwritten.
+func expandShares(out []uint64, q uint64) (sent uint64) {
+	for p := len(out) - 1; p >= 0; p-- {
+		bit := out[p>>6] >> (uint(p) & 63) & 1
+		out[p] = q + bit
+		sent += bit
+	}
+	return sent
+}

@@ -79,7 +79,7 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 	core := roundCore{id: v, deg: deg, patience: s.opts.Patience}
 	switch s.scheme {
 	case schemeRD:
-		p := &rdProg{s: s, v: v, mask: make([]uint64, (s.ln.d+1+63)/64)}
+		p := &rdProg{s: s, v: v, mask: make([]uint64, rdMaskWords(uint64(s.ln.d+1), uint64(deg)))}
 		p.roundCore, p.tag, p.algo = core, 'R', p
 		return p, nil
 	case schemeRM:
@@ -111,8 +111,9 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 // added to its load when they arrive (stale content is ignored), so tokens are
 // conserved and loads stay non-negative, but rounds no longer use synchronous loads.
 //
-// Program(v) costs O(Δ/64) for the slot mask; a round costs O(deg v + r) at node v and
-// its state is O(deg v) bytes. It returns an error for a nil receiver or a negative
+// Program(v) costs O(deg v) (the slot mask: ⌈(Δ+1)/64⌉ words only for a node with
+// 2·deg v + 1 ≥ Δ+1, which draws all Δ+1 slots); a round costs O(deg v) at node v (see
+// RandomizedDiffusion for the draw) and its state is O(deg v) bytes. It returns an error for a nil receiver or a negative
 // Patience.
 func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
 	if b == nil {
@@ -266,7 +267,7 @@ func (p *rdProg) begin(c *NodeContext, k *roundCore) error {
 	D := uint64(p.s.ln.d + 1)
 	q := x / D
 	st := newNodeStream(c.Seed, k.round, p.v)
-	rdNodeSlots(&st, D, x-q*D, p.s.table, p.mask)
+	rdNodeDraw(&st, D, uint64(p.deg), x-q*D, p.s.table, p.mask)
 	for port := 0; port < p.deg; port++ {
 		t := int64(q + p.mask[port>>6]>>(port&63)&1)
 		if err := c.Send(port, Message{Kind: rdKindShare, Round: k.round, Tokens: t, Counted: t > 0}); err != nil {

@@ -19,12 +19,17 @@ import (
 // X(t−1)·P as in the paper. Loads never go negative and tokens are conserved.
 //
 // A round is synchronous (every node decides from the loads at the start of the round)
-// and costs O(n + m) time. Step adds to State.Moved the tokens sent along links, both
+// and costs O(n + m) time whatever the degrees: node v does O(deg v) work, not O(Δ).
+// Only the slots among its links move tokens, so a node whose own slots outnumber its
+// links (2·deg(v) + 1 < d+1, on a network with d+1 > 12) draws which of its links get
+// an excess token alone, with exactly the law of a uniform subset of all d+1 slots cut
+// to the links (selection sampling; the proof is in diffusion_digits.go); the other
+// nodes draw a subset of all d+1 slots. Step adds to State.Moved the tokens sent along links, both
 // ways (⌊X/(d+1)⌋ per link plus the excess tokens that go to neighbours), and to
 // State.Messages the directed links that carried at least one token. Step uses up to
 // State.Workers goroutines on large networks; results do not depend on the number of
 // workers. Step does not allocate, except once if the loads spread over more than
-// 2^(64−d)·(d+1) tokens. Run's default budget is τ(G, K) rounds (StepBudget).
+// 2^(64−d)·(d+1) tokens (d+1 ≤ 64). Run's default budget is τ(G, K) rounds (StepBudget).
 //
 // Theorem 1.1 bounds its discrepancy after τ(G, K) rounds (BalancingTime) by
 // O(Υ_2(G)·√(d log n)) (LocalDivergence) and O(d·log log n/(1 − λ_max)); Theorem 1.2
@@ -41,7 +46,8 @@ import (
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its slots of
 // round t from NodeRandom(seed, t, v, ·), as its program does, into unpacked records
-// (16 bytes per node for Δ < 64, made once by Init), slower than the default per-chunk
+// (16 bytes per node for Δ < 64, made once by Init; one share per link end beyond),
+// slower than the default per-chunk
 // streams (no packed fast path; docs/performance.md has the factor).
 type RandomizedDiffusion struct {
 	ln    *lazyNet
@@ -50,10 +56,11 @@ type RandomizedDiffusion struct {
 	div   divider
 	table subsetTable
 
-	// Records of the current round in one of five formats. Packed (d+1 ≤ 64):
+	// Records of the current round in one of six formats. Packed (d+1 ≤ 64):
 	// (q − qmin) << d | nb, where nb has bit p set when the node's p-th neighbour gets an
-	// excess token. Wide: wide[stride·i] = q, then the slot mask in stride−1 words
-	// (bits ≥ deg(i) are the node's own slots).
+	// excess token. Wide (d+1 ≤ 64): wide[2i] = q, wide[2i+1] the slot mask (bits ≥
+	// deg(i), the node's own slots, are clear when it drew its links alone). Ends (d+1 >
+	// 64): ends, below.
 	// The four packed views (8 to 64 bits) share one buffer of 8 bytes per node: a round uses one.
 	format rdFormat
 	qmin   uint64
@@ -63,6 +70,14 @@ type RandomizedDiffusion struct {
 	p64    []uint64
 	wide   []uint64
 	stride int
+	// rdEnds (d+1 > 64): ends[e] is what the node sends over its link end e this round,
+	// q plus its excess bit; rev[e] is the reverse of end e.
+	ends []uint64
+	rev  []int32
+	// nodeProd[k] is the product of node k's digit ranges D, D−1, …, D−deg+1 when it
+	// draws its links alone and they fit one word (≤ digitLimit), else 0.
+	nodeProd []uint64
+	pre      []uint64 // rdEnds: the gather's prefix sums, one per link end
 	// link[e] for the end e = (k → j) is j<<6 | (the position of k in j's list), when
 	// d+1 ≤ 64 and n ≤ 2^26: the second pass then reads one array per link end.
 	link        []uint32
@@ -139,6 +154,7 @@ const (
 	rd16
 	rd32
 	rd64
+	rdEnds // d+1 > 64: one share per link end (ends)
 )
 
 // packedWord is the word of a packed record.
@@ -148,9 +164,9 @@ type packedWord interface {
 
 // NewRandomizedDiffusion returns the randomized diffusion balancer for net. It rejects
 // a nil, empty or disconnected network and isolated nodes (ErrNotConnected). It costs
-// O(n + m) time and memory, and 8·(1 + ⌈(Δ+1)/64⌉) bytes per node of round records
-// (refused beyond the memory budget); the balancer can be reused for many runs on net.
-// Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
+// O(n + m) time and memory: 16 bytes per node of round records for Δ < 64, else 20
+// bytes per link end and 8 per node (refused beyond the memory budget); the balancer
+// can be reused for many runs on net. Run with MaxSteps 0 and UseTarget false stops it after τ(G, K) rounds with
 // StatusMaxSteps (StepBudget), or fails before the first step if τ exceeds
 // DefaultMaxSteps.
 func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
@@ -159,20 +175,36 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 		return nil, err
 	}
 	D := ln.d + 1
-	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 1 + (D+63)/64}
-	// The wide record format, used when the packed ones do not fit (always for Δ ≥ 64),
-	// takes 1 + ⌈(Δ+1)/64⌉ words per node: a star of 10^5 nodes needs 1.25 GB.
-	if err := checkAlloc(fmt.Sprintf("RandomizedDiffusion records of %d nodes of maximum degree %d", ln.g.Order(), ln.d), int64(b.stride)*int64(ln.g.Order()), 8); err != nil {
-		return nil, err
-	}
-	pos := ln.backPositions()
-	if D <= 64 && ln.g.Order() <= 1<<26 {
-		b.link = make([]uint32, len(pos))
-		for e, p := range pos {
-			b.link[e] = uint32(ln.g.adj[e])<<6 | uint32(p)
+	b := &RandomizedDiffusion{ln: ln, d: uint(ln.d), slots: uint64(D), div: newDivider(uint64(D)), stride: 2}
+	// d+1 ≤ 64: the wide record format, used when the packed ones do not fit, takes 2
+	// words per node. d+1 > 64: per link end its share, a prefix sum of the gather and
+	// its reverse, 20 bytes, and 8 bytes per node.
+	what := fmt.Sprintf("RandomizedDiffusion records of %d nodes of maximum degree %d", ln.g.Order(), ln.d)
+	if D > 64 {
+		if err := checkAlloc(what, int64(len(ln.g.adj))*20+int64(ln.g.Order())*8, 1); err != nil {
+			return nil, err
+		}
+		b.rev = ln.reverseEnds()
+		b.nodeProd = make([]uint64, ln.g.Order())
+		for k := range b.nodeProd {
+			deg := uint64(ln.g.Degree(k))
+			if prod, e := selectBatch(uint64(D), 0, deg); !rdDrawsAll(uint64(D), deg) && e == deg {
+				b.nodeProd[k] = prod
+			}
 		}
 	} else {
-		b.pos32 = pos
+		if err := checkAlloc(what, 2*int64(ln.g.Order()), 8); err != nil {
+			return nil, err
+		}
+		pos := ln.backPositions()
+		if ln.g.Order() <= 1<<26 {
+			b.link = make([]uint32, len(pos))
+			for e, p := range pos {
+				b.link[e] = uint32(ln.g.adj[e])<<6 | uint32(p)
+			}
+		} else {
+			b.pos32 = pos
+		}
 	}
 	b.regular = ln.g.IsRegular()
 	if D <= 64 && ln.g.Order() >= blockedMinNodes && len(ln.g.adj) <= math.MaxUint32 { // slots are uint32
@@ -225,9 +257,12 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 		// Packed formats need the link array (or the blocked gather, for 8 and 16 bits)
 		// and at least one bit for the quotient. The narrower views alias p64 (one
 		// format is live per round), so records cost 8 bytes per node whatever the format.
-		if b.link == nil && b.blocked == nil {
+		switch {
+		case b.slots > 64:
+			b.ends, b.pre = make([]uint64, len(b.ln.g.adj)), make([]uint64, len(b.ln.g.adj))
+		case b.link == nil && b.blocked == nil:
 			b.wide = make([]uint64, b.stride*n)
-		} else {
+		default:
 			b.p64 = make([]uint64, n)
 			base := unsafe.Pointer(unsafe.SliceData(b.p64))
 			b.p8 = unsafe.Slice((*uint8)(base), n)
@@ -235,7 +270,7 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 			b.p32 = unsafe.Slice((*uint32)(base), n)
 		}
 	}
-	if s.NodeStreams && len(b.wide) == 0 {
+	if s.NodeStreams && b.slots <= 64 && len(b.wide) == 0 {
 		b.wide = make([]uint64, b.stride*n)
 	}
 	b.workers = b.ln.workers(s.Workers)
@@ -297,6 +332,8 @@ func (b *RandomizedDiffusion) chooseFormat() {
 		return (b.link != nil || b.blocked != nil && w <= 16) && b.d < w && spread>>(w-b.d) == 0
 	}
 	switch {
+	case b.slots > 64:
+		b.format = rdEnds
 	case fits(8):
 		b.format = rd8
 	case fits(16):
@@ -351,8 +388,8 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		v0, v1 := b.ln.chunkRange(c)
 		ok := true
 		switch {
-		case b.slots > 64:
-			b.moved[c], b.msgs[c] = b.spreadMultiword(st, v0, v1)
+		case b.format == rdEnds:
+			b.moved[c], b.msgs[c] = b.spreadEnds(st, v0, v1)
 		case b.format == rd8 && b.r8 != nil:
 			b.moved[c], b.msgs[c], ok = spreadRegular8(b, st, v0, v1)
 		case b.format == rd8:
@@ -376,14 +413,20 @@ const rdBatch = 64
 // drawBatch computes the quotients, remainders and slot masks of nodes i, i+1, ...
 // (d+1 ≤ 64) and returns the end of the batch. With the subset table, nodes are taken
 // while their subset counts C(d+1, r) multiply to at most digitLimit, so that one draw
-// picks the excess slots of the whole batch; otherwise (Floyd's algorithm) a batch is
-// one node.
+// picks the excess slots of the whole batch; otherwise a batch is one node, which draws
+// all d+1 slots by Floyd's algorithm or, when rdDrawsAll says no, its links alone
+// (selectSlots: bits at or above its degree stay clear).
 func (b *RandomizedDiffusion) drawBatch(st *digits, i, v1 int, qs *[rdBatch]uint64, rs *[rdBatch]uint8, ms *[rdBatch]uint64) int {
 	loads, D, t := b.s.Loads, b.slots, &b.table
 	if t.masks == nil {
 		x := uint64(loads[i])
 		q := b.div.div(x)
-		qs[0], rs[0], ms[0] = q, uint8(x-q*D), floydMask(st, D, x-q*D)
+		qs[0], rs[0] = q, uint8(x-q*D)
+		if deg := uint64(b.ln.g.off[i+1] - b.ln.g.off[i]); rdDrawsAll(D, deg) {
+			ms[0] = floydMask(st, D, x-q*D)
+		} else {
+			selectSlots(st, D, deg, x-q*D, ms[:1])
+		}
 		return i + 1
 	}
 	prod, j := uint64(1), i
@@ -601,32 +644,159 @@ func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs in
 	return moved, msgs
 }
 
-// spreadMultiword writes wide records for d+1 > 64, drawing each node's slots by
-// Floyd's algorithm over a multi-word mask.
-func (b *RandomizedDiffusion) spreadMultiword(st *digits, v0, v1 int) (moved, msgs int64) {
-	loads, off, D, stride := b.s.Loads, b.ln.g.off, b.slots, b.stride
-	for k := v0; k < v1; k++ {
-		x := uint64(loads[k])
-		q := x / D
-		r := x - q*D
-		b.wide[stride*k] = q
-		m := b.wide[stride*k+1 : stride*(k+1)]
-		clear(m)
-		for j := D - r; j < D; {
-			prod, e := floydBatch(j, D)
-			st.begin(prod)
-			for ; j < e; j++ {
-				t := st.next(j + 1)
-				if m[t>>6]>>(t&63)&1 != 0 {
-					t = j
-				}
-				m[t>>6] |= 1 << (t & 63)
+// spreadEnds writes the shares of nodes v0..v1-1 for d+1 > 64 (rdEnds) and leaves
+// each node's load at what it keeps, X − deg·q − its excess sent. Node k draws all d+1
+// slots by Floyd's algorithm when rdDrawsAll, into the start of its own ends
+// (⌈(d+1)/64⌉ ≤ deg words), and expands the mask into its shares in place; otherwise
+// it draws its links alone by selection sampling: consecutive such nodes whose digit
+// ranges (D, D−1, …, D−deg+1 for each node with excess, none without) multiply to at
+// most digitLimit share one word (selectBatched), a node whose ranges do not fit one
+// word draws alone (selectShares). O(deg) per node.
+func (b *RandomizedDiffusion) spreadEnds(st *digits, v0, v1 int) (moved, msgs int64) {
+	loads, off, D, ends, div := b.s.Loads, b.ln.g.off, b.slots, b.ends, b.div
+	var qs [rdBatch]uint64
+	var rs [rdBatch]uint64
+	for k := v0; k < v1; {
+		// The batch: nodes k..j-1 that draw their links alone, with one word.
+		prod, j := uint64(1), k
+		for ; j < v1 && j-k < rdBatch; j++ {
+			p := b.nodeProd[j]
+			if p == 0 { // draws all slots, or its ranges do not fit one word
+				break
 			}
+			x := uint64(loads[j])
+			q := div.div(x)
+			r := x - q*D
+			if r > 0 {
+				hi, lo := bits.Mul64(prod, p)
+				if hi != 0 || lo > digitLimit {
+					break
+				}
+				prod = lo
+			}
+			qs[j-k], rs[j-k] = q, r
 		}
-		deg := uint64(off[k+1] - off[k])
-		tally(deg, q, maskCount(m, deg), &moved, &msgs)
+		if j > k {
+			if prod > 1 {
+				st.begin(prod)
+			}
+			for i := k; i < j; i++ {
+				q, r := qs[i-k], rs[i-k]
+				out := ends[off[i]:off[i+1]]
+				sent := selectBatched(&st.x, D, r, q, out)
+				deg := uint64(len(out))
+				loads[i] = int64(q*D + r - deg*q - sent)
+				tally(deg, q, sent, &moved, &msgs)
+			}
+			k = j
+			continue
+		}
+		x := uint64(loads[k])
+		q := div.div(x)
+		r := x - q*D
+		out := ends[off[k]:off[k+1]]
+		deg := uint64(len(out))
+		var sent uint64
+		if rdDrawsAll(D, deg) {
+			floydWords(st, D, r, out[:(D+63)/64])
+			sent = expandShares(out, q)
+		} else {
+			sent = selectShares(st, D, r, q, out)
+		}
+		loads[k] = int64(x - deg*q - sent)
+		tally(deg, q, sent, &moved, &msgs)
+		k++
 	}
 	return moved, msgs
+}
+
+// selectBatched draws the links of one node of a batch (r excess tokens among D slots,
+// len(out) < D links, its ranges inside the batch's word x) and writes its shares; it
+// returns the excess sent. No digit is drawn when r = 0.
+func selectBatched(x *uint64, D, r, q uint64, out []uint64) (sent uint64) {
+	if r == 0 {
+		for p := range out {
+			out[p] = q
+		}
+		return 0
+	}
+	need, w := r, *x
+	for p := range out {
+		hi, lo := bits.Mul64(w, D-uint64(p))
+		w = lo
+		bit := (hi - need) >> 63 // hi < need: both are below 2^63
+		out[p] = q + bit
+		need -= bit
+	}
+	*x = w
+	return r - need
+}
+
+// selectShares is selectSlots for a node of degree len(out) < D that writes its shares
+// q + (1 if the link gets an excess token) into out instead of a mask: the same draws
+// and the same links. It returns the excess sent. A batch's digits are drawn whole and
+// compared without a branch (a digit below need = 0 takes nothing).
+func selectShares(st *digits, D, r, q uint64, out []uint64) (sent uint64) {
+	need, deg, p := r, uint64(len(out)), uint64(0)
+	for p < deg && need > 0 {
+		prod, e := selectBatch(D, p, deg)
+		st.begin(prod)
+		x := st.x
+		for ; p < e; p++ {
+			hi, lo := bits.Mul64(x, D-p)
+			x = lo
+			bit := (hi - need) >> 63 // hi < need: both are below 2^63
+			out[p] = q + bit
+			need -= bit
+		}
+		st.x = x
+	}
+	for ; p < deg; p++ {
+		out[p] = q
+	}
+	return r - need
+}
+
+// floydWords is floydMask over a mask of ⌈D/64⌉ words (cleared first), for D > 64.
+func floydWords(st *digits, D, r uint64, m []uint64) {
+	clear(m)
+	for j := D - r; j < D; {
+		prod, e := floydBatch(j, D)
+		st.begin(prod)
+		for ; j < e; j++ {
+			t := st.next(j + 1)
+			if m[t>>6]>>(t&63)&1 != 0 {
+				t = j
+			}
+			m[t>>6] |= 1 << (t & 63)
+		}
+	}
+}
+
+// gatherEnds is the second pass over the shares of rdEnds: node k, whose load the
+// first pass left at what it keeps, takes what came over the reverses of its ends. The
+// chunk's ends are summed first in one flat pass into prefix sums (pre), and each node
+// then takes the difference of two of them: no loop per node, whose exit a network of
+// varied degrees would mispredict at every node. O(deg) per node.
+func (b *RandomizedDiffusion) gatherEnds(v0, v1 int) (mn, mx uint64) {
+	loads, off, ends, rev, pre := b.s.Loads, b.ln.g.off, b.ends, b.rev, b.pre
+	e0, e1 := off[v0], off[v1]
+	var sum uint64
+	pre = pre[e0:e1]
+	for i, r := range rev[e0:e1] {
+		sum += ends[r]
+		pre[i] = sum
+	}
+	mn, mx = math.MaxUint64, 0
+	var last uint64 // the prefix sum before node k's ends
+	for k := v0; k < v1; k++ {
+		end := pre[off[k+1]-e0-1]
+		acc := uint64(loads[k]) + end - last
+		last = end
+		loads[k] = int64(acc)
+		mn, mx = min(mn, acc), max(mx, acc)
+	}
+	return mn, mx
 }
 
 // maskCount counts the set bits below bit n of a multi-word mask.
@@ -649,6 +819,8 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 		v0, v1 := b.ln.chunkRange(c)
 		var mn, mx uint64 // the new loads are non-negative
 		switch {
+		case b.format == rdEnds:
+			mn, mx = b.gatherEnds(v0, v1)
 		case b.format == rd8 && b.r8 != nil && b.link != nil:
 			mn, mx = gatherRegular8(b, v0, v1)
 		case b.format == rd8:
@@ -762,8 +934,11 @@ func (b *RandomizedDiffusion) gatherWide(v0, v1 int) (mn, mx uint64) {
 
 // position returns the position of the end e = (k → j)'s k in j's neighbour list.
 func (b *RandomizedDiffusion) position(e int) uint64 {
-	if b.link != nil {
+	switch {
+	case b.link != nil:
 		return uint64(b.link[e] & 63)
+	case b.rev != nil:
+		return uint64(int(b.rev[e]) - b.ln.g.off[b.ln.g.adj[e]])
 	}
 	return uint64(b.pos32[e])
 }
@@ -782,6 +957,8 @@ func (b *RandomizedDiffusion) share(k int, p uint64) uint64 {
 		rec = uint64(b.p32[k])
 	case rd64:
 		rec = b.p64[k]
+	case rdEnds:
+		return b.ends[b.ln.g.off[k]+int(p)]
 	default:
 		w := b.wide[b.stride*k:]
 		return w[0] + w[1+int(p>>6)]>>(p&63)&1
@@ -818,10 +995,13 @@ func (b *RandomizedDiffusion) returnDeadShares(s *State) {
 // records, and the gather pass is gatherWide. Same counters, same churn handling, no
 // allocation (Init made the wide records).
 func (b *RandomizedDiffusion) stepNodeStreams(s *State, c int) error {
-	if len(b.wide) < b.stride*b.ln.g.Order() {
-		b.wide = make([]uint64, b.stride*b.ln.g.Order()) // Step without Init's NodeStreams: once
+	b.format = rdEnds
+	if b.slots <= 64 {
+		b.format = rdWide
+		if len(b.wide) < b.stride*b.ln.g.Order() {
+			b.wide = make([]uint64, b.stride*b.ln.g.Order()) // Step without Init's NodeStreams: once
+		}
 	}
-	b.format = rdWide
 	b.grp.For(c, b.workers, b.nodeFn)
 	b.grp.For(c, b.workers, b.gatherFn)
 	b.known = false
@@ -845,11 +1025,19 @@ func (b *RandomizedDiffusion) spreadNodeChunks(lo, hi int) {
 		for k := v0; k < v1; k++ {
 			x := uint64(loads[k])
 			q := x / D
-			m := w[stride*k+1 : stride*(k+1)]
-			st := newNodeStream(b.s.Seed, b.s.Steps, k)
-			rdNodeSlots(&st, D, x-q*D, &b.table, m)
-			w[stride*k] = q
 			deg := uint64(off[k+1] - off[k])
+			st := newNodeStream(b.s.Seed, b.s.Steps, k)
+			if b.format == rdEnds { // the mask at the start of k's ends, then its shares
+				out := b.ends[off[k]:off[k+1]]
+				rdNodeDraw(&st, D, deg, x-q*D, &b.table, out[:rdMaskWords(D, deg)])
+				sent := expandShares(out, q)
+				loads[k] = int64(x - deg*q - sent)
+				tally(deg, q, sent, &moved, &msgs)
+				continue
+			}
+			m := w[stride*k+1 : stride*(k+1)]
+			rdNodeDraw(&st, D, deg, x-q*D, &b.table, m)
+			w[stride*k] = q
 			tally(deg, q, maskCount(m, deg), &moved, &msgs)
 		}
 		b.moved[c], b.msgs[c] = moved, msgs

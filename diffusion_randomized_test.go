@@ -42,7 +42,9 @@ func referenceRound(t *testing.T, b *RandomizedDiffusion, s *State) (Loads, int6
 						msgs++
 					}
 				}
-				next[k] += int64(bits.OnesCount64(m >> g.Degree(k)))
+				// the excess that reaches no link stays (a mask drawn over the links
+				// alone, selectSlots, has no bits at or above the degree)
+				next[k] += int64(rs[k-i]) - int64(bits.OnesCount64(m&(1<<g.Degree(k)-1)))
 			}
 			i = j
 		}

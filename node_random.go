@@ -113,3 +113,28 @@ func rmNodeChoice(st *nodeStream, deg int) (active, coin, pick uint64) {
 	st.begin(4 * d)
 	return st.next(2), st.next(2), st.next(d)
 }
+
+// rdNodeDraw draws the links of a RandomizedDiffusion node of degree deg (among D
+// slots) that its r excess tokens reach, into mask (rdMaskWords(D, deg) words): all D
+// slots by rdNodeSlots when rdDrawsAll(D, deg), else the links alone by selection
+// sampling (the law of the first deg slots of a uniform r-subset; see selectSlots).
+// Bits at or above deg name the node's own slots. Both Run's node-stream mode and the
+// node program call it. O(deg), no allocation.
+func rdNodeDraw(st *nodeStream, D, deg, r uint64, t *subsetTable, mask []uint64) {
+	if rdDrawsAll(D, deg) {
+		rdNodeSlots(st, D, r, t, mask)
+		return
+	}
+	clear(mask)
+	need := r
+	for p := uint64(0); p < deg && need > 0; {
+		prod, e := selectBatch(D, p, deg)
+		st.begin(prod)
+		for ; p < e && need > 0; p++ {
+			if st.next(D-p) < need {
+				mask[p>>6] |= 1 << (p & 63)
+				need--
+			}
+		}
+	}
+}
