@@ -3,26 +3,16 @@ package animate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"html"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/internal/chromiumtest"
 )
-
-// chromiumFlags are those of experiment's TestHTMLReportInChromium: headless, no
-// network, no background services, no GPU.
-var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-	"--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=5000", "--window-size=700,720"}
 
 // pageChecker records errors (error events and console.error) and, once the page has
 // loaded, moves the slider to the last frame as a user would (value and an input
@@ -54,19 +44,12 @@ window.addEventListener('load', function () {
 </script>
 `
 
-var tdcheck = regexp.MustCompile(`(?s)<pre id="tdcheck">(.*?)</pre>`)
-
 // TestHTMLPageInChromium opens the page of a THRESHOLD-2 movie in real headless
 // Chromium (Debian's chromium, /usr/bin/chromium; scripts/install-chromium.sh installs
 // it in CI): no errors, no requests, the slider changes the node colours and the step
 // counter, and screenshots at two slider positions differ. It skips without chromium.
 func TestHTMLPageInChromium(t *testing.T) {
-	bin := "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("chromium"); err != nil {
-			t.Skip("chromium not found (Debian package chromium; scripts/install-chromium.sh installs it); skipping the browser check")
-		}
-	}
+	bin := chromiumtest.Find(t)
 	tor, err := tokendist.Torus(6, 6)
 	require.NoError(t, err)
 	ec, err := tokendist.TorusColoring(6, 6)
@@ -87,33 +70,18 @@ func TestHTMLPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 	last := len(m.Frames()) - 1
 	run := func(slide int, extra ...string) string {
-		i := strings.Index(page, "<head>") + len("<head>")
-		name := filepath.Join(dir, "page"+strings.Repeat("x", slide%7)+".html")
+		name := "page" + strings.Repeat("x", slide%7) + ".html"
 		checker := strings.Replace(pageChecker, "SLIDE", itoa(slide), 1)
-		require.NoError(t, os.WriteFile(name, []byte(page[:i]+"\n"+checker+page[i:]), 0o644))
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		args := append(append(append([]string(nil), chromiumFlags...), "--user-data-dir="+filepath.Join(dir, "profile")), extra...)
-		cmd := exec.CommandContext(ctx, bin, append(args, "file://"+name)...)
-		cmd.Env = append(os.Environ(), "HOME="+dir)
-		out, err := cmd.Output()
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		require.NoError(t, err, "chromium: %s", stderr)
-		return string(out)
+		return chromiumtest.Open(t, bin, dir, name, page, checker, append([]string{"--virtual-time-budget=5000", "--window-size=700,720"}, extra...)...)
 	}
 	out := run(last, "--dump-dom")
-	mm := tdcheck.FindStringSubmatch(out)
-	require.NotNil(t, mm, "the checker wrote no report; chromium printed %d bytes", len(out))
 	var rep struct {
 		Resources, Errors []string
 		Before, After     string
 		Step              string
 		Arrows, Frames    int
 	}
-	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(mm[1])), &rep))
+	chromiumtest.Report(t, out, &rep)
 	t.Logf("chromium: %d frames, %d resources fetched, %d errors, last frame %q with %d arrows", rep.Frames, len(rep.Resources), len(rep.Errors), rep.Step, rep.Arrows)
 	require.Empty(t, rep.Resources, "the page fetched resources")
 	require.Empty(t, rep.Errors, "the page raised errors")

@@ -1,25 +1,14 @@
 package experiment
 
 import (
-	"context"
-	"encoding/json"
-	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist/internal/chromiumtest"
 )
-
-// chromiumFlags are the flags the HTML test runs Debian's chromium with: headless, no
-// network, no background services, and no GPU.
-var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-	"--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=10000"}
 
 // htmlChecker is put at the start of the page's <head> for the test: it records every
 // error event (a failed resource raises one on its element) and, once the page has
@@ -58,19 +47,12 @@ window.addEventListener('load', function () {
 </script>
 `
 
-var tdcheck = regexp.MustCompile(`(?s)<pre id="tdcheck">(.*?)</pre>`)
-
 // TestHTMLReportInChromium opens the HTML report in real headless Chromium (Debian's
 // chromium package, /usr/bin/chromium, installed in CI by scripts/install-chromium.sh)
 // and checks that every figure rendered, every glyph of its text resolved, and that the
 // page fetched nothing and raised no error. It skips without chromium.
 func TestHTMLReportInChromium(t *testing.T) {
-	bin := "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("chromium"); err != nil {
-			t.Skip("chromium not found (Debian package chromium; scripts/install-chromium.sh installs it); skipping the browser check")
-		}
-	}
+	bin := chromiumtest.Find(t)
 	db, _ := fixtureDB(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
@@ -82,30 +64,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 	figures := strings.Count(string(b), "<figure")
 
 	// The page with the checker, which the report itself does not carry.
-	s := string(b)
-	i := strings.Index(s, "<head>") + len("<head>")
-	require.Greater(t, i, len("<head>")-1)
-	checked := filepath.Join(dir, "checked.html")
-	require.NoError(t, os.WriteFile(checked, []byte(s[:i]+"\n"+htmlChecker+s[i:]), 0o644))
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := append(append([]string(nil), chromiumFlags...), "--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+checked)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	out, err := cmd.Output()
-	var stderr string
-	if ee, ok := err.(*exec.ExitError); ok {
-		stderr = string(ee.Stderr)
-	}
-	require.NoError(t, err, "chromium: %s", stderr)
-	m := tdcheck.FindStringSubmatch(string(out))
-	require.NotNil(t, m, "the checker wrote no report; chromium printed %d bytes", len(out))
+	out := chromiumtest.Open(t, bin, dir, "checked.html", string(b), htmlChecker, "--virtual-time-budget=10000", "--dump-dom")
 	var rep struct {
 		Figures, Rendered, Glyphs int
 		Bad, Resources, Errors    []string
 	}
-	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(m[1])), &rep))
+	chromiumtest.Report(t, out, &rep)
 	t.Logf("chromium: %d of %d figures rendered, %d glyphs, %d resources fetched, %d errors", rep.Rendered, rep.Figures, rep.Glyphs, len(rep.Resources), len(rep.Errors))
 	require.Equal(t, figures, rep.Figures)
 	require.Equal(t, figures, rep.Rendered, "figures that did not render: %v", rep.Bad)

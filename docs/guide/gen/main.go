@@ -1,5 +1,6 @@
-// Command gen draws the plots of the user's guide (docs/guide/img/*.svg), one per paper.
-// Every run is seeded, so the files are the same on every machine:
+// Command gen draws the figures of the user's guide (docs/guide/img): a plot (*.svg) and
+// an animation (*-run.gif, animations.go) per paper. Every run is seeded, so the files
+// are the same on every machine:
 //
 //	go run ./docs/guide/gen                    # from the repository root
 //	go run ./docs/guide/gen -out /tmp/img      # somewhere else
@@ -17,7 +18,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", filepath.Join("docs", "guide", "img"), "directory for the SVG files")
+	out := flag.String("out", filepath.Join("docs", "guide", "img"), "directory for the SVG and GIF files")
 	flag.Parse()
 	if err := run(*out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -25,7 +26,8 @@ func main() {
 	}
 }
 
-// plots lists the guide's figures: file name and the function drawing it.
+// plots lists the guide's figures, plots and animations: file name and the function
+// drawing it.
 var plots = []struct {
 	file string
 	draw func() ([]byte, error)
@@ -35,6 +37,11 @@ var plots = []struct {
 	{"plaxton.svg", plaxton},
 	{"berenbrink.svg", berenbrink},
 	{"margara.svg", margara},
+	{"houle-run.gif", gifOf(houleRun)},
+	{"gao-rosenberg-run.gif", gifOf(gaoRosenbergRun)},
+	{"plaxton-run.gif", gifOf(plaxtonRun)},
+	{"berenbrink-run.gif", gifOf(berenbrinkRun)},
+	{"margara-run.gif", gifOf(margaraRun)},
 }
 
 func run(out string) error {

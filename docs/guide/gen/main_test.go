@@ -12,7 +12,7 @@ import (
 // are what `go run ./docs/guide/gen` draws.
 func TestPlotsUpToDate(t *testing.T) {
 	if testing.Short() {
-		t.Skip("draws five plots")
+		t.Skip("draws five plots and five animations")
 	}
 	dir := t.TempDir()
 	if err := run(dir); err != nil {
