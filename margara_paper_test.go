@@ -140,7 +140,6 @@ func TestMargaraTheorem3Section5Families(t *testing.T) {
 // Margara et al., section 4.3 (Proof of Correctness, Phase 3), Theorem 3: "After phase 3
 // each node in the tree has Avg or Avg + 1 tokens."
 func TestMargaraErratumPhaseOverlap(t *testing.T) {
-	t.Parallel()
 	g := ptMust(tokendist.Path(4))
 	l := tokendist.Loads{2, 0, 3, 1}
 	lit, err := runPT(context.Background(), g, l, &tokendist.PerfectTreeOptions{Literal: true}, 0)
