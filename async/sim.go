@@ -92,6 +92,7 @@ type ConservationError struct {
 	Detail string
 }
 
+// Error describes the broken invariant: the model time, the event and the detail.
 func (e *ConservationError) Error() string {
 	return fmt.Sprintf("%sasync: token conservation broken at time %g (event %d): %s", errs.Prefix, e.Time, e.Event, e.Detail)
 }
