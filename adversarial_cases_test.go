@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tokendist/tokendist/gen"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/plot"
 )
@@ -197,20 +199,20 @@ func advTable() []advCase {
 			return tokendist.KaryTree(tokendist.KaryShape{Height: 2, Arity: n})
 		},
 		"NewGraph":   func(n int) (*tokendist.Graph, error) { return tokendist.NewGraph(n, [][2]int{{0, 1}}) },
-		"ErdosRenyi": func(n int) (*tokendist.Graph, error) { return tokendist.ErdosRenyi(n, 0.5, 1) },
+		"ErdosRenyi": func(n int) (*tokendist.Graph, error) { return gen.ErdosRenyi(n, 0.5, 1) },
 		"ErdosRenyiSparse": func(n int) (*tokendist.Graph, error) {
-			return tokendist.ErdosRenyi(n, min(1, 3*math.Log(float64(max(n, 2)))/float64(max(n, 1))), 1)
+			return gen.ErdosRenyi(n, min(1, 3*math.Log(float64(max(n, 2)))/float64(max(n, 1))), 1)
 		},
-		"BarabasiAlbert":  func(n int) (*tokendist.Graph, error) { return tokendist.BarabasiAlbert(n, 3, 1) },
-		"BarabasiAlbertM": func(n int) (*tokendist.Graph, error) { return tokendist.BarabasiAlbert(100, n, 1) },
-		"WattsStrogatz":   func(n int) (*tokendist.Graph, error) { return tokendist.WattsStrogatz(n, 4, 0.1, 1) },
-		"WattsStrogatzK":  func(n int) (*tokendist.Graph, error) { return tokendist.WattsStrogatz(100, n, 0.1, 1) },
-		"RandomGeometric": func(n int) (*tokendist.Graph, error) { return tokendist.RandomGeometric(n, 0.3, 1) },
+		"BarabasiAlbert":  func(n int) (*tokendist.Graph, error) { return gen.BarabasiAlbert(n, 3, 1) },
+		"BarabasiAlbertM": func(n int) (*tokendist.Graph, error) { return gen.BarabasiAlbert(100, n, 1) },
+		"WattsStrogatz":   func(n int) (*tokendist.Graph, error) { return gen.WattsStrogatz(n, 4, 0.1, 1) },
+		"WattsStrogatzK":  func(n int) (*tokendist.Graph, error) { return gen.WattsStrogatz(100, n, 0.1, 1) },
+		"RandomGeometric": func(n int) (*tokendist.Graph, error) { return gen.RandomGeometric(n, 0.3, 1) },
 	}
 	for _, f := range advFloats {
-		add(fmt.Sprintf("gen/ErdosRenyi(p=%v)", f), func() error { return advCheckGraph(tokendist.ErdosRenyi(100, f, 1)) })
-		add(fmt.Sprintf("gen/WattsStrogatz(beta=%v)", f), func() error { return advCheckGraph(tokendist.WattsStrogatz(100, 4, f, 1)) })
-		add(fmt.Sprintf("gen/RandomGeometric(r=%v)", f), func() error { return advCheckGraph(tokendist.RandomGeometric(100, f, 1)) })
+		add(fmt.Sprintf("gen/ErdosRenyi(p=%v)", f), func() error { return advCheckGraph(gen.ErdosRenyi(100, f, 1)) })
+		add(fmt.Sprintf("gen/WattsStrogatz(beta=%v)", f), func() error { return advCheckGraph(gen.WattsStrogatz(100, 4, f, 1)) })
+		add(fmt.Sprintf("gen/RandomGeometric(r=%v)", f), func() error { return advCheckGraph(gen.RandomGeometric(100, f, 1)) })
 	}
 	for name, f := range gens {
 		for _, n := range advInts {

@@ -176,7 +176,7 @@ type State struct {
 	// link of edge end e (Graph.EdgeIndex) is up at this step. Both ends of a link agree.
 	Live []bool
 	// NodeStreams is RunOptions.NodeStreams: the randomized balancers with node
-	// programs draw node v's choices of step Steps from NodeRandom(Seed, Steps, v, ·).
+	// programs draw node v's choices of step Steps from node.Random(Seed, Steps, v, ·).
 	NodeStreams bool
 	// RoundSteps is the number of steps of one round of the algorithm, the unit in
 	// which algorithms with different steps compare: a round is over when every node

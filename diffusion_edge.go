@@ -328,7 +328,7 @@ func (*FGSDeterministic) Invariants() Invariant { return Conserves }
 // one digit per link; see RSWDiffusion for the passes.
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams the lower end u of every
-// link draws its digit of round t from NodeRandom(seed, t, u, ·), as its program does,
+// link draws its digit of round t from node.Random(seed, t, u, ·), as its program does,
 // at the same O(n + m) per round but slower than the default per-chunk streams (no
 // packed fast path; docs/performance.md has the factor).
 type FGSRandomized struct{ edgeDiffusion }

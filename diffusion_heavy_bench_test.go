@@ -14,7 +14,7 @@ import (
 // Barabási–Albert, G(n, p) and random regular networks with the same number of links,
 // reported per link end (ns/end), one worker. BA(n, 2) and RandomRegular(n, 4) have 2n
 // links (G(n, 4/n) is not connected, so it has no column there); BA(n, 8),
-// ErdosRenyi(n, 16/(n−1)) and RandomRegular(n, 16) have about 8n. n = 2^15, and 2^20
+// gen.ErdosRenyi(n, 16/(n−1)) and RandomRegular(n, 16) have about 8n. n = 2^15, and 2^20
 // when TOKENDIST_SCALE ≥ 1e6 and not under -short. Inputs are built once, lazily.
 
 // heavyNet is one network of the heavy-tailed benchmarks with its loads.
@@ -34,13 +34,13 @@ func heavyNetwork(family string, n int) (heavyNet, error) {
 		var err error
 		switch family {
 		case "BA2":
-			g, err = BarabasiAlbert(n, 2, 1)
+			g, err = barabasiAlbert(n, 2, 1)
 		case "RR4":
 			g, err = RandomRegular(n, 4, 1)
 		case "BA8":
-			g, err = BarabasiAlbert(n, 8, 1)
+			g, err = barabasiAlbert(n, 8, 1)
 		case "ER16":
-			g, err = ErdosRenyi(n, 16/float64(n-1), 1)
+			g, err = erdosRenyi(n, 16/float64(n-1), 1)
 		case "RR16":
 			g, err = RandomRegular(n, 16, 1)
 		default:

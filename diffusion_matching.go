@@ -30,7 +30,7 @@ import (
 // accepts no proposal itself), so a failed link is never matched.
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its choices of
-// round t from NodeRandom(seed, t, v, ·), as its program does, at the same O(n + m) per
+// round t from node.Random(seed, t, v, ·), as its program does, at the same O(n + m) per
 // round but slower than the default per-chunk streams (docs/performance.md has the factor).
 type RandomMatching struct {
 	ln          *lazyNet

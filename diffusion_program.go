@@ -1,11 +1,15 @@
 package tokendist
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tokendist/tokendist/node"
+)
 
 // The node programs of the diffusion schemes of Berenbrink et al. (section 2 and Table
 // 1): RandomizedDiffusion, RandomMatching and the edge-based RSW, FGSDeterministic and
 // FGSRandomized. Every round is a synchronous round of Step; the programs draw their
-// random choices from NodeContext.Random with the functions of node_random.go, which
+// random choices from node.Context.Random with the functions of node_random.go, which
 // Run's node-stream mode (RunOptions.NodeStreams) calls too.
 
 // Message kinds of the diffusion programs.
@@ -47,11 +51,11 @@ type diffNodes struct {
 	scheme diffScheme
 	rule   edgeRule     // schemeEdge
 	table  *subsetTable // schemeRD: the balancer's subset table (nil masks beyond subsetTableMax)
-	opts   NodeOptions
+	opts   node.Options
 }
 
 // newDiffNodes validates net and opts for balancer name on ln.
-func newDiffNodes(name string, ln *lazyNet, net Network, opts *NodeOptions) (*diffNodes, error) {
+func newDiffNodes(name string, ln *lazyNet, net Network, opts *node.Options) (*diffNodes, error) {
 	o, err := nodeOptions(opts)
 	if err != nil {
 		return nil, err
@@ -70,7 +74,7 @@ func newDiffNodes(name string, ln *lazyNet, net Network, opts *NodeOptions) (*di
 }
 
 // Program returns node v's program.
-func (s *diffNodes) Program(v int) (NodeProgram, error) {
+func (s *diffNodes) Program(v int) (node.Program, error) {
 	g := s.ln.g
 	if err := checkNode(s.name, v, g.Order()); err != nil {
 		return nil, err
@@ -98,7 +102,7 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 // NodePrograms returns the node programs of randomized diffusion (NodeAlgorithm;
 // Berenbrink et al., section 2.1) on net, which must be the balancer's network (else an
 // error wrapping ErrBadParameter). In
-// round r node v, with own load X, draws its excess slots from NodeContext.Random(r, ·)
+// round r node v, with own load X, draws its excess slots from node.Context.Random(r, ·)
 // exactly as Step does in node-stream mode (RunOptions.NodeStreams), and sends on each
 // port p one Share message with ⌊X/(d+1)⌋ tokens plus one if slot p got an excess token:
 // Counted when it carries tokens (the directed links that Step counts in Messages), a
@@ -106,7 +110,7 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 // shares of the next round wait in a buffer, and their tokens do not count in X until
 // then. So with zero Patience a synchronous host with Rounds = R ends with the loads,
 // Moved and Messages of Run with MaxSteps R and NodeStreams. With Patience p > 0 (rounds
-// paced by the local clock, see NodeOptions) a node starts the next round at the end of
+// paced by the local clock, see node.Options) a node starts the next round at the end of
 // its round's window without the missing shares; they are
 // added to its load when they arrive (stale content is ignored), so tokens are
 // conserved and loads stay non-negative, but rounds no longer use synchronous loads.
@@ -115,9 +119,9 @@ func (s *diffNodes) Program(v int) (NodeProgram, error) {
 // 2·deg v + 1 ≥ Δ+1, which draws all Δ+1 slots); a round costs O(deg v) at node v (see
 // RandomizedDiffusion for the draw) and its state is O(deg v) bytes. It returns an error for a nil receiver or a negative
 // Patience.
-func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *RandomizedDiffusion) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("RandomizedDiffusion", "NodePrograms")
+		return nil, nilReceiver("RandomizedDiffusion", "node.Programs")
 	}
 	s, err := newDiffNodes(b.String(), b.ln, net, opts)
 	if err != nil {
@@ -130,7 +134,7 @@ func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (Node
 // NodePrograms returns the node programs of random matching (NodeAlgorithm; Friedrich
 // and Sauerwald, the FS column of Table 1 in Berenbrink et al.) on net, which must be
 // the balancer's network (else an error wrapping ErrBadParameter). In
-// round r node v draws (active, coin, port) from NodeContext.Random(r, ·) exactly as
+// round r node v draws (active, coin, port) from node.Context.Random(r, ·) exactly as
 // Step does in node-stream mode (RunOptions.NodeStreams) and sends one message on every
 // port: a Proposal with its load and coin on the chosen port if it is active (Counted),
 // a marker elsewhere (not Counted). An active node declines every proposal it gets (a
@@ -142,7 +146,7 @@ func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (Node
 // with zero Patience a synchronous host with Rounds = R ends with the loads, Moved and
 // Messages of Run with MaxSteps R and NodeStreams.
 //
-// With Patience p > 0 (rounds paced by the local clock, see NodeOptions) a node ends
+// With Patience p > 0 (rounds paced by the local clock, see node.Options) a node ends
 // the round at the end of its window: an inactive node
 // that has not heard from every neighbour declines the proposals it has, a proposer
 // without an answer keeps its tokens, and a node owed tokens goes on without them (they
@@ -151,9 +155,9 @@ func (b *RandomizedDiffusion) NodePrograms(net Network, opts *NodeOptions) (Node
 //
 // Program(v) costs O(deg v); a call costs O(deg v) and the state is O(deg v) bytes. It
 // returns an error for a nil receiver or a negative Patience.
-func (b *RandomMatching) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *RandomMatching) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("RandomMatching", "NodePrograms")
+		return nil, nilReceiver("RandomMatching", "node.Programs")
 	}
 	s, err := newDiffNodes(b.String(), b.ln, net, opts)
 	if err != nil {
@@ -164,7 +168,7 @@ func (b *RandomMatching) NodePrograms(net Network, opts *NodeOptions) (NodeProgr
 }
 
 // nodePrograms is NodePrograms for the three edge-based schemes.
-func (b *edgeDiffusion) nodePrograms(name string, net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *edgeDiffusion) nodePrograms(name string, net Network, opts *node.Options) (node.Programs, error) {
 	s, err := newDiffNodes(name, b.ln, net, opts)
 	if err != nil {
 		return nil, err
@@ -184,14 +188,14 @@ func (b *edgeDiffusion) nodePrograms(name string, net Network, opts *NodeOptions
 // round ends when every link is settled, so with zero Patience a synchronous host with
 // Rounds = R ends with Run's loads, Moved and Messages after MaxSteps R (RSW never
 // sends more than a node holds). With Patience p > 0 (rounds paced by the local
-// clock, see NodeOptions) a node ends the round at the end of its window: a link whose neighbour's load is missing carries no flow this round,
+// clock, see node.Options) a node ends the round at the end of its window: a link whose neighbour's load is missing carries no flow this round,
 // and tokens still owed are added when they arrive (their content ignored).
 //
 // A round costs O(deg v) at node v and its state is O(deg v) bytes. It returns an error
 // for a nil receiver or a negative Patience.
-func (b *RSWDiffusion) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *RSWDiffusion) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("RSWDiffusion", "NodePrograms")
+		return nil, nilReceiver("RSWDiffusion", "node.Programs")
 	}
 	return b.nodePrograms(b.String(), net, opts)
 }
@@ -210,9 +214,9 @@ func (b *RSWDiffusion) NodePrograms(net Network, opts *NodeOptions) (NodeProgram
 // flow this round and keeps its error at this end; the two ends' errors may then differ.
 // Conservation always holds. It returns an error for a nil receiver or a negative
 // Patience.
-func (b *FGSDeterministic) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *FGSDeterministic) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("FGSDeterministic", "NodePrograms")
+		return nil, nilReceiver("FGSDeterministic", "node.Programs")
 	}
 	return b.nodePrograms(b.String(), net, opts)
 }
@@ -221,23 +225,23 @@ func (b *FGSDeterministic) NodePrograms(net Network, opts *NodeOptions) (NodePro
 // Friedrich, Gairing and Sauerwald, Table 1 of Berenbrink et al.) on net, which must be the balancer's network (else an error wrapping ErrBadParameter).
 // The rounds are RSWDiffusion's programs' (see there) with randomized rounding: at the
 // start of round r the lower end of each link draws the link's digit from
-// NodeContext.Random(r, ·) exactly as Step does in node-stream mode
+// node.Context.Random(r, ·) exactly as Step does in node-stream mode
 // (RunOptions.NodeStreams) — one digit of range d+1 per link to a higher neighbour, in
 // port order — and sends it to the upper end in a Coin message (not Counted), so both
 // ends round alike. As for FGSDeterministic a node sends min(F, its own load), so the
 // programs match Run with NodeStreams exactly when no node is asked to send more than
 // it holds; with Patience p > 0 a link whose neighbour's load or coin is missing carries
 // no flow this round. It returns an error for a nil receiver or a negative Patience.
-func (b *FGSRandomized) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *FGSRandomized) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("FGSRandomized", "NodePrograms")
+		return nil, nilReceiver("FGSRandomized", "node.Programs")
 	}
 	return b.nodePrograms(b.String(), net, opts)
 }
 
 // unexpected reports a message a program cannot take in its state. With a positive
 // patience the core ignores it (see errUnexpected).
-func unexpected(v int, round int64, port int, m Message) error {
+func unexpected(v int, round int64, port int, m node.Message) error {
 	return fmt.Errorf("%w: node %d, round %d: unexpected message of kind %d on port %d", errUnexpected, v, round, m.Kind, port)
 }
 
@@ -261,7 +265,7 @@ type rdProg struct {
 
 func (p *rdProg) next(r int64) int64 { return everyRound(p.deg, r) }
 
-func (p *rdProg) begin(c *NodeContext, k *roundCore) error {
+func (p *rdProg) begin(c *node.Context, k *roundCore) error {
 	p.got = 0
 	x := uint64(k.own(c))
 	D := uint64(p.s.ln.d + 1)
@@ -270,14 +274,14 @@ func (p *rdProg) begin(c *NodeContext, k *roundCore) error {
 	rdNodeDraw(&st, D, uint64(p.deg), x-q*D, p.s.table, p.mask)
 	for port := 0; port < p.deg; port++ {
 		t := int64(q + p.mask[port>>6]>>(port&63)&1)
-		if err := c.Send(port, Message{Kind: rdKindShare, Round: k.round, Tokens: t, Counted: t > 0}); err != nil {
+		if err := c.Send(port, node.Message{Kind: rdKindShare, Round: k.round, Tokens: t, Counted: t > 0}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *rdProg) handle(_ *NodeContext, k *roundCore, port int, m Message) error {
+func (p *rdProg) handle(_ *node.Context, k *roundCore, port int, m node.Message) error {
 	if m.Kind != rdKindShare || p.got >= p.deg {
 		return unexpected(p.v, k.round, port, m)
 	}
@@ -287,7 +291,7 @@ func (p *rdProg) handle(_ *NodeContext, k *roundCore, port int, m Message) error
 
 func (p *rdProg) complete() bool { return p.got >= p.deg }
 
-func (p *rdProg) giveUp(*NodeContext, *roundCore) error { p.got = p.deg; return nil }
+func (p *rdProg) giveUp(*node.Context, *roundCore) error { p.got = p.deg; return nil }
 
 func (p *rdProg) appendState(b []byte) []byte { return appendInts(b, int64(p.got)) }
 
@@ -318,7 +322,7 @@ type rmProg struct {
 
 func (p *rmProg) next(r int64) int64 { return everyRound(p.deg, r) }
 
-func (p *rmProg) begin(c *NodeContext, k *roundCore) error {
+func (p *rmProg) begin(c *node.Context, k *roundCore) error {
 	p.x0 = k.own(c)
 	st := newNodeStream(c.Seed, k.round, p.v)
 	a, coin, pick := rmNodeChoice(&st, p.deg)
@@ -326,9 +330,9 @@ func (p *rmProg) begin(c *NodeContext, k *roundCore) error {
 	p.firsts, p.nprops, p.propPort, p.decided, p.expect = 0, 0, -1, false, false
 	clear(p.props)
 	for port := 0; port < p.deg; port++ {
-		m := Message{Kind: rmKindNone, Round: k.round}
+		m := node.Message{Kind: rmKindNone, Round: k.round}
 		if p.active && port == p.pick {
-			m = Message{Kind: rmKindProp0 + p.coin, Round: k.round, Value: p.x0, Counted: true}
+			m = node.Message{Kind: rmKindProp0 + p.coin, Round: k.round, Value: p.x0, Counted: true}
 		}
 		if err := c.Send(port, m); err != nil {
 			return err
@@ -337,7 +341,7 @@ func (p *rmProg) begin(c *NodeContext, k *roundCore) error {
 	return nil
 }
 
-func (p *rmProg) handle(c *NodeContext, k *roundCore, port int, m Message) error {
+func (p *rmProg) handle(c *node.Context, k *roundCore, port int, m node.Message) error {
 	switch m.Kind {
 	case rmKindNone, rmKindProp0, rmKindProp1:
 		if p.firsts >= p.deg {
@@ -346,7 +350,7 @@ func (p *rmProg) handle(c *NodeContext, k *roundCore, port int, m Message) error
 		p.firsts++
 		if m.Kind != rmKindNone {
 			if p.active {
-				if err := c.Send(port, Message{Kind: rmKindReject, Round: k.round}); err != nil {
+				if err := c.Send(port, node.Message{Kind: rmKindReject, Round: k.round}); err != nil {
 					return err
 				}
 			} else {
@@ -378,7 +382,7 @@ func (p *rmProg) handle(c *NodeContext, k *roundCore, port int, m Message) error
 
 // decide answers the proposals of an inactive node once it has heard from every
 // neighbour: with exactly one it balances as Step does, else it declines them all.
-func (p *rmProg) decide(c *NodeContext, k *roundCore) error {
+func (p *rmProg) decide(c *node.Context, k *roundCore) error {
 	if p.active || p.decided || p.firsts < p.deg {
 		return nil
 	}
@@ -393,17 +397,17 @@ func (p *rmProg) decide(c *NodeContext, k *roundCore) error {
 	}
 	if x < p.x0 {
 		t := min(p.x0-x, k.own(c))
-		return c.Send(p.propPort, Message{Kind: rmKindAccept, Round: k.round, Tokens: t, Counted: true})
+		return c.Send(p.propPort, node.Message{Kind: rmKindAccept, Round: k.round, Tokens: t, Counted: true})
 	}
 	p.expect = x > p.x0
-	return c.Send(p.propPort, Message{Kind: rmKindAccept, Round: k.round, Value: x - p.x0, Counted: true})
+	return c.Send(p.propPort, node.Message{Kind: rmKindAccept, Round: k.round, Value: x - p.x0, Counted: true})
 }
 
 // rejectAll declines every proposal the node holds.
-func (p *rmProg) rejectAll(c *NodeContext, k *roundCore) error {
+func (p *rmProg) rejectAll(c *node.Context, k *roundCore) error {
 	for port, ok := range p.props {
 		if ok {
-			if err := c.Send(port, Message{Kind: rmKindReject, Round: k.round}); err != nil {
+			if err := c.Send(port, node.Message{Kind: rmKindReject, Round: k.round}); err != nil {
 				return err
 			}
 		}
@@ -413,7 +417,7 @@ func (p *rmProg) rejectAll(c *NodeContext, k *roundCore) error {
 
 func (p *rmProg) complete() bool { return p.firsts >= p.deg && p.decided && !p.expect }
 
-func (p *rmProg) giveUp(c *NodeContext, k *roundCore) error {
+func (p *rmProg) giveUp(c *node.Context, k *roundCore) error {
 	p.firsts = p.deg
 	p.expect = false
 	if !p.decided {
@@ -476,7 +480,7 @@ func (p *edgeProg) next(r int64) int64 { return everyRound(p.deg, r) }
 // nbr returns the neighbour on port.
 func (p *edgeProg) nbr(port int) int { return int(p.s.ln.g.adj[p.s.ln.g.off[p.v]+port]) }
 
-func (p *edgeProg) begin(c *NodeContext, k *roundCore) error {
+func (p *edgeProg) begin(c *node.Context, k *roundCore) error {
 	p.x0 = k.own(c)
 	p.left = p.deg
 	clear(p.flags)
@@ -486,12 +490,12 @@ func (p *edgeProg) begin(c *NodeContext, k *roundCore) error {
 		nf.reset(uint64(p.s.ln.d + 1))
 	}
 	for port := 0; port < p.deg; port++ {
-		if err := c.Send(port, Message{Kind: edKindLoad, Round: k.round, Value: p.x0}); err != nil {
+		if err := c.Send(port, node.Message{Kind: edKindLoad, Round: k.round, Value: p.x0}); err != nil {
 			return err
 		}
 		if p.s.rule == ruleFGSRand && p.nbr(port) > p.v {
 			p.digit[port] = nf.draw()
-			if err := c.Send(port, Message{Kind: edKindCoin, Round: k.round, Value: int64(p.digit[port])}); err != nil {
+			if err := c.Send(port, node.Message{Kind: edKindCoin, Round: k.round, Value: int64(p.digit[port])}); err != nil {
 				return err
 			}
 		}
@@ -499,7 +503,7 @@ func (p *edgeProg) begin(c *NodeContext, k *roundCore) error {
 	return nil
 }
 
-func (p *edgeProg) handle(c *NodeContext, k *roundCore, port int, m Message) error {
+func (p *edgeProg) handle(c *node.Context, k *roundCore, port int, m node.Message) error {
 	f := &p.flags[port]
 	switch {
 	case m.Kind == edKindLoad && *f&(edHave|edSettled) == 0:
@@ -523,7 +527,7 @@ func (p *edgeProg) handle(c *NodeContext, k *roundCore, port int, m Message) err
 
 // flow settles the link on port once what it needs has arrived: it computes the flow as
 // Step does, in the terms of the link's lower end, and sends or expects it.
-func (p *edgeProg) flow(c *NodeContext, k *roundCore, port int) error {
+func (p *edgeProg) flow(c *node.Context, k *roundCore, port int) error {
 	f := &p.flags[port]
 	j := p.nbr(port)
 	if *f&edHave == 0 || (p.s.rule == ruleFGSRand && j < p.v && *f&edCoin == 0) {
@@ -570,7 +574,7 @@ func (p *edgeProg) flow(c *NodeContext, k *roundCore, port int) error {
 
 func (p *edgeProg) complete() bool { return p.left == 0 }
 
-func (p *edgeProg) giveUp(*NodeContext, *roundCore) error {
+func (p *edgeProg) giveUp(*node.Context, *roundCore) error {
 	for i := range p.flags {
 		p.flags[i] = edSettled
 	}

@@ -45,7 +45,7 @@ import (
 // removes them from Moved and Messages.
 //
 // Node programs: NodePrograms. With RunOptions.NodeStreams node v draws its slots of
-// round t from NodeRandom(seed, t, v, ·), as its program does, into unpacked records
+// round t from node.Random(seed, t, v, ·), as its program does, into unpacked records
 // (16 bytes per node for Δ < 64, made once by Init; one share per link end beyond),
 // slower than the default per-chunk
 // streams (no packed fast path; docs/performance.md has the factor).
@@ -1016,7 +1016,7 @@ func (b *RandomizedDiffusion) stepNodeStreams(s *State, c int) error {
 }
 
 // spreadNodeChunks is the first pass in node-stream mode: node k draws from
-// NodeRandom(Seed, Steps, k, ·) and writes its wide record.
+// node.Random(Seed, Steps, k, ·) and writes its wide record.
 func (b *RandomizedDiffusion) spreadNodeChunks(lo, hi int) {
 	loads, off, D, stride, w := b.s.Loads, b.ln.g.off, b.slots, b.stride, b.wide
 	for c := lo; c < hi; c++ {

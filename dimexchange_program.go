@@ -4,6 +4,9 @@ package tokendist
 // THRESHOLD-1, THRESHOLD-2 and user protocols.
 
 // Message kinds of the dimension-exchange programs.
+
+import "github.com/tokendist/tokendist/node"
+
 const (
 	dxKindLoad   uint8 = iota + 1 // Value: the sender's load at the start of the round (Counted)
 	dxKindTokens                  // Tokens: the exchange's tokens (not Counted)
@@ -24,13 +27,13 @@ var _ NodeAlgorithm = (*DimensionExchange)(nil)
 // is idle at once. Messages carry their round; a message of a round the node has not
 // reached waits in a buffer (its tokens do not count in the load the node reports until
 // then), and a message of a round it has left is stale: its tokens stay in the load and
-// its content is ignored. A send is clamped to the node's own load (NodeContext.Load
+// its content is ignored. A send is clamped to the node's own load (node.Context.Load
 // minus buffered tokens), which matters only when a host workload removed tokens.
 //
 // With zero Patience a synchronous host (unit delays, Rounds = R) ends with the loads,
 // Moved and Messages of Run with MaxSteps R and NoStability (the stability stop would
 // end Run early). With Patience p > 0 rounds are paced by the local clock (round r
-// owns the ticks [r·p, (r+1)·p), see NodeOptions), and at the end of its window a node
+// owns the ticks [r·p, (r+1)·p), see node.Options), and at the end of its window a node
 // gives the round up: if it lacks its partner's Load it skips the exchange; if it lacks the
 // partner's tokens it goes on without them (they are added when they arrive). The
 // partner may then have computed that tokens go to it and wait for them in vain: it
@@ -41,9 +44,9 @@ var _ NodeAlgorithm = (*DimensionExchange)(nil)
 // partner port) and its state is O(deg v) bytes (the buffered messages). A user
 // Protocol is called at both ends of each active edge, so it must be deterministic, as
 // Step already requires. It returns an error for a nil receiver or a negative Patience.
-func (d *DimensionExchange) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (d *DimensionExchange) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if d == nil {
-		return nil, nilReceiver("DimensionExchange", "NodePrograms")
+		return nil, nilReceiver("DimensionExchange", "node.Programs")
 	}
 	o, err := nodeOptions(opts)
 	if err != nil {
@@ -63,11 +66,11 @@ func (d *DimensionExchange) NodePrograms(net Network, opts *NodeOptions) (NodePr
 // dxNodes makes the programs of one DimensionExchange.
 type dxNodes struct {
 	d    *DimensionExchange
-	opts NodeOptions
+	opts node.Options
 }
 
 // Program returns node v's program.
-func (s *dxNodes) Program(v int) (NodeProgram, error) {
+func (s *dxNodes) Program(v int) (node.Program, error) {
 	if err := checkNode(s.d.name, v, s.d.g.Order()); err != nil {
 		return nil, err
 	}
@@ -122,7 +125,7 @@ func (p *dxProg) activePort(r int64) int {
 	return -1
 }
 
-func (p *dxProg) begin(c *NodeContext, k *roundCore) error {
+func (p *dxProg) begin(c *node.Context, k *roundCore) error {
 	p.port = p.activePort(k.round)
 	p.have, p.expect, p.settled, p.other = false, false, false, 0
 	p.mine = k.own(c)
@@ -130,10 +133,10 @@ func (p *dxProg) begin(c *NodeContext, k *roundCore) error {
 		p.settled = true
 		return nil
 	}
-	return c.Send(p.port, Message{Kind: dxKindLoad, Round: k.round, Value: p.mine, Counted: true})
+	return c.Send(p.port, node.Message{Kind: dxKindLoad, Round: k.round, Value: p.mine, Counted: true})
 }
 
-func (p *dxProg) handle(c *NodeContext, k *roundCore, port int, m Message) error {
+func (p *dxProg) handle(c *node.Context, k *roundCore, port int, m node.Message) error {
 	if port != p.port || p.settled {
 		return unexpected(p.v, k.round, port, m)
 	}
@@ -150,7 +153,7 @@ func (p *dxProg) handle(c *NodeContext, k *roundCore, port int, m Message) error
 
 // exchange computes the round's protocol value from both loads, as Step does, and
 // sends or expects the tokens.
-func (p *dxProg) exchange(c *NodeContext, k *roundCore) error {
+func (p *dxProg) exchange(c *node.Context, k *roundCore) error {
 	d := p.s.d
 	w := int(d.g.adj[d.g.off[p.v]+p.port])
 	u, x, lu, lx := p.v, w, p.mine, p.other
@@ -189,7 +192,7 @@ func (p *dxProg) exchange(c *NodeContext, k *roundCore) error {
 
 func (p *dxProg) complete() bool { return p.settled }
 
-func (p *dxProg) giveUp(*NodeContext, *roundCore) error {
+func (p *dxProg) giveUp(*node.Context, *roundCore) error {
 	p.settled, p.expect = true, false
 	return nil
 }

@@ -62,8 +62,9 @@
 // rows with int32 entries (4 bytes per edge end). It also implements gonum's
 // graph.Undirected, and FromGonum converts the other way. Generators (Path, Ring, Star,
 // Complete, KaryTree, RandomTree, Hypercube, ShuffleExchange, Torus, Mesh,
-// RandomRegular, and the families of network science ErdosRenyi, BarabasiAlbert,
-// WattsStrogatz, RandomGeometric) validate their parameters and return (*Graph, error).
+// RandomRegular) validate their parameters and return (*Graph, error); the random
+// families of network science (G(n, p), Barabási–Albert, Watts–Strogatz, geometric)
+// are package gen's, beside the core.
 // Queries:
 // Diameter, Center, Eccentricities, BFS, BFSTree, IsTree, IsRegular, IsBipartite,
 // Connected.
@@ -159,12 +160,12 @@
 //
 // Run steps every node at once in one address space. For networks that are not like
 // that, the balancers that implement NodeAlgorithm (dimension exchange, the diffusions,
-// random matching, the perfect-tree protocol, SpanningTree) return NodePrograms: one
-// NodeProgram per node, a state machine in the style of etcd-io/raft that knows its load,
+// random matching, the perfect-tree protocol, SpanningTree) return node.Programs: one
+// node.Program per node, a state machine in the style of etcd-io/raft that knows its load,
 // its ports and the messages it receives, and that a host drives with messages and ticks
-// through a NodeContext. Random choices come from NodeRandom, keyed by (seed, round,
+// through a node.Context. Random choices come from node.Random, keyed by (seed, round,
 // node), so a restarted node draws again what it drew; RunOptions.NodeStreams makes Run
-// draw the same way, so that a synchronous host reproduces Run exactly. NodeOptions.Patience
+// draw the same way, so that a synchronous host reproduces Run exactly. node.Options.Patience
 // chooses between waiting for every neighbour (Run's loads whatever the delays) and
 // rounds paced by the local clock. Package handoff is the exactly-once token handoff
 // around a program; package async is its host that simulates faulty networks (under a

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 )
 
@@ -25,11 +27,11 @@ func ExampleRandomizedDiffusion_NodePrograms() {
 	}
 	type delivery struct {
 		to, port int
-		m        tokendist.Message
+		m        node.Message
 	}
 	var inFlight []delivery
-	ctx := make([]tokendist.NodeContext, g.Order())
-	prog := make([]tokendist.NodeProgram, g.Order())
+	ctx := make([]node.Context, g.Order())
+	prog := make([]node.Program, g.Order())
 	post := func(v int) { // move v's outbox onto the links
 		for _, e := range ctx[v].Outbox() {
 			w := int(g.Neighbors(v)[e.Port])
@@ -39,7 +41,7 @@ func ExampleRandomizedDiffusion_NodePrograms() {
 	}
 	for v := range prog {
 		prog[v], _ = progs.Program(v)
-		ctx[v] = tokendist.NodeContext{ID: v, Degree: g.Degree(v), Load: loads[v], Rounds: rounds, Seed: seed}
+		ctx[v] = node.Context{ID: v, Degree: g.Degree(v), Load: loads[v], Rounds: rounds, Seed: seed}
 		if err := prog[v].Start(&ctx[v]); err != nil {
 			fmt.Println(err)
 			return

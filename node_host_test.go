@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/tokendist/tokendist/node"
 )
 
 // syncHost is a test-only host of node programs. It implements EXACTLY this synchronous
 // schedule (the event simulator of package async implements the same one):
 //
 // Time advances in unit steps; at time 0 every node gets Start, in increasing node
-// order, with NodeContext{ID, Degree, Load, Rounds: R, Seed}; a message sent at time t
+// order, with node.Context{ID, Degree, Load, Rounds: R, Seed}; a message sent at time t
 // is delivered at time t+1; at each time t ≥ 1, nodes are visited in increasing order;
 // for each node its messages arriving at t are delivered in order of (port ascending,
 // then send order on that port), each with Receive after its Tokens were added to Load;
@@ -24,9 +26,9 @@ import (
 // survive without waiting for ever.
 type syncHost struct {
 	g     *Graph
-	progs NodePrograms
-	p     []NodeProgram
-	c     []NodeContext
+	progs node.Programs
+	p     []node.Program
+	c     []node.Context
 	back  []int // edge end e = (v → w) → v's port at w
 
 	restore *rand.Rand                                   // save/restore at random, or nil
@@ -43,10 +45,10 @@ type syncHost struct {
 type hostMsg struct {
 	to, port int
 	due, seq int64
-	m        Message
+	m        node.Message
 }
 
-func newSyncHost(g *Graph, progs NodePrograms) *syncHost {
+func newSyncHost(g *Graph, progs node.Programs) *syncHost {
 	h := &syncHost{g: g, progs: progs, back: make([]int, len(g.adj)), lastDue: make([]int64, len(g.adj))}
 	for v := 0; v < g.Order(); v++ {
 		for e := g.off[v]; e < g.off[v+1]; e++ {
@@ -79,7 +81,7 @@ func (h *syncHost) collect(v int) {
 // run starts the programs with loads and runs the schedule until it ends or maxTime.
 func (h *syncHost) run(loads Loads, rounds int64, seed uint64, maxTime int64) error {
 	n := h.g.Order()
-	h.p, h.c = make([]NodeProgram, n), make([]NodeContext, n)
+	h.p, h.c = make([]node.Program, n), make([]node.Context, n)
 	h.now, h.seq, h.pending, h.inFlight = 0, 0, nil, 0
 	clear(h.lastDue)
 	for v := 0; v < n; v++ {
@@ -88,7 +90,7 @@ func (h *syncHost) run(loads Loads, rounds int64, seed uint64, maxTime int64) er
 			return err
 		}
 		h.p[v] = p
-		h.c[v] = NodeContext{ID: v, Degree: h.g.Degree(v), Load: loads[v], Rounds: rounds, Seed: seed}
+		h.c[v] = node.Context{ID: v, Degree: h.g.Degree(v), Load: loads[v], Rounds: rounds, Seed: seed}
 	}
 	for v := 0; v < n; v++ {
 		if err := h.p[v].Start(&h.c[v]); err != nil {

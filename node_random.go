@@ -9,26 +9,26 @@ import (
 // from both, so that a synchronous host of the programs and Run make the same choices.
 
 // nodeStream serves exactly uniform bounded numbers from one node's stream of one round,
-// the words NodeRandom(seed, round, id, 0), NodeRandom(…, 1), … in order. It works like
+// the words node.Random(seed, round, id, 0), node.Random(…, 1), … in order. It works like
 // digits: begin(prod) draws words until one passes Lemire's rejection test for prod,
 // and next(r_1), next(r_2), … then return the mixed-radix digits of ⌊x·prod/2^64⌋. It
 // caches the stream's key, so a word costs two SplitMix64 finalisers. It does not
 // allocate.
 type nodeStream struct {
-	a, b uint64 // the stream's key (NodeRandom)
+	a, b uint64 // the stream's key (node.Random)
 	i    uint64 // the index of the next word
 	x    uint64
 }
 
 // newNodeStream returns node id's stream of round for the run's seed.
 func newNodeStream(seed uint64, round int64, id int) nodeStream {
-	a, b := rng.Key(rng.Mix(seed^nodeDomain), round, id)
+	a, b := rng.NodeKey(seed, round, id)
 	return nodeStream{a: a, b: b}
 }
 
-// word returns the stream's next word: NodeRandom(seed, round, id, i) for i = 0, 1, ….
+// word returns the stream's next word: node.Random(seed, round, id, i) for i = 0, 1, ….
 func (g *nodeStream) word() uint64 {
-	w := rng.Mix(g.a ^ rng.Mix(g.b+g.i))
+	w := rng.NodeWord(g.a, g.b, g.i)
 	g.i++
 	return w
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/internal/wire"
 )
 
@@ -19,13 +21,13 @@ type roundAlgo interface {
 	// (a dimension-exchange node skips the rounds in which none of its edges is active).
 	next(r int64) int64
 	// begin starts round k.round: it reads the node's own load (k.own) and sends.
-	begin(c *NodeContext, k *roundCore) error
+	begin(c *node.Context, k *roundCore) error
 	// handle consumes message m of the current round, which arrived on port.
-	handle(c *NodeContext, k *roundCore, port int, m Message) error
+	handle(c *node.Context, k *roundCore, port int, m node.Message) error
 	// complete reports whether the round has everything it waits for.
 	complete() bool
 	// giveUp ends the round without the messages still missing (Patience ran out).
-	giveUp(c *NodeContext, k *roundCore) error
+	giveUp(c *node.Context, k *roundCore) error
 	// appendState appends the round's state; restoreState reads it (it may allocate),
 	// reports a malformed one through r and returns the function that installs it,
 	// which the core calls only if the whole state is valid.
@@ -44,11 +46,11 @@ const (
 // bufMsg is a message of a future round, kept until the node gets there.
 type bufMsg struct {
 	port int
-	m    Message
+	m    node.Message
 }
 
 // roundCore is the part of a round-based node program that does not depend on the
-// algorithm. It implements NodeProgram for its algo.
+// algorithm. It implements node.Program for its algo.
 type roundCore struct {
 	tag      byte // the state format's tag, one per algorithm
 	id, deg  int
@@ -58,7 +60,7 @@ type roundCore struct {
 	status uint8
 	round  int64
 	fut    []bufMsg // messages of rounds > round (≥ round while waiting), in arrival order
-	held   int64    // the tokens of the messages in fut, already in NodeContext.Load
+	held   int64    // the tokens of the messages in fut, already in node.Context.Load
 }
 
 // futCap bounds the future messages a node keeps: with zero patience a neighbour is
@@ -68,19 +70,19 @@ type roundCore struct {
 // O(degree).
 func (k *roundCore) futCap() int { return 2*k.deg + 2 }
 
-// own returns the node's own load: NodeContext.Load minus the tokens of future rounds'
+// own returns the node's own load: node.Context.Load minus the tokens of future rounds'
 // messages, at least 0.
-func (k *roundCore) own(c *NodeContext) int64 { return max(0, c.Load-k.held) }
+func (k *roundCore) own(c *node.Context) int64 { return max(0, c.Load-k.held) }
 
 // sendTokens sends min(want, own load) tokens on port in a message of the current
 // round, Counted as told, and returns the tokens sent.
-func (k *roundCore) sendTokens(c *NodeContext, port int, kind uint8, want int64, counted bool) (int64, error) {
+func (k *roundCore) sendTokens(c *node.Context, port int, kind uint8, want int64, counted bool) (int64, error) {
 	t := min(max(want, 0), k.own(c))
-	return t, c.Send(port, Message{Kind: kind, Round: k.round, Tokens: t, Counted: counted})
+	return t, c.Send(port, node.Message{Kind: kind, Round: k.round, Tokens: t, Counted: counted})
 }
 
 // Start begins the first round the node takes part in.
-func (k *roundCore) Start(c *NodeContext) error {
+func (k *roundCore) Start(c *node.Context) error {
 	if k.status != rcFresh {
 		return badParam("node %d: Start called twice", k.id)
 	}
@@ -92,9 +94,9 @@ func (k *roundCore) Start(c *NodeContext) error {
 }
 
 // checkContext refuses a context of another node.
-func (k *roundCore) checkContext(c *NodeContext) error {
+func (k *roundCore) checkContext(c *node.Context) error {
 	if c == nil {
-		return badParam("node %d: nil *NodeContext", k.id)
+		return badParam("node %d: nil *node.Context", k.id)
 	}
 	if c.ID != k.id || c.Degree != k.deg {
 		return badParam("node %d of degree %d got the context of node %d of degree %d", k.id, k.deg, c.ID, c.Degree)
@@ -107,7 +109,7 @@ func (k *roundCore) checkContext(c *NodeContext) error {
 // P > 0, round r owns the local ticks [r·P, (r+1)·P): a round whose window has passed
 // is skipped without a message, and one whose window has not begun waits for its
 // first tick (Tick begins it).
-func (k *roundCore) enter(c *NodeContext, r int64) error {
+func (k *roundCore) enter(c *node.Context, r int64) error {
 	for {
 		if r < 0 || (c.Rounds > 0 && r >= c.Rounds) {
 			k.status, k.round = rcDone, max(r, k.round)
@@ -140,7 +142,7 @@ func (k *roundCore) enter(c *NodeContext, r int64) error {
 }
 
 // window returns the round whose window holds the local clock (Patience > 0).
-func (k *roundCore) window(c *NodeContext) int64 { return max(c.Now, 0) / k.patience }
+func (k *roundCore) window(c *node.Context) int64 { return max(c.Now, 0) / k.patience }
 
 // dropBefore forgets the buffered messages of rounds before r (stale: their tokens
 // stay in the load).
@@ -160,7 +162,7 @@ func (k *roundCore) dropBefore(r int64) {
 
 // replay hands the buffered messages of the current round to the algorithm, in arrival
 // order.
-func (k *roundCore) replay(c *NodeContext) error {
+func (k *roundCore) replay(c *node.Context) error {
 	j := 0
 	for i := 0; i < len(k.fut); i++ {
 		b := k.fut[i]
@@ -182,7 +184,7 @@ func (k *roundCore) replay(c *NodeContext) error {
 // Receive consumes m: a message of a past round (or after the last) is stale and only
 // its tokens count; one of a future round waits in the buffer; one of the current
 // round goes to the algorithm, and the node moves on when its round is complete.
-func (k *roundCore) Receive(c *NodeContext, port int, m Message) error {
+func (k *roundCore) Receive(c *node.Context, port int, m node.Message) error {
 	if err := k.checkContext(c); err != nil {
 		return err
 	}
@@ -225,7 +227,7 @@ func (k *roundCore) Receive(c *NodeContext, port int, m Message) error {
 // Tick paces the rounds when Patience is positive: at the first tick of a waiting
 // round's window the node begins it, and at the end of a running round's window it goes
 // on without what is missing. With zero patience ticks do nothing.
-func (k *roundCore) Tick(c *NodeContext) error {
+func (k *roundCore) Tick(c *node.Context) error {
 	if err := k.checkContext(c); err != nil {
 		return err
 	}
@@ -355,26 +357,26 @@ func (r *stateReader) nonNeg() int64 {
 }
 
 // message reads a Message (Message.AppendBinary's encoding).
-func (r *stateReader) message() Message {
+func (r *stateReader) message() node.Message {
 	if r.Failed() {
-		return Message{}
+		return node.Message{}
 	}
-	m, k, err := DecodeMessage(r.Rest())
+	m, k, err := node.DecodeMessage(r.Rest())
 	if err != nil {
 		r.Fail()
-		return Message{}
+		return node.Message{}
 	}
 	r.Skip(k)
 	return m
 }
 
-// nodeOptions validates NodeOptions (nil: the zero value).
-func nodeOptions(o *NodeOptions) (NodeOptions, error) {
+// nodeOptions validates node.Options (nil: the zero value).
+func nodeOptions(o *node.Options) (node.Options, error) {
 	if o == nil {
-		return NodeOptions{}, nil
+		return node.Options{}, nil
 	}
 	if o.Patience < 0 {
-		return NodeOptions{}, badParam("NodeOptions.Patience %d is negative", o.Patience)
+		return node.Options{}, badParam("node.Options.Patience %d is negative", o.Patience)
 	}
 	return *o, nil
 }

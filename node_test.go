@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tokendist/tokendist/node"
 )
 
 // nodeNet is a network of the equivalence tests, with the colourings to try.
@@ -191,7 +193,7 @@ func TestNodeProgramsDelaysZeroPatience(t *testing.T) {
 			if b == nil {
 				continue
 			}
-			progs := must(b.(NodeAlgorithm).NodePrograms(nn.g, &NodeOptions{}))
+			progs := must(b.(NodeAlgorithm).NodePrograms(nn.g, &node.Options{}))
 			for s := uint64(0); s < 4; s++ {
 				r := rand.New(rand.NewPCG(s, 3))
 				loads := nodeLoads(r, nn.g.Order(), alg.fgs)
@@ -219,7 +221,7 @@ func TestNodeProgramsPatience(t *testing.T) {
 				continue
 			}
 			for _, patience := range []int64{1, 3} {
-				progs := must(b.(NodeAlgorithm).NodePrograms(nn.g, &NodeOptions{Patience: patience}))
+				progs := must(b.(NodeAlgorithm).NodePrograms(nn.g, &node.Options{Patience: patience}))
 				for s := uint64(0); s < 3; s++ {
 					r := rand.New(rand.NewPCG(s, 6))
 					loads := nodeLoads(r, nn.g.Order(), false) // small loads: FGS clamps here
@@ -359,8 +361,8 @@ func TestNodeStreamMarginals(t *testing.T) {
 	if x := chiSquare(out, draws/20.0); x > 43.82 {
 		t.Errorf("RandomMatching choices: chi-square %.2f > 43.82 (%v)", x, out)
 	}
-	// NodeContext.Random and the cached stream agree.
-	c := NodeContext{ID: 5, Seed: 9}
+	// node.Context.Random and the cached stream agree.
+	c := node.Context{ID: 5, Seed: 9}
 	st := newNodeStream(9, 3, 5)
 	for i := uint64(0); i < 4; i++ {
 		if w := st.word(); w != c.Random(3, i) {
@@ -456,7 +458,7 @@ func TestNodeProgramsBadInput(t *testing.T) {
 		wantErr(name+" on the wrong network", err)
 		_, err = a.NodePrograms(nil, nil)
 		wantErr(name+" on nil", err)
-		_, err = a.NodePrograms(ring6, &NodeOptions{Patience: -2})
+		_, err = a.NodePrograms(ring6, &node.Options{Patience: -2})
 		wantErr(name+" negative patience", err, "-2")
 		progs := must(a.NodePrograms(ring6, nil))
 		for _, v := range []int{-1, 6, 1 << 40} {
@@ -465,14 +467,14 @@ func TestNodeProgramsBadInput(t *testing.T) {
 		}
 		// RestoreState on garbage: an error, no panic, no change.
 		p := must(progs.Program(2))
-		c := &NodeContext{ID: 2, Degree: 2, Load: 9, Rounds: 3, Seed: 1}
+		c := &node.Context{ID: 2, Degree: 2, Load: 9, Rounds: 3, Seed: 1}
 		if err := p.Start(c); err != nil {
 			t.Fatal(err)
 		}
 		// Some messages of round 0, so that the state has content.
 		for port := 0; port < 2; port++ {
 			for kind := uint8(1); kind < 12; kind++ {
-				_ = p.Receive(c, port, Message{Kind: kind, Round: int64(kind % 2), Value: 3, Tokens: int64(kind % 2)})
+				_ = p.Receive(c, port, node.Message{Kind: kind, Round: int64(kind % 2), Value: 3, Tokens: int64(kind % 2)})
 			}
 		}
 		good := p.AppendState(nil)
@@ -494,7 +496,7 @@ func TestNodeProgramsBadInput(t *testing.T) {
 			bad = append(bad, b)
 		}
 		other := must(progs.Program(3))
-		if err := other.Start(&NodeContext{ID: 3, Degree: 2, Load: 1, Rounds: 3}); err != nil {
+		if err := other.Start(&node.Context{ID: 3, Degree: 2, Load: 1, Rounds: 3}); err != nil {
 			t.Fatal(err)
 		}
 		bad = append(bad, other.AppendState(nil))
@@ -511,16 +513,16 @@ func TestNodeProgramsBadInput(t *testing.T) {
 					t.Fatalf("%s: RestoreState #%d accepted bytes it does not save back", name, i)
 				}
 				// Running on from an accepted state must not panic.
-				rc := &NodeContext{ID: 2, Degree: 2, Load: 50, Rounds: 4}
+				rc := &node.Context{ID: 2, Degree: 2, Load: 50, Rounds: 4}
 				for kind := uint8(1); kind < 12; kind++ {
-					_ = fresh.Receive(rc, int(kind%2), Message{Kind: kind, Round: int64(kind % 3), Value: 1, Tokens: int64(kind % 2)})
+					_ = fresh.Receive(rc, int(kind%2), node.Message{Kind: kind, Round: int64(kind % 3), Value: 1, Tokens: int64(kind % 2)})
 					_ = fresh.Tick(rc)
 				}
 			}
 		}
 		// A port out of range and a context of another node.
-		wantErr(name+" Receive on a bad port", p.Receive(c, 5, Message{}), "5")
-		wantErr(name+" another node's context", p.Tick(&NodeContext{ID: 4, Degree: 2}), "4")
+		wantErr(name+" Receive on a bad port", p.Receive(c, 5, node.Message{}), "5")
+		wantErr(name+" another node's context", p.Tick(&node.Context{ID: 4, Degree: 2}), "4")
 	}
 	var d *DimensionExchange
 	_, err := d.NodePrograms(ring6, nil)
@@ -595,42 +597,5 @@ func TestNodeProgramsErrorText(t *testing.T) {
 	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), "no node programs") {
 		t.Fatalf("SpanningTree of DISCREPANCY-1: %v", err)
-	}
-}
-
-// TestMessageEncoding: AppendBinary and DecodeMessage round-trip every field, take
-// exactly the bytes written (a message can be followed by others), and refuse a
-// truncated encoding, a flags byte above 1 and negative tokens with a tokendist error.
-func TestMessageEncoding(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	edge := []int64{0, 1, -1, 1 << 62, -1 << 63, 1<<63 - 1}
-	var buf []byte
-	var want []Message
-	for i := 0; i < 500; i++ {
-		m := Message{Kind: uint8(r.IntN(256)), Round: int64(r.Uint64()), Value: edge[r.IntN(len(edge))],
-			Tokens: r.Int64(), Counted: r.IntN(2) == 1}
-		if i%3 == 0 {
-			m.Round, m.Tokens = edge[r.IntN(len(edge))], int64(r.IntN(5))
-		}
-		buf, _ = m.AppendBinary(buf)
-		want = append(want, m)
-	}
-	for i, w := range want {
-		m, k, err := DecodeMessage(buf)
-		if err != nil || m != w || k > maxMessageBytes {
-			t.Fatalf("message %d: got %+v (%d bytes), %v; want %+v", i, m, k, err, w)
-		}
-		buf = buf[k:]
-	}
-	if len(buf) != 0 {
-		t.Fatalf("%d bytes left", len(buf))
-	}
-	good, _ := Message{Kind: 3, Round: 7, Value: -2, Tokens: 9, Counted: true}.AppendBinary(nil)
-	for _, bad := range [][]byte{nil, {3}, good[:len(good)-1], append([]byte{3, 2}, good[2:]...),
-		func() []byte { b, _ := (Message{Tokens: -1}).AppendBinary(nil); return b }(),
-		append([]byte{0, 0}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01)} {
-		if _, _, err := DecodeMessage(bad); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), "message ") {
-			t.Errorf("DecodeMessage(%v) = %v; want a tokendist error", bad, err)
-		}
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/internal/wire"
 )
 
 // The perfect-tree protocol's node program (ptNode, perfecttree_protocol.go) under the
-// NodeProgram interface: ptProg is a runtime for one ptNode, as ptSim is for all of them.
+// node.Program interface: ptProg is a runtime for one ptNode, as ptSim is for all of them.
 
 // Message kinds of the perfect-tree programs on the wire.
 const (
@@ -50,16 +52,16 @@ var _ NodeAlgorithm = (*PerfectTree)(nil)
 // perfect distribution (Theorems 1 to 3 hold for either root).
 //
 // The programs are anonymous in the paper's sense: the node program never reads
-// NodeContext.ID; the adapter reads it only as a leaf's tie-break key above. They ignore NodeOptions.Patience: the
+// node.Context.ID; the adapter reads it only as a leaf's tie-break key above. They ignore node.Options.Patience: the
 // protocol has no rounds to give up and waits for ever for each message, as the paper's
 // asynchronous model does. ShufflePorts, Delays, Goroutines, Jitter and Batch of
 // PerfectTreeOptions do not apply (the host numbers the ports and delivers the
 // messages); Literal does. The program assumes no workload: a node whose load a host
 // lowers below what it must send fails. Program(v) costs O(deg v); a call costs O(deg v)
 // plus O(1) per message it sends; the state is O(deg v) bytes.
-func (pt *PerfectTree) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (pt *PerfectTree) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if pt == nil {
-		return nil, nilReceiver("PerfectTree", "NodePrograms")
+		return nil, nilReceiver("PerfectTree", "node.Programs")
 	}
 	if _, err := nodeOptions(opts); err != nil {
 		return nil, err
@@ -87,7 +89,7 @@ type ptNodes struct {
 }
 
 // Program returns node v's program.
-func (s *ptNodes) Program(v int) (NodeProgram, error) {
+func (s *ptNodes) Program(v int) (node.Program, error) {
 	if err := checkNode("PerfectTree", v, s.g.Order()); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ type ptProg struct {
 }
 
 // run resumes the node until it waits, carrying out its actions.
-func (p *ptProg) run(c *NodeContext) error {
+func (p *ptProg) run(c *node.Context) error {
 	ok := false
 	for {
 		nd := &p.nd
@@ -137,7 +139,7 @@ func (p *ptProg) run(c *NodeContext) error {
 			ok = true // no reservations: see NodePrograms
 		case ptOpRelease, ptOpWaitFree, ptOpPhase:
 		case ptOpSend:
-			m := Message{Counted: true}
+			m := node.Message{Counted: true}
 			switch a.msg.kind {
 			case ptMsgInfo:
 				if nd.pc == ptPcP12Sent {
@@ -174,8 +176,8 @@ func (p *ptProg) run(c *NodeContext) error {
 	}
 }
 
-// Start sets the node up with NodeContext.Load tokens and runs it until it waits.
-func (p *ptProg) Start(c *NodeContext) error {
+// Start sets the node up with node.Context.Load tokens and runs it until it waits.
+func (p *ptProg) Start(c *node.Context) error {
 	if err := p.check(c); err != nil {
 		return err
 	}
@@ -190,9 +192,9 @@ func (p *ptProg) Start(c *NodeContext) error {
 	return p.run(c)
 }
 
-func (p *ptProg) check(c *NodeContext) error {
+func (p *ptProg) check(c *node.Context) error {
 	if c == nil {
-		return badParam("node %d: nil *NodeContext", p.id)
+		return badParam("node %d: nil *node.Context", p.id)
 	}
 	if c.ID != p.id || c.Degree != p.deg {
 		return badParam("node %d of degree %d got the context of node %d of degree %d", p.id, p.deg, c.ID, c.Degree)
@@ -202,7 +204,7 @@ func (p *ptProg) check(c *NodeContext) error {
 
 // Receive queues m on its channel and wakes the node if it waits for it. A subtree
 // message from the node's own chosen parent is a crossing (see NodePrograms).
-func (p *ptProg) Receive(c *NodeContext, port int, m Message) error {
+func (p *ptProg) Receive(c *node.Context, port int, m node.Message) error {
 	if err := p.check(c); err != nil {
 		return err
 	}
@@ -264,7 +266,7 @@ func (p *ptProg) Receive(c *NodeContext, port int, m Message) error {
 }
 
 // Tick resumes the node if it is woken or done sending.
-func (p *ptProg) Tick(c *NodeContext) error {
+func (p *ptProg) Tick(c *node.Context) error {
 	if err := p.check(c); err != nil {
 		return err
 	}

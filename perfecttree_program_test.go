@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tokendist/tokendist/node"
 )
 
 // ptNodeTrees returns the trees of the perfect-tree program tests.
@@ -91,7 +93,7 @@ func TestPerfectTreeNodeProgramsDelays(t *testing.T) {
 	t.Parallel()
 	for ti, g := range ptNodeTrees() {
 		pt := must(NewPerfectTree(g, nil))
-		progs := must(pt.NodePrograms(g, &NodeOptions{Patience: 3}))
+		progs := must(pt.NodePrograms(g, &node.Options{Patience: 3}))
 		for s := uint64(0); s < 4; s++ {
 			r := rand.New(rand.NewPCG(s, uint64(ti)+100))
 			loads := make(Loads, g.Order())
@@ -170,9 +172,9 @@ func TestPerfectTreeNodeProgramsBadInput(t *testing.T) {
 		if again := p.AppendState(nil); string(again) != string(b) {
 			t.Fatalf("RestoreState accepted %x but saves %x", b, again)
 		}
-		c := NodeContext{ID: v, Degree: tree.Degree(v), Load: 100}
+		c := node.Context{ID: v, Degree: tree.Degree(v), Load: 100}
 		_ = p.Tick(&c)
-		_ = p.Receive(&c, 0, Message{Kind: ptWireToken, Tokens: 1})
+		_ = p.Receive(&c, 0, node.Message{Kind: ptWireToken, Tokens: 1})
 		_ = p.Tick(&c)
 	}
 }

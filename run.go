@@ -59,7 +59,7 @@ type RunOptions struct {
 	Steady *SteadyOptions
 	// NodeStreams makes the randomized balancers that have node programs
 	// (RandomizedDiffusion, RandomMatching, FGSRandomized) draw node v's choices of
-	// step t from NodeRandom(Seed, t, v, ·), the stream its node program draws from,
+	// step t from node.Random(Seed, t, v, ·), the stream its node program draws from,
 	// instead of the default per-chunk streams, so that a synchronous host of the node
 	// programs (NodeAlgorithm) gives exactly Run's loads, Moved and Messages. Results
 	// still do not depend on Workers, and a step still does not allocate. It changes

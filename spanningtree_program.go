@@ -1,5 +1,7 @@
 package tokendist
 
+import "github.com/tokendist/tokendist/node"
+
 var _ NodeAlgorithm = (*SpanningTree)(nil)
 
 // NodePrograms returns the tree algorithm's node programs (NodeAlgorithm; Houle,
@@ -13,9 +15,9 @@ var _ NodeAlgorithm = (*SpanningTree)(nil)
 // which is Run's of the SpanningTree (see the tree algorithm's NodePrograms). A call
 // costs the tree algorithm's plus O(deg_T v); Program(v) costs O(deg v) for the port
 // map.
-func (b *SpanningTree) NodePrograms(net Network, opts *NodeOptions) (NodePrograms, error) {
+func (b *SpanningTree) NodePrograms(net Network, opts *node.Options) (node.Programs, error) {
 	if b == nil {
-		return nil, nilReceiver("SpanningTree", "NodePrograms")
+		return nil, nilReceiver("SpanningTree", "node.Programs")
 	}
 	inner, ok := b.inner.(NodeAlgorithm)
 	if !ok {
@@ -47,11 +49,11 @@ func (b *SpanningTree) NodePrograms(net Network, opts *NodeOptions) (NodeProgram
 // treeNodes makes the programs of a tree algorithm run inside a larger network.
 type treeNodes struct {
 	g, tree *Graph
-	inner   NodePrograms
+	inner   node.Programs
 }
 
 // Program returns node v's tree program with its ports mapped to v's ports in g.
-func (s *treeNodes) Program(v int) (NodeProgram, error) {
+func (s *treeNodes) Program(v int) (node.Program, error) {
 	if err := checkNode("SpanningTree", v, s.g.Order()); err != nil {
 		return nil, err
 	}
@@ -76,15 +78,15 @@ func (s *treeNodes) Program(v int) (NodeProgram, error) {
 // treeProg runs a tree program inside the network: it keeps the program's own context
 // (tree ports) and forwards its sends to the host's context on the network's ports.
 type treeProg struct {
-	p       NodeProgram
+	p       node.Program
 	out, in []int
-	ic      NodeContext
+	ic      node.Context
 }
 
 // call runs f on the inner context, set from c, and forwards the sends to c.
-func (t *treeProg) call(c *NodeContext, f func(ic *NodeContext) error) error {
+func (t *treeProg) call(c *node.Context, f func(ic *node.Context) error) error {
 	if c == nil {
-		return badParam("SpanningTree node program: nil *NodeContext")
+		return badParam("SpanningTree node program: nil *node.Context")
 	}
 	t.ic.ID, t.ic.Degree, t.ic.Load, t.ic.Now, t.ic.Rounds, t.ic.Seed = c.ID, len(t.out), c.Load, c.Now, c.Rounds, c.Seed
 	t.ic.Reset()
@@ -98,14 +100,14 @@ func (t *treeProg) call(c *NodeContext, f func(ic *NodeContext) error) error {
 	return err
 }
 
-func (t *treeProg) Start(c *NodeContext) error {
+func (t *treeProg) Start(c *node.Context) error {
 	if c != nil && c.Degree != len(t.in) {
 		return badParam("SpanningTree node %d of degree %d got a context of degree %d", c.ID, len(t.in), c.Degree)
 	}
-	return t.call(c, func(ic *NodeContext) error { return t.p.Start(ic) })
+	return t.call(c, func(ic *node.Context) error { return t.p.Start(ic) })
 }
 
-func (t *treeProg) Receive(c *NodeContext, port int, m Message) error {
+func (t *treeProg) Receive(c *node.Context, port int, m node.Message) error {
 	if port < 0 || port >= len(t.in) || t.in[port] < 0 {
 		id := -1
 		if c != nil {
@@ -113,11 +115,11 @@ func (t *treeProg) Receive(c *NodeContext, port int, m Message) error {
 		}
 		return badParam("SpanningTree node %d received a message on port %d, which is not a tree link", id, port)
 	}
-	return t.call(c, func(ic *NodeContext) error { return t.p.Receive(ic, t.in[port], m) })
+	return t.call(c, func(ic *node.Context) error { return t.p.Receive(ic, t.in[port], m) })
 }
 
-func (t *treeProg) Tick(c *NodeContext) error {
-	return t.call(c, func(ic *NodeContext) error { return t.p.Tick(ic) })
+func (t *treeProg) Tick(c *node.Context) error {
+	return t.call(c, func(ic *node.Context) error { return t.p.Tick(ic) })
 }
 
 func (t *treeProg) Idle() bool { return t.p.Idle() }

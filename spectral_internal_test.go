@@ -265,9 +265,9 @@ func TestLanczosStoppingRule(t *testing.T) {
 	}
 	for seed := range uint64(12) {
 		add(RandomRegular(200+2*int(seed), 3+int(seed%4), seed))
-		add(ErdosRenyi(150, 0.08, seed))
-		add(WattsStrogatz(160, 4+2*int(seed%3), 0.3, seed))
-		add(BarabasiAlbert(150, 1+int(seed%3), seed))
+		add(erdosRenyi(150, 0.08, seed))
+		add(wattsStrogatz(160, 4+2*int(seed%3), 0.3, seed))
+		add(barabasiAlbert(150, 1+int(seed%3), seed))
 		// Double covers of dense random regular graphs: λ_n = (1−d)/(d+1) and λ_2
 		// clearly smaller, so the λ_2 end may stop unconverged.
 		rr, err := RandomRegular(100+2*int(seed), 12+int(seed%5), seed)
@@ -455,9 +455,9 @@ func certNetworks(t *testing.T, seed uint64) []*Graph {
 		gs = append(gs, g)
 	}
 	add(RandomRegular(100+2*int(seed%20), 3+int(seed%6), seed))
-	add(ErdosRenyi(120, 0.06, seed))
-	add(WattsStrogatz(130, 4+2*int(seed%3), 0.2, seed))
-	add(BarabasiAlbert(140, 1+int(seed%3), seed))
+	add(erdosRenyi(120, 0.06, seed))
+	add(wattsStrogatz(130, 4+2*int(seed%3), 0.2, seed))
+	add(barabasiAlbert(140, 1+int(seed%3), seed))
 	add(RandomTree(110, seed))
 	rr, err := RandomRegular(60+2*int(seed%10), 5+int(seed%4), seed)
 	require.NoError(t, err)
@@ -612,10 +612,10 @@ func TestStepBudgetCertified(t *testing.T) {
 	}
 	add(Torus(30, 30))
 	add(RandomRegular(1000, 4, 1))
-	add(WattsStrogatz(300, 6, 0.2, 2))
+	add(wattsStrogatz(300, 6, 0.2, 2))
 	add(RandomTree(110, 4))
 	add(Hypercube(6))
-	add(ErdosRenyi(400, 0.02, 3))
+	add(erdosRenyi(400, 0.02, 3))
 	for _, g := range gs {
 		dense, err := LambdaMax(g, &SpectralOptions{Method: SpectralDense})
 		require.NoError(t, err)
@@ -659,7 +659,7 @@ func TestLanczosBinnedAgrees(t *testing.T) {
 	for _, f := range []func() (*Graph, error){
 		func() (*Graph, error) { return RandomRegular(50001, 4, 3) },
 		func() (*Graph, error) { return RandomRegular(30000, 5, 4) },
-		func() (*Graph, error) { return BarabasiAlbert(20000, 3, 5) },
+		func() (*Graph, error) { return barabasiAlbert(20000, 3, 5) },
 		func() (*Graph, error) { return RandomRegular(2*4096-1, 4, 6) }, // a last bin one node short
 	} {
 		g, err := f()

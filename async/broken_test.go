@@ -3,6 +3,8 @@ package async
 import (
 	"context"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/handoff"
 )
@@ -25,8 +27,8 @@ const (
 )
 
 // simulateBroken is Simulate with the broken handoff b on every node.
-func simulateBroken(net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options, b broken) (Result, error) {
-	return simulate(context.Background(), net, progs, loads, opts, func(s *sim, v int, m *handoff.CountMachine) node {
+func simulateBroken(net tokendist.Network, progs node.Programs, loads tokendist.Loads, opts *Options, b broken) (Result, error) {
+	return simulate(context.Background(), net, progs, loads, opts, func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
 		return &brokenNode{counter: counter{m}, s: s, v: v, b: b}
 	})
 }
@@ -39,7 +41,7 @@ type brokenNode struct {
 	b broken
 }
 
-func (n *brokenNode) restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error) {
+func (n *brokenNode) restore(s *sim, v int, prog node.Program, state []byte) (nodeMachine, error) {
 	c, err := n.counter.restore(s, v, prog, state)
 	if err != nil {
 		return nil, err

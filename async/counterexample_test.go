@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 )
@@ -36,7 +38,7 @@ func TestThreshold1MSDCounterexample(t *testing.T) {
 	}
 	model := faults.Model{Delay: faults.Uniform(1, 16)}
 	for _, patience := range []int64{0, 4} {
-		progs, err := b.NodePrograms(g, &tokendist.NodeOptions{Patience: patience})
+		progs, err := b.NodePrograms(g, &node.Options{Patience: patience})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-// Package async runs node programs (tokendist.NodeProgram) on asynchronous, faulty
+// Package async runs node programs (node.Program) on asynchronous, faulty
 // networks in a deterministic discrete-event simulator: links that delay, lose,
 // duplicate and reorder datagrams, and nodes that crash and restart from what they
 // persisted. Each node runs the token handoff of package handoff (a
@@ -8,7 +8,7 @@
 //
 // # The simulator
 //
-// Simulate runs the programs of a tokendist.NodePrograms on a network (the graph) with
+// Simulate runs the programs of a node.Programs on a network (the graph) with
 // a handoff machine on every node, under a faults.Model (Options.Faults): one 4-ary
 // heap of events in a deterministic total order (time, node, kind, port, then
 // scheduling order), a delay distribution per link (constant, uniform, exponential,

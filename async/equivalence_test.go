@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 )
@@ -150,7 +152,7 @@ func eqCases(t *testing.T, seeds int) []eqCase {
 // simulate runs the case's node programs in Simulate under model m.
 func (c eqCase) simulate(t *testing.T, m faults.Model, patience int64) Result {
 	t.Helper()
-	progs, err := c.b.(tokendist.NodeAlgorithm).NodePrograms(c.g, &tokendist.NodeOptions{Patience: patience})
+	progs, err := c.b.(tokendist.NodeAlgorithm).NodePrograms(c.g, &node.Options{Patience: patience})
 	if err != nil {
 		t.Fatalf("%s: NodePrograms: %v", c.label, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 )
@@ -18,7 +20,7 @@ import (
 type faultCase struct {
 	name     string
 	g        *tokendist.Graph
-	progs    tokendist.NodePrograms
+	progs    node.Programs
 	loads    tokendist.Loads
 	opts     Options
 	want     tokendist.Loads // the synchronous result (nil with a workload)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/testprog"
 )
@@ -33,7 +35,7 @@ type pairProgram struct {
 
 type pairPrograms struct{ n int }
 
-func (pp pairPrograms) Program(v int) (tokendist.NodeProgram, error) {
+func (pp pairPrograms) Program(v int) (node.Program, error) {
 	return &pairProgram{n: int64(pp.n), id: int64(v)}, nil
 }
 
@@ -59,7 +61,7 @@ func ringPort(v, w, n int64) int {
 	return 1
 }
 
-func (p *pairProgram) Start(c *tokendist.NodeContext) error {
+func (p *pairProgram) Start(c *node.Context) error {
 	p.rounds = c.Rounds
 	if p.rounds == 0 {
 		p.phase = 2
@@ -68,11 +70,11 @@ func (p *pairProgram) Start(c *tokendist.NodeContext) error {
 	return p.begin(c, 1)
 }
 
-func (p *pairProgram) begin(c *tokendist.NodeContext, r int64) error {
+func (p *pairProgram) begin(c *node.Context, r int64) error {
 	p.r, p.phase, p.mine = r, 0, c.Load
 	w := pairPartner(p.id, p.n, r)
 	port := ringPort(p.id, w, p.n)
-	if err := c.Send(port, tokendist.Message{Kind: 1, Round: r, Value: c.Load, Counted: true}); err != nil {
+	if err := c.Send(port, node.Message{Kind: 1, Round: r, Value: c.Load, Counted: true}); err != nil {
 		return err
 	}
 	if p.earlyOK[port] == r {
@@ -82,11 +84,11 @@ func (p *pairProgram) begin(c *tokendist.NodeContext, r int64) error {
 	return nil
 }
 
-func (p *pairProgram) report(c *tokendist.NodeContext, theirs int64) error {
+func (p *pairProgram) report(c *node.Context, theirs int64) error {
 	w := pairPartner(p.id, p.n, p.r)
 	if p.mine > theirs || (p.mine == theirs && p.id < w) {
 		x := min(p.mine-(p.mine+theirs+1)/2, c.Load)
-		if err := c.Send(ringPort(p.id, w, p.n), tokendist.Message{Kind: 2, Round: p.r, Tokens: x, Counted: true}); err != nil {
+		if err := c.Send(ringPort(p.id, w, p.n), node.Message{Kind: 2, Round: p.r, Tokens: x, Counted: true}); err != nil {
 			return err
 		}
 		return p.finish(c)
@@ -95,7 +97,7 @@ func (p *pairProgram) report(c *tokendist.NodeContext, theirs int64) error {
 	return nil
 }
 
-func (p *pairProgram) finish(c *tokendist.NodeContext) error {
+func (p *pairProgram) finish(c *node.Context) error {
 	p.phase = 2
 	if p.r < p.rounds {
 		return p.begin(c, p.r+1)
@@ -103,7 +105,7 @@ func (p *pairProgram) finish(c *tokendist.NodeContext) error {
 	return nil
 }
 
-func (p *pairProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (p *pairProgram) Receive(c *node.Context, port int, m node.Message) error {
 	switch {
 	case m.Kind == 1 && m.Round == p.r && p.phase == 0:
 		return p.report(c, m.Value)
@@ -116,7 +118,7 @@ func (p *pairProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Me
 	return errors.New("tokendist: pair: unexpected message")
 }
 
-func (p *pairProgram) Tick(*tokendist.NodeContext) error { return nil }
+func (p *pairProgram) Tick(*node.Context) error { return nil }
 
 func (p *pairProgram) Idle() bool { return p.phase == 2 }
 

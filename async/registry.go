@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/registry"
 )
@@ -14,7 +16,7 @@ func init() { registry.RegisterSimulator(simulateSpec) }
 
 // simulateSpec is the registry.Simulator: Simulate with the Spec's seed and fault
 // model, ro.MaxSteps rounds and ro.Workload every NetworkModel.WorkloadEvery.
-func simulateSpec(ctx context.Context, s registry.Spec, g *tokendist.Graph, l tokendist.Loads, progs tokendist.NodePrograms, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error) {
+func simulateSpec(ctx context.Context, s registry.Spec, g *tokendist.Graph, l tokendist.Loads, progs node.Programs, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error) {
 	m := s.NetworkModel
 	res, err := Simulate(ctx, g, progs, l, &Options{
 		Seed: s.Seed, Rounds: ro.MaxSteps, Faults: m.Model,

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/handoff"
@@ -29,9 +31,9 @@ const (
 // Options configure Simulate. The zero value is a synchronous, fault-free run of
 // unbounded rounds with seed 0.
 type Options struct {
-	// Seed seeds the programs' random streams (NodeContext.Seed) and the network's.
+	// Seed seeds the programs' random streams (node.Context.Seed) and the network's.
 	Seed uint64
-	// Rounds is NodeContext.Rounds (0: no limit).
+	// Rounds is node.Context.Rounds (0: no limit).
 	Rounds int64
 	// Faults is the fault model: delays, loss, duplication, reordering, crashes and
 	// clocks (the network itself, the graph, is Simulate's net).
@@ -62,7 +64,7 @@ type Result struct {
 	Status tokendist.Status
 	// Loads are the final loads (the persisted ones: a down node's are its storage's).
 	Loads tokendist.Loads
-	// Moved and Messages are the sums of the programs' NodeContext counters.
+	// Moved and Messages are the sums of the programs' node.Context counters.
 	Moved, Messages int64
 	// Datagrams counts datagrams handed to the network (data and acks, copies of
 	// duplicated ones included); Retransmissions the data datagrams sent again;
@@ -97,10 +99,10 @@ func (e *ConservationError) Error() string {
 	return fmt.Sprintf("%sasync: token conservation broken at time %g (event %d): %s", errs.Prefix, e.Time, e.Event, e.Detail)
 }
 
-// node is what the simulator drives on each node: a count machine (counter), or in the
+// nodeMachine is what the simulator drives on each node: a count machine (counter), or in the
 // tests a wrapper of one that breaks the protocol. Peers read each other's sequence
 // state and logs through it for the O(1) checks of deliveries and acknowledgements.
-type node interface {
+type nodeMachine interface {
 	Start() error
 	Step(handoff.Datagram) error
 	Tick(now int64) error
@@ -108,22 +110,22 @@ type node interface {
 	HasReady() bool
 	Ready() handoff.Ready
 	Advance()
-	NodeContext() *tokendist.NodeContext
-	Program() tokendist.NodeProgram
+	NodeContext() *node.Context
+	Program() node.Program
 	Stats() handoff.Stats
 	Idle() bool
 	Unacked() int
 	Sequence(port int) handoff.Sequence
-	Logged(port int, seq uint64) (tokendist.Message, bool)
+	Logged(port int, seq uint64) (node.Message, bool)
 	// restore returns a node of the same kind rebuilt from the persisted state, around
 	// the fresh program prog, for node v of s (after a crash).
-	restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error)
+	restore(s *sim, v int, prog node.Program, state []byte) (nodeMachine, error)
 }
 
 // counter is the node of every Simulate run: a handoff.CountMachine.
 type counter struct{ *handoff.CountMachine }
 
-func (counter) restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) (node, error) {
+func (counter) restore(s *sim, v int, prog node.Program, state []byte) (nodeMachine, error) {
 	m, err := handoff.RestoreCountMachine(prog, s.config(v), state)
 	if err != nil {
 		return nil, err
@@ -133,13 +135,13 @@ func (counter) restore(s *sim, v int, prog tokendist.NodeProgram, state []byte) 
 
 // newNode makes the node that the simulator drives on node v of s around a new
 // machine; Simulate's is plain (counter), the tests' may break the protocol.
-type newNode func(s *sim, v int, m *handoff.CountMachine) node
+type newNode func(s *sim, v int, m *handoff.CountMachine) nodeMachine
 
-func plain(_ *sim, _ int, m *handoff.CountMachine) node { return counter{m} }
+func plain(_ *sim, _ int, m *handoff.CountMachine) nodeMachine { return counter{m} }
 
 // simNode is the simulator's view of one node.
 type simNode struct {
-	nd       node
+	nd       nodeMachine
 	store    []byte  // the persisted state
 	load     int64   // the persisted load
 	period   float64 // tick interval
@@ -157,7 +159,7 @@ type simNode struct {
 type sim struct {
 	ctx   context.Context
 	g     *tokendist.Graph
-	progs tokendist.NodePrograms
+	progs node.Programs
 	opts  Options
 	model faults.Model
 	off   []int          // CSR offsets of the edge ends
@@ -202,12 +204,12 @@ type sim struct {
 // run is deterministic in (net, loads, programs, opts) and starts no goroutine. Cost:
 // O(log(events pending)) per event plus the programs' calls and a node's state
 // encoding per event that changes it; memory O(n + m + pending events + logs).
-func Simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options) (Result, error) {
+func Simulate(ctx context.Context, net tokendist.Network, progs node.Programs, loads tokendist.Loads, opts *Options) (Result, error) {
 	return simulate(ctx, net, progs, loads, opts, plain)
 }
 
 // simulate is Simulate with the nodes that mk makes.
-func simulate(ctx context.Context, net tokendist.Network, progs tokendist.NodePrograms, loads tokendist.Loads, opts *Options, mk newNode) (Result, error) {
+func simulate(ctx context.Context, net tokendist.Network, progs node.Programs, loads tokendist.Loads, opts *Options, mk newNode) (Result, error) {
 	s := &sim{ctx: ctx, progs: progs}
 	s.res.Status = tokendist.StatusFailed
 	if opts != nil {
@@ -394,7 +396,7 @@ func (s *sim) config(v int) handoff.Config {
 		Seed: s.opts.Seed, RetransmitTicks: s.opts.RetransmitTicks, Scratch: &s.scratch}
 }
 
-func (s *sim) program(v int) (p tokendist.NodeProgram, err error) {
+func (s *sim) program(v int) (p node.Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%sNodePrograms.Program(%d) panicked: %v", errs.Prefix, v, r)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 )
 
@@ -109,7 +111,7 @@ func BenchmarkScale(b *testing.B) {
 // becomes idle at its last delivery: the live heap is then the running simulator's.
 type probePrograms struct{ probe func() }
 
-func (pp probePrograms) Program(v int) (tokendist.NodeProgram, error) {
+func (pp probePrograms) Program(v int) (node.Program, error) {
 	if v == 0 {
 		return &probeProgram{shareProgram: &shareProgram{}, probe: pp.probe}, nil
 	}
@@ -121,7 +123,7 @@ type probeProgram struct {
 	probe func()
 }
 
-func (p *probeProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (p *probeProgram) Receive(c *node.Context, port int, m node.Message) error {
 	err := p.shareProgram.Receive(c, port, m)
 	if p.probe != nil && p.Idle() {
 		p.probe()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/async"
 	"github.com/tokendist/tokendist/faults"
@@ -13,18 +15,18 @@ import (
 // neighbour, then it is idle. Its state is empty: it never sends again.
 type gift struct{}
 
-func (gift) Start(c *tokendist.NodeContext) error {
-	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
+func (gift) Start(c *node.Context) error {
+	return c.Send(0, node.Message{Tokens: c.Load / 2, Counted: true})
 }
-func (gift) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (gift) Tick(*tokendist.NodeContext) error                            { return nil }
-func (gift) Idle() bool                                                   { return true }
-func (gift) AppendState(b []byte) []byte                                  { return b }
-func (gift) RestoreState([]byte) error                                    { return nil }
+func (gift) Receive(*node.Context, int, node.Message) error { return nil }
+func (gift) Tick(*node.Context) error                       { return nil }
+func (gift) Idle() bool                                     { return true }
+func (gift) AppendState(b []byte) []byte                    { return b }
+func (gift) RestoreState([]byte) error                      { return nil }
 
 type gifts struct{}
 
-func (gifts) Program(int) (tokendist.NodeProgram, error) { return gift{}, nil }
+func (gifts) Program(int) (node.Program, error) { return gift{}, nil }
 
 // Simulate a one-shot program on a ring, first on the synchronous network and then on a
 // lossy, duplicating, reordering network with heavy-tailed delays and crashes: the

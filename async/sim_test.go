@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 )
@@ -89,40 +91,40 @@ type traceProgram struct {
 
 type tracePrograms struct{ log *[]string }
 
-func (tp tracePrograms) Program(int) (tokendist.NodeProgram, error) {
+func (tp tracePrograms) Program(int) (node.Program, error) {
 	return &traceProgram{log: tp.log}, nil
 }
 
-func (p *traceProgram) add(c *tokendist.NodeContext, f string, args ...any) {
+func (p *traceProgram) add(c *node.Context, f string, args ...any) {
 	*p.log = append(*p.log, fmt.Sprintf("v%d load %d now %d: ", c.ID, c.Load, c.Now)+fmt.Sprintf(f, args...))
 }
 
-func (p *traceProgram) Start(c *tokendist.NodeContext) error {
+func (p *traceProgram) Start(c *node.Context) error {
 	p.add(c, "start deg %d rounds %d seed %d", c.Degree, c.Rounds, c.Seed)
 	for port := range c.Degree {
 		p.k++
-		if err := c.Send(port, tokendist.Message{Value: int64(c.ID)*1000 + p.k, Tokens: min(c.Load, 1)}); err != nil {
+		if err := c.Send(port, node.Message{Value: int64(c.ID)*1000 + p.k, Tokens: min(c.Load, 1)}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *traceProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (p *traceProgram) Receive(c *node.Context, port int, m node.Message) error {
 	p.add(c, "recv port %d value %d tokens %d", port, m.Value, m.Tokens)
 	if m.Value%3 == 0 && p.ticks < 3 {
 		p.k++
-		return c.Send(port, tokendist.Message{Value: int64(c.ID)*1000 + p.k, Tokens: c.Load / 3})
+		return c.Send(port, node.Message{Value: int64(c.ID)*1000 + p.k, Tokens: c.Load / 3})
 	}
 	return nil
 }
 
-func (p *traceProgram) Tick(c *tokendist.NodeContext) error {
+func (p *traceProgram) Tick(c *node.Context) error {
 	p.ticks++
 	p.add(c, "tick %d", p.ticks)
 	if c.Now%2 == int64(c.ID)%2 {
 		p.k++
-		return c.Send(int(c.Now)%c.Degree, tokendist.Message{Value: int64(c.ID)*1000 + p.k, Tokens: c.Load / 2})
+		return c.Send(int(c.Now)%c.Degree, node.Message{Value: int64(c.ID)*1000 + p.k, Tokens: c.Load / 2})
 	}
 	return nil
 }
@@ -132,15 +134,15 @@ func (p *traceProgram) AppendState(b []byte) []byte { return b }
 func (p *traceProgram) RestoreState([]byte) error   { return nil }
 
 // referenceHost runs programs on the synchronous schedule, written from its text.
-func referenceHost(t *testing.T, g *tokendist.Graph, progs tokendist.NodePrograms, loads tokendist.Loads, rounds int64) {
+func referenceHost(t *testing.T, g *tokendist.Graph, progs node.Programs, loads tokendist.Loads, rounds int64) {
 	t.Helper()
 	n := g.Order()
 	type arrival struct {
 		port int
-		m    tokendist.Message
+		m    node.Message
 	}
-	ps := make([]tokendist.NodeProgram, n)
-	cs := make([]tokendist.NodeContext, n)
+	ps := make([]node.Program, n)
+	cs := make([]node.Context, n)
 	next := make([][]arrival, n)
 	send := func(v int) {
 		for _, e := range cs[v].Outbox() {
@@ -152,7 +154,7 @@ func referenceHost(t *testing.T, g *tokendist.Graph, progs tokendist.NodeProgram
 	}
 	for v := range n {
 		ps[v], _ = progs.Program(v)
-		cs[v] = tokendist.NodeContext{ID: v, Degree: len(g.Neighbors(v)), Load: loads[v], Rounds: rounds, Seed: 3}
+		cs[v] = node.Context{ID: v, Degree: len(g.Neighbors(v)), Load: loads[v], Rounds: rounds, Seed: 3}
 		if err := ps[v].Start(&cs[v]); err != nil {
 			t.Fatal(err)
 		}
@@ -294,14 +296,14 @@ type faulty struct {
 	panics bool
 }
 
-func (f faultyPrograms) Program(v int) (tokendist.NodeProgram, error) {
+func (f faultyPrograms) Program(v int) (node.Program, error) {
 	if v == 3 {
 		return &faulty{panics: f.panics}, nil
 	}
 	return &shareProgram{}, nil
 }
 
-func (p *faulty) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (p *faulty) Receive(c *node.Context, port int, m node.Message) error {
 	if m.Round == 2 {
 		if p.panics {
 			panic("boom")
@@ -347,11 +349,11 @@ func TestMaxBounds(t *testing.T) {
 // tickProgram ticks six times and records Now.
 type tickProgram struct{ nows *[]int64 }
 
-func (p *tickProgram) Start(*tokendist.NodeContext) error { return nil }
-func (p *tickProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error {
+func (p *tickProgram) Start(*node.Context) error { return nil }
+func (p *tickProgram) Receive(*node.Context, int, node.Message) error {
 	return nil
 }
-func (p *tickProgram) Tick(c *tokendist.NodeContext) error {
+func (p *tickProgram) Tick(c *node.Context) error {
 	*p.nows = append(*p.nows, c.Now)
 	return nil
 }
@@ -361,7 +363,7 @@ func (p *tickProgram) RestoreState([]byte) error   { return nil }
 
 type tickPrograms struct{ nows [][]int64 }
 
-func (tp *tickPrograms) Program(v int) (tokendist.NodeProgram, error) {
+func (tp *tickPrograms) Program(v int) (node.Program, error) {
 	return &tickProgram{&tp.nows[v]}, nil
 }
 
@@ -391,7 +393,7 @@ func TestTickIntervals(t *testing.T) {
 // nilPrograms returns a typed nil program for every node.
 type nilPrograms struct{}
 
-func (nilPrograms) Program(int) (tokendist.NodeProgram, error) {
+func (nilPrograms) Program(int) (node.Program, error) {
 	var p *shareProgram
 	return p, nil
 }

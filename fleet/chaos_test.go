@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/async"
 	"github.com/tokendist/tokendist/registry"
@@ -719,7 +721,7 @@ func (c *chaos) measure() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progs, err := bal.(tokendist.NodeAlgorithm).NodePrograms(mb.g, &tokendist.NodeOptions{})
+	progs, err := bal.(tokendist.NodeAlgorithm).NodePrograms(mb.g, &node.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

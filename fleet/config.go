@@ -24,7 +24,7 @@ type Config struct {
 	// used: a fleet runs until it is stopped, and its work arrives through the node's
 	// work endpoint.
 	Spec registry.Spec `json:"spec"`
-	// Patience is tokendist.NodeOptions.Patience, in ticks (0: wait for ever).
+	// Patience is node.Options.Patience, in ticks (0: wait for ever).
 	Patience int64 `json:"patience,omitempty"`
 	// Rounds is the number of rounds a round-based program begins (0: no limit).
 	Rounds int64 `json:"rounds,omitempty"`

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist/node"
+
 	"go.uber.org/goleak"
 
 	"github.com/tokendist/tokendist"
@@ -25,8 +27,8 @@ import (
 func TestFrameRoundTrip(t *testing.T) {
 	for _, d := range []handoff.Datagram{
 		{Kind: handoff.DatagramAck, Seq: 7},
-		{Kind: handoff.DatagramData, Seq: 1, Msg: tokendist.Message{Kind: 2, Round: -3, Value: 1 << 40, Tokens: 0, Counted: true}},
-		{Kind: handoff.DatagramData, Seq: 1 << 50, Msg: tokendist.Message{Kind: 9, Round: 5, Tokens: 3}, Items: []uint64{0, 1 << 63, 42}},
+		{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 2, Round: -3, Value: 1 << 40, Tokens: 0, Counted: true}},
+		{Kind: handoff.DatagramData, Seq: 1 << 50, Msg: node.Message{Kind: 9, Round: 5, Tokens: 3}, Items: []uint64{0, 1 << 63, 42}},
 	} {
 		b := AppendFrame(nil, d)
 		d.Port = 4
@@ -54,7 +56,7 @@ func TestFrameRoundTrip(t *testing.T) {
 // same bytes.
 func FuzzDecodeFrame(f *testing.F) {
 	f.Add(AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramAck, Seq: 3}))
-	f.Add(AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 2, Msg: tokendist.Message{Kind: 1, Round: 4, Value: -9, Tokens: 2, Counted: true}, Items: []uint64{5, 1 << 62}}))
+	f.Add(AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 2, Msg: node.Message{Kind: 1, Round: 4, Value: -9, Tokens: 2, Counted: true}, Items: []uint64{5, 1 << 62}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := DecodeFrame(b, 1)
 		if err != nil {
@@ -81,7 +83,7 @@ func ExampleDecodeFrame() {
 }
 
 func appendFrameExample() []byte {
-	return AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: tokendist.Message{Kind: 1, Round: 1, Tokens: 2},
+	return AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Round: 1, Tokens: 2},
 		Items: []uint64{InitialItemID(4, 0), InitialItemID(4, 1)}})
 }
 

@@ -3,7 +3,8 @@ package fleet
 import (
 	"encoding/binary"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/wire"
@@ -50,7 +51,7 @@ func DecodeFrame(b []byte, port int) (handoff.Datagram, error) {
 	r := wire.NewReader(b[2:])
 	d.Seq = r.Uvarint()
 	if !r.Failed() {
-		m, used, err := tokendist.DecodeMessage(r.Rest())
+		m, used, err := node.DecodeMessage(r.Rest())
 		if err != nil {
 			return bad("bad message")
 		}
@@ -65,7 +66,7 @@ func DecodeFrame(b []byte, port int) (handoff.Datagram, error) {
 	if r.Failed() || r.Len() != 0 {
 		return bad("truncated or trailing bytes")
 	}
-	if d.Kind == handoff.DatagramAck && (d.Msg != (tokendist.Message{}) || k != 0) {
+	if d.Kind == handoff.DatagramAck && (d.Msg != (node.Message{}) || k != 0) {
 		return bad("an ack with a message")
 	}
 	return d, nil

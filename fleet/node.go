@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/internal/errs"
@@ -33,7 +35,7 @@ type Options struct {
 	Logf func(format string, args ...any)
 
 	// programs, when not nil, replaces the algorithm's node programs (tests).
-	programs tokendist.NodePrograms
+	programs node.Programs
 }
 
 // StoreFile is the name of the BoltStore file in a node's data directory.
@@ -59,7 +61,7 @@ type Node struct {
 	opts     Options
 	nbrs     []int       // port -> neighbour ID
 	portOf   map[int]int // neighbour ID -> port
-	progs    tokendist.NodePrograms
+	progs    node.Programs
 	acfg     handoff.Config
 	items    []uint64 // the initial items, until the node starts
 	nd       *handoff.ItemMachine
@@ -187,7 +189,7 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 		if !ok {
 			return nil, errs.BadParam("node %d: algorithm %s has no node programs", cfg.ID, spec.Algorithm.Name)
 		}
-		if n.progs, err = na.NodePrograms(g, &tokendist.NodeOptions{Patience: cfg.Patience}); err != nil {
+		if n.progs, err = na.NodePrograms(g, &node.Options{Patience: cfg.Patience}); err != nil {
 			return nil, errs.Wrapf(err, "node %d: algorithm %s", cfg.ID, spec.Algorithm.Name)
 		}
 	}

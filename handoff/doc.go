@@ -1,5 +1,5 @@
 // Package handoff is the fault-tolerant token handoff of one node: a deterministic
-// state machine, in the style of etcd-io/raft's RawNode, around a tokendist.NodeProgram.
+// state machine, in the style of etcd-io/raft's RawNode, around a node.Program.
 // It has no goroutines, clock or I/O; a host drives it. Two hosts use it: the event
 // simulator of package async and the networked runtime of package fleet, so that a
 // production node process links no simulator.

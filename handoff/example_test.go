@@ -3,7 +3,8 @@ package handoff_test
 import (
 	"fmt"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/handoff"
 )
 
@@ -11,14 +12,14 @@ import (
 // neighbour, then it is idle. Its state is empty: it never sends again.
 type gift struct{}
 
-func (gift) Start(c *tokendist.NodeContext) error {
-	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
+func (gift) Start(c *node.Context) error {
+	return c.Send(0, node.Message{Tokens: c.Load / 2, Counted: true})
 }
-func (gift) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (gift) Tick(*tokendist.NodeContext) error                            { return nil }
-func (gift) Idle() bool                                                   { return true }
-func (gift) AppendState(b []byte) []byte                                  { return b }
-func (gift) RestoreState([]byte) error                                    { return nil }
+func (gift) Receive(*node.Context, int, node.Message) error { return nil }
+func (gift) Tick(*node.Context) error                       { return nil }
+func (gift) Idle() bool                                     { return true }
+func (gift) AppendState(b []byte) []byte                    { return b }
+func (gift) RestoreState([]byte) error                      { return nil }
 
 // Two count machines, driven by hand as a host would: node 0 gives half its load to
 // node 1; the data datagram is lost and retransmitted on the timer; node 1 delivers

@@ -5,7 +5,8 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/internal/errs"
 )
 
@@ -44,7 +45,7 @@ type Datagram struct {
 	// receiver's delivered counter an ack reports.
 	Seq uint64
 	// Msg is the program's message of a data datagram (zero in an ack).
-	Msg tokendist.Message
+	Msg node.Message
 	// Items are the IDs of the tokens a data datagram of an ItemMachine carries
 	// (len(Items) == Msg.Tokens; nil otherwise). A retransmission carries the same IDs.
 	Items []uint64
@@ -67,7 +68,7 @@ type Ready struct {
 }
 
 // Config configures a machine. ID, Degree, Rounds and Seed fill the program's
-// NodeContext. The zero value of every other field means its default.
+// node.Context. The zero value of every other field means its default.
 type Config struct {
 	ID     int
 	Degree int
@@ -138,11 +139,11 @@ type link struct {
 	timer     int64  // local tick at which the retransmission timer started; -1: not started
 	rto       int64  // current timeout in ticks
 	ackDue    bool   // an ack is to be sent in the next Ready
-	log       []tokendist.Message
+	log       []node.Message
 	logItems  [][]uint64 // item mode: the IDs of log[i]'s tokens
 }
 
-// Machine is the fault-tolerant token handoff of one node around its NodeProgram, a
+// Machine is the fault-tolerant token handoff of one node around its node.Program, a
 // deterministic state machine in the style of etcd-io/raft's RawNode: the host feeds it
 // datagrams (Step) and local timer ticks (Tick), drains Ready, persists and sends what
 // it says, and calls Advance. Over each directed link the sender numbers its data
@@ -160,8 +161,8 @@ type link struct {
 // neither, returns errors and has nothing to do). A Machine is not safe for concurrent
 // use.
 type Machine struct {
-	prog  tokendist.NodeProgram
-	ctx   tokendist.NodeContext
+	prog  node.Program
+	ctx   node.Context
 	links []link
 	rto   int64
 
@@ -189,7 +190,7 @@ type ItemMachine struct{ Machine }
 // NewCountMachine returns a new count machine with the given load around prog, which must
 // be a fresh program; call Start before anything else. It returns an error for a nil
 // program or a negative degree, load, Rounds or RetransmitTicks. O(Degree).
-func NewCountMachine(prog tokendist.NodeProgram, c Config, load int64) (*CountMachine, error) {
+func NewCountMachine(prog node.Program, c Config, load int64) (*CountMachine, error) {
 	m := &CountMachine{}
 	if err := m.init(prog, c); err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func NewCountMachine(prog tokendist.NodeProgram, c Config, load int64) (*CountMa
 // prog, which must be a fresh program; call Start before anything else. It returns an
 // error for a nil program or a negative degree, Rounds or RetransmitTicks.
 // O(Degree + len(items)).
-func NewItemMachine(prog tokendist.NodeProgram, c Config, items []uint64) (*ItemMachine, error) {
+func NewItemMachine(prog node.Program, c Config, items []uint64) (*ItemMachine, error) {
 	m := &ItemMachine{}
 	if err := m.init(prog, c); err != nil {
 		return nil, err
@@ -216,7 +217,7 @@ func NewItemMachine(prog tokendist.NodeProgram, c Config, items []uint64) (*Item
 	return m, nil
 }
 
-func (n *Machine) init(prog tokendist.NodeProgram, c Config) error {
+func (n *Machine) init(prog node.Program, c Config) error {
 	if isNil(prog) {
 		return errs.BadParam("node %d: nil program", c.ID)
 	}
@@ -245,7 +246,7 @@ func (n *Machine) init(prog tokendist.NodeProgram, c Config) error {
 	return nil
 }
 
-func isNil(p tokendist.NodeProgram) bool {
+func isNil(p node.Program) bool {
 	if p == nil {
 		return true
 	}
@@ -263,7 +264,7 @@ func isNil(p tokendist.NodeProgram) bool {
 // have the ID and Degree the state was written with. Unacknowledged data is sent again
 // at the first Tick. It returns an error wrapping ErrBadParameter, naming the node, for
 // bytes a Machine did not write and for the state of an ItemMachine. O(len(state)).
-func RestoreCountMachine(prog tokendist.NodeProgram, c Config, state []byte) (*CountMachine, error) {
+func RestoreCountMachine(prog node.Program, c Config, state []byte) (*CountMachine, error) {
 	m := &CountMachine{}
 	if err := m.restore(prog, c, state, false); err != nil {
 		return nil, err
@@ -273,7 +274,7 @@ func RestoreCountMachine(prog tokendist.NodeProgram, c Config, state []byte) (*C
 
 // RestoreItemMachine is RestoreCountMachine for an ItemMachine: it returns an error for
 // the state of a CountMachine. O(len(state)).
-func RestoreItemMachine(prog tokendist.NodeProgram, c Config, state []byte) (*ItemMachine, error) {
+func RestoreItemMachine(prog node.Program, c Config, state []byte) (*ItemMachine, error) {
 	m := &ItemMachine{}
 	if err := m.restore(prog, c, state, true); err != nil {
 		return nil, err
@@ -281,7 +282,7 @@ func RestoreItemMachine(prog tokendist.NodeProgram, c Config, state []byte) (*It
 	return m, nil
 }
 
-func (n *Machine) restore(prog tokendist.NodeProgram, c Config, state []byte, itemMode bool) error {
+func (n *Machine) restore(prog node.Program, c Config, state []byte, itemMode bool) error {
 	if err := n.init(prog, c); err != nil {
 		return err
 	}
@@ -316,14 +317,14 @@ func (n *Machine) scratch() *Scratch {
 	return b
 }
 
-// NodeContext returns the program's NodeContext, owned by the machine: a host reads it
+// NodeContext returns the program's node.Context, owned by the machine: a host reads it
 // (Load, Now, Moved, Messages) and changes the load only through SetLoad (a
 // CountMachine) or AddItems and CompleteItems (an ItemMachine). O(1).
-func (n *Machine) NodeContext() *tokendist.NodeContext { return &n.ctx }
+func (n *Machine) NodeContext() *node.Context { return &n.ctx }
 
 // Program returns the machine's program; Program().Idle() is the program's idleness
 // (Idle is the machine's). O(1).
-func (n *Machine) Program() tokendist.NodeProgram { return n.prog }
+func (n *Machine) Program() node.Program { return n.prog }
 
 // Stats returns the machine's handoff counters. O(1).
 func (n *Machine) Stats() Stats { return n.stats }
@@ -466,7 +467,7 @@ func (n *Machine) Step(d Datagram) error {
 
 // Tick is one tick of the machine's local timer at local time now (ticks since Start,
 // not decreasing). It sends the log of every link whose retransmission timer expired,
-// then, unless the program is idle, sets NodeContext.Now and calls the program's Tick.
+// then, unless the program is idle, sets node.Context.Now and calls the program's Tick.
 // O(Degree) plus the program's Tick.
 func (n *Machine) Tick(now int64) error {
 	if !n.started {
@@ -584,10 +585,10 @@ func (n *Machine) Sequence(p int) Sequence {
 // Logged returns the message of the data datagram with sequence number seq in the
 // outgoing log of port p, and false when the log does not hold it (seq ≤ Acked or
 // seq ≥ Next). It panics for a port out of range. O(1).
-func (n *Machine) Logged(p int, seq uint64) (tokendist.Message, bool) {
+func (n *Machine) Logged(p int, seq uint64) (node.Message, bool) {
 	l := &n.links[p]
 	if seq <= l.acked || seq >= l.next {
-		return tokendist.Message{}, false
+		return node.Message{}, false
 	}
 	return l.log[seq-l.acked-1], true
 }

@@ -3,26 +3,26 @@ package handoff
 import (
 	"testing"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
 )
 
 // echoProgram sends its load on port 0 at Start, then every message it receives back on
 // the same port.
 type echoProgram struct{}
 
-func (echoProgram) Start(c *tokendist.NodeContext) error {
+func (echoProgram) Start(c *node.Context) error {
 	if c.Load == 0 {
 		return nil
 	}
-	return c.Send(0, tokendist.Message{Tokens: c.Load})
+	return c.Send(0, node.Message{Tokens: c.Load})
 }
-func (echoProgram) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (echoProgram) Receive(c *node.Context, port int, m node.Message) error {
 	return c.Send(port, m)
 }
-func (echoProgram) Tick(*tokendist.NodeContext) error { return nil }
-func (echoProgram) Idle() bool                        { return true }
-func (echoProgram) AppendState(b []byte) []byte       { return b }
-func (echoProgram) RestoreState([]byte) error         { return nil }
+func (echoProgram) Tick(*node.Context) error    { return nil }
+func (echoProgram) Idle() bool                  { return true }
+func (echoProgram) AppendState(b []byte) []byte { return b }
+func (echoProgram) RestoreState([]byte) error   { return nil }
 
 // BenchmarkHandoffRoundTrip: one token bounces between two nodes; each iteration is a
 // data datagram delivered, its state persisted (copied) and acknowledged, and the ack

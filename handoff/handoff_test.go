@@ -7,25 +7,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 )
 
 // pushProgram sends its whole load, one token per message, to port 0 at Start.
 type pushProgram struct{ sent int64 }
 
-func (p *pushProgram) Start(c *tokendist.NodeContext) error {
+func (p *pushProgram) Start(c *node.Context) error {
 	for c.Load > 0 {
-		if err := c.Send(0, tokendist.Message{Kind: 3, Round: p.sent, Tokens: 1, Counted: true}); err != nil {
+		if err := c.Send(0, node.Message{Kind: 3, Round: p.sent, Tokens: 1, Counted: true}); err != nil {
 			return err
 		}
 		p.sent++
 	}
 	return nil
 }
-func (p *pushProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (p *pushProgram) Tick(*tokendist.NodeContext) error                            { return nil }
-func (p *pushProgram) Idle() bool                                                   { return true }
-func (p *pushProgram) AppendState(b []byte) []byte                                  { return append(b, byte(p.sent)) }
+func (p *pushProgram) Receive(*node.Context, int, node.Message) error { return nil }
+func (p *pushProgram) Tick(*node.Context) error                       { return nil }
+func (p *pushProgram) Idle() bool                                     { return true }
+func (p *pushProgram) AppendState(b []byte) []byte                    { return append(b, byte(p.sent)) }
 func (p *pushProgram) RestoreState(b []byte) error {
 	if len(b) != 1 {
 		return errors.New("tokendist: push: bad state")
@@ -238,7 +240,7 @@ func TestMachineErrors(t *testing.T) {
 	if err := n.Step(Datagram{Port: 0, Kind: 9}); err == nil {
 		t.Fatal("unknown kind")
 	}
-	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: -1}}); err == nil {
+	if err := n.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: node.Message{Tokens: -1}}); err == nil {
 		t.Fatal("negative tokens")
 	}
 	if err := n.SetLoad(-1); err == nil {
@@ -266,7 +268,7 @@ func FuzzRestoreCounter(f *testing.F) {
 			return
 		}
 		_ = n.Tick(5)
-		_ = n.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Round: 1, Tokens: 1}})
+		_ = n.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Round: 1, Tokens: 1}})
 		_ = n.Step(Datagram{Port: 2, Kind: DatagramAck, Seq: 1})
 		if n.HasReady() {
 			rd := n.Ready()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
 )
 
 // itemNet is a tiny host for item-mode nodes on a ring: a bag of datagrams in flight
@@ -323,7 +323,7 @@ func TestItemModeErrors(t *testing.T) {
 	if err := it.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := it.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Kind: 1, Round: 1, Tokens: 2}, Items: []uint64{5}}); err == nil {
+	if err := it.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Round: 1, Tokens: 2}, Items: []uint64{5}}); err == nil {
 		t.Error("a datagram with 2 tokens and 1 item was accepted")
 	}
 	rd := it.Ready()

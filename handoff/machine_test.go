@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
 )
 
 // TestStatsSequenceLogged: the ledger counters count each logged and delivered datagram
@@ -139,14 +139,14 @@ func (p *failProgram) fail(what string) error {
 	}
 	return errors.New("tokendist: failing in " + what)
 }
-func (p *failProgram) Start(*tokendist.NodeContext) error { return p.fail("Start") }
-func (p *failProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error {
+func (p *failProgram) Start(*node.Context) error { return p.fail("Start") }
+func (p *failProgram) Receive(*node.Context, int, node.Message) error {
 	return p.fail("Receive")
 }
-func (p *failProgram) Tick(*tokendist.NodeContext) error { return p.fail("Tick") }
-func (p *failProgram) Idle() bool                        { return false }
-func (p *failProgram) AppendState(b []byte) []byte       { return b }
-func (p *failProgram) RestoreState([]byte) error         { return p.fail("RestoreState") }
+func (p *failProgram) Tick(*node.Context) error    { return p.fail("Tick") }
+func (p *failProgram) Idle() bool                  { return false }
+func (p *failProgram) AppendState(b []byte) []byte { return b }
+func (p *failProgram) RestoreState([]byte) error   { return p.fail("RestoreState") }
 
 // TestProgramErrors: a program's error or panic is returned naming the node, the method
 // and (for Receive) the port, wrapping the program's error.
@@ -171,8 +171,8 @@ func TestProgramErrors(t *testing.T) {
 				_ = m.Start()
 				p.what = c.what
 				if c.what == "Receive" {
-					err = m.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: 1}})
-					if err0 := m.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: tokendist.Message{Tokens: 1}}); err0 == nil ||
+					err = m.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Tokens: 1}})
+					if err0 := m.Step(Datagram{Port: 0, Kind: DatagramData, Seq: 1, Msg: node.Message{Tokens: 1}}); err0 == nil ||
 						!strings.Contains(err0.Error(), "on port 0") {
 						t.Errorf("Receive on port 0 (panic %t): %v", panics, err0)
 					}

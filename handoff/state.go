@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/wire"
 )
@@ -71,7 +72,7 @@ func (n *Machine) encode(b []byte) []byte {
 // sequence number above the receiver's Delivered (in flight), or in a log at or below
 // it (already delivered: the receiver holds it; the ack has not arrived).
 type State struct {
-	// Load, Now, Moved and Messages are the node's NodeContext fields.
+	// Load, Now, Moved and Messages are the node's node.Context fields.
 	Load, Now, Moved, Messages int64
 	// ItemMode reports an ItemMachine's state; Items are the IDs it holds (nil for a
 	// CountMachine's).
@@ -129,7 +130,7 @@ func parseState(state []byte) (ps State, prog []byte, bad string) {
 		for j := range l.Log {
 			g := &l.Log[j]
 			g.Port, g.Kind, g.Seq = i, DatagramData, l.Acked+1+uint64(j)
-			m, used, err := tokendist.DecodeMessage(r.Rest())
+			m, used, err := node.DecodeMessage(r.Rest())
 			if err != nil {
 				return ps, nil, fmt.Sprintf("link %d log entry %d", i, j)
 			}
@@ -167,7 +168,7 @@ func (n *Machine) decode(state []byte) error {
 	for i := range n.links {
 		l, p := &n.links[i], &ps.Links[i]
 		l.next, l.acked, l.delivered = p.Next, p.Acked, p.Delivered
-		l.log = make([]tokendist.Message, len(p.Log))
+		l.log = make([]node.Message, len(p.Log))
 		if n.itemMode {
 			l.logItems = make([][]uint64, len(p.Log))
 		}

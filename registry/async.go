@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/internal/errs"
@@ -17,7 +19,7 @@ import (
 // down_time (see faults.Model) and the three below.
 type NetworkModel struct {
 	faults.Model
-	// Patience is tokendist.NodeOptions.Patience.
+	// Patience is node.Options.Patience.
 	Patience int64 `json:"patience,omitempty"`
 	// WorkloadEvery is async.Options.WorkloadEvery: the Spec's workload is applied
 	// every WorkloadEvery time units (0: 1).
@@ -31,7 +33,7 @@ type NetworkModel struct {
 // returns the run's Result (Balancer is filled in by Run) and the metrics it adds to
 // Result.Metrics (package async's: async_time, async_events, async_datagrams,
 // async_retransmissions, async_duplicates, async_lost, async_crashes, async_in_flight).
-type Simulator func(ctx context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads, progs tokendist.NodePrograms, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error)
+type Simulator func(ctx context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads, progs node.Programs, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error)
 
 var (
 	simMu     sync.RWMutex
@@ -75,7 +77,7 @@ func runAsync(ctx context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads
 	if sim == nil {
 		return fail, nil, errs.BadParam("network_model: no simulator is linked (import _ \"github.com/tokendist/tokendist/async\")")
 	}
-	progs, err := na.NodePrograms(g, &tokendist.NodeOptions{Patience: m.Patience})
+	progs, err := na.NodePrograms(g, &node.Options{Patience: m.Patience})
 	if err != nil {
 		return fail, nil, wrapf(err, "network_model: algorithm %s: NodePrograms", s.Algorithm.Name)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 	_ "github.com/tokendist/tokendist/async" // registers the simulator that runs network_model Specs
 	"github.com/tokendist/tokendist/faults"
@@ -37,27 +39,27 @@ func (gift) Step(s *tokendist.State) error {
 	return nil
 }
 
-func (gift) NodePrograms(tokendist.Network, *tokendist.NodeOptions) (tokendist.NodePrograms, error) {
+func (gift) NodePrograms(tokendist.Network, *node.Options) (node.Programs, error) {
 	return giftPrograms{}, nil
 }
 
 type giftPrograms struct{}
 
-func (giftPrograms) Program(int) (tokendist.NodeProgram, error) { return giftProgram{}, nil }
+func (giftPrograms) Program(int) (node.Program, error) { return giftProgram{}, nil }
 
 type giftProgram struct{}
 
-func (giftProgram) Start(c *tokendist.NodeContext) error {
+func (giftProgram) Start(c *node.Context) error {
 	if c.Degree == 0 {
 		return nil
 	}
-	return c.Send(0, tokendist.Message{Tokens: c.Load / 2, Counted: true})
+	return c.Send(0, node.Message{Tokens: c.Load / 2, Counted: true})
 }
-func (giftProgram) Receive(*tokendist.NodeContext, int, tokendist.Message) error { return nil }
-func (giftProgram) Tick(*tokendist.NodeContext) error                            { return nil }
-func (giftProgram) Idle() bool                                                   { return true }
-func (giftProgram) AppendState(b []byte) []byte                                  { return b }
-func (giftProgram) RestoreState([]byte) error                                    { return nil }
+func (giftProgram) Receive(*node.Context, int, node.Message) error { return nil }
+func (giftProgram) Tick(*node.Context) error                       { return nil }
+func (giftProgram) Idle() bool                                     { return true }
+func (giftProgram) AppendState(b []byte) []byte                    { return b }
+func (giftProgram) RestoreState([]byte) error                      { return nil }
 
 func giftRegistry(t *testing.T) *registry.Registry {
 	reg := registry.New()

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tokendist/tokendist/gen"
+
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/files"
@@ -216,25 +218,25 @@ func registerNetworkFamilies(r *Registry) {
 			return build(p, n, p.Seed(seed))
 		}))
 	}
-	family(Entry{Name: "erdos-renyi", Doc: "a connected G(n, p) random graph, redrawn until connected (tokendist.ErdosRenyi)",
+	family(Entry{Name: "erdos-renyi", Doc: "a connected G(n, p) random graph, redrawn until connected (gen.ErdosRenyi)",
 		Params: []Param{pFloat("p", "edge probability; above ln(n)/n for connectivity")}},
 		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
 			prob, err := p.Float("p")
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.ErdosRenyi(n, prob, seed)
+			return gen.ErdosRenyi(n, prob, seed)
 		})
-	family(Entry{Name: "barabasi-albert", Doc: "a Barabási–Albert preferential-attachment graph (tokendist.BarabasiAlbert)",
+	family(Entry{Name: "barabasi-albert", Doc: "a Barabási–Albert preferential-attachment graph (gen.BarabasiAlbert)",
 		Params: []Param{pInt("m", required, "edges from each new node")}},
 		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
 			m, err := p.Int("m")
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.BarabasiAlbert(n, m, seed)
+			return gen.BarabasiAlbert(n, m, seed)
 		})
-	family(Entry{Name: "watts-strogatz", Doc: "a connected Watts–Strogatz small-world graph (tokendist.WattsStrogatz)",
+	family(Entry{Name: "watts-strogatz", Doc: "a connected Watts–Strogatz small-world graph (gen.WattsStrogatz)",
 		Params: []Param{pInt("k", required, "lattice degree (even)"), pFloat("beta", "rewiring probability in [0, 1]")}},
 		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
 			k, err := p.Int("k")
@@ -245,16 +247,16 @@ func registerNetworkFamilies(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.WattsStrogatz(n, k, beta, seed)
+			return gen.WattsStrogatz(n, k, beta, seed)
 		})
-	family(Entry{Name: "random-geometric", Doc: "a connected random geometric graph in the unit square (tokendist.RandomGeometric)",
+	family(Entry{Name: "random-geometric", Doc: "a connected random geometric graph in the unit square (gen.RandomGeometric)",
 		Params: []Param{pFloat("radius", "connection radius; above sqrt(ln n/(π n)) for connectivity")}},
 		func(p Params, n int, seed uint64) (*tokendist.Graph, error) {
 			radius, err := p.Float("radius")
 			if err != nil {
 				return nil, err
 			}
-			return tokendist.RandomGeometric(n, radius, seed)
+			return gen.RandomGeometric(n, radius, seed)
 		})
 	file := Param{Name: "file", Type: ParamString, Doc: "path of the file"}
 	must(r.RegisterNetwork(Entry{Name: "graph6", Doc: "a network read from a graph6 file (nauty, NetworkX, House of Graphs; one graph per line)",

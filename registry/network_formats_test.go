@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokendist/tokendist/gen"
+
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"gonum.org/v1/gonum/graph/encoding/graph6"
@@ -166,7 +168,7 @@ func TestGraph6AgainstGonum(t *testing.T) {
 			if n > 10 {
 				p = 8 / float64(n)
 			}
-			g, err := tokendist.ErdosRenyi(n, max(p, 0.06), seed)
+			g, err := gen.ErdosRenyi(n, max(p, 0.06), seed)
 			require.NoError(t, err)
 			code := graph6.Encode(g)
 			got, err := decodeGraph6([]byte(code))
@@ -231,11 +233,11 @@ func TestRegistryRandomFamilies(t *testing.T) {
 		c    Choice
 		want func(seed uint64) (*tokendist.Graph, error)
 	}{
-		{ch("erdos-renyi", "n", 60, "p", 0.15), func(s uint64) (*tokendist.Graph, error) { return tokendist.ErdosRenyi(60, 0.15, s) }},
-		{ch("barabasi-albert", "n", 60, "m", 2), func(s uint64) (*tokendist.Graph, error) { return tokendist.BarabasiAlbert(60, 2, s) }},
-		{ch("watts-strogatz", "n", 60, "k", 4, "beta", 0.2), func(s uint64) (*tokendist.Graph, error) { return tokendist.WattsStrogatz(60, 4, 0.2, s) }},
-		{ch("random-geometric", "n", 60, "radius", 0.3), func(s uint64) (*tokendist.Graph, error) { return tokendist.RandomGeometric(60, 0.3, s) }},
-		{ch("watts-strogatz", "n", 60, "k", 4, "beta", 0.2, "seed", 9), func(uint64) (*tokendist.Graph, error) { return tokendist.WattsStrogatz(60, 4, 0.2, 9) }},
+		{ch("erdos-renyi", "n", 60, "p", 0.15), func(s uint64) (*tokendist.Graph, error) { return gen.ErdosRenyi(60, 0.15, s) }},
+		{ch("barabasi-albert", "n", 60, "m", 2), func(s uint64) (*tokendist.Graph, error) { return gen.BarabasiAlbert(60, 2, s) }},
+		{ch("watts-strogatz", "n", 60, "k", 4, "beta", 0.2), func(s uint64) (*tokendist.Graph, error) { return gen.WattsStrogatz(60, 4, 0.2, s) }},
+		{ch("random-geometric", "n", 60, "radius", 0.3), func(s uint64) (*tokendist.Graph, error) { return gen.RandomGeometric(60, 0.3, s) }},
+		{ch("watts-strogatz", "n", 60, "k", 4, "beta", 0.2, "seed", 9), func(uint64) (*tokendist.Graph, error) { return gen.WattsStrogatz(60, 4, 0.2, 9) }},
 	} {
 		got, err := buildNetwork(t, tc.c, 5)
 		require.NoError(t, err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokendist/tokendist/node"
+
 	"github.com/tokendist/tokendist"
 )
 
@@ -31,7 +33,7 @@ func TestRunNetworkModelSimulator(t *testing.T) {
 		t.Fatalf("without a simulator: %v", err)
 	}
 	var rounds int64
-	RegisterSimulator(func(_ context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads, progs tokendist.NodePrograms, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error) {
+	RegisterSimulator(func(_ context.Context, s Spec, g *tokendist.Graph, l tokendist.Loads, progs node.Programs, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error) {
 		rounds = ro.MaxSteps
 		return tokendist.Result{Status: tokendist.StatusDone, Loads: l}, map[string]float64{"async_events": 7}, nil
 	})

@@ -30,5 +30,18 @@ func New(seed uint64, step int64, chunk int) *rand.Rand {
 }
 
 // Mix is SplitMix64's finalizer: a bijection of uint64 whose outputs look independent
-// for consecutive inputs. Counter-based streams (tokendist.NodeRandom) are built on it.
+// for consecutive inputs. Counter-based streams (NodeKey, NodeWord) are built on it.
 func Mix(z uint64) uint64 { return mix(z) }
+
+// nodeDomain separates the node streams from the chunk and workload streams of a seed.
+const nodeDomain = 0x6e6f64652d72616e // "node-ran"
+
+// NodeKey returns the key of node id's counter-based stream of round for a run's seed
+// (node.Random): its own domain, so never a chunk's or a workload's stream.
+func NodeKey(seed uint64, round int64, id int) (a, b uint64) {
+	return Key(mix(seed^nodeDomain), round, id)
+}
+
+// NodeWord returns word i of the node stream with key (a, b): two SplitMix64
+// finalisers, no state.
+func NodeWord(a, b, i uint64) uint64 { return mix(a ^ mix(b+i)) }

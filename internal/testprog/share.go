@@ -8,7 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/node"
 )
 
 // Share: in round r every node sends ⌊L/(deg+1)⌋ to each neighbour, L being its
@@ -22,14 +22,14 @@ type Share struct {
 	earlyTk int64 // their tokens
 }
 
-// Shares makes a Share program for every node (tokendist.NodePrograms).
+// Shares makes a Share program for every node (node.Programs).
 type Shares struct{}
 
 // Program returns a fresh Share.
-func (Shares) Program(int) (tokendist.NodeProgram, error) { return &Share{}, nil }
+func (Shares) Program(int) (node.Program, error) { return &Share{}, nil }
 
 // Start begins round 1 (a node without links has nothing to do).
-func (p *Share) Start(c *tokendist.NodeContext) error {
+func (p *Share) Start(c *node.Context) error {
 	p.deg, p.rounds = int64(c.Degree), c.Rounds
 	if p.deg == 0 {
 		return nil
@@ -38,7 +38,7 @@ func (p *Share) Start(c *tokendist.NodeContext) error {
 }
 
 // advance begins rounds while the current one is complete.
-func (p *Share) advance(c *tokendist.NodeContext) error {
+func (p *Share) advance(c *node.Context) error {
 	for p.got == p.deg {
 		if p.rounds > 0 && p.r >= p.rounds {
 			return nil
@@ -50,13 +50,13 @@ func (p *Share) advance(c *tokendist.NodeContext) error {
 	return nil
 }
 
-func (p *Share) begin(c *tokendist.NodeContext) error {
+func (p *Share) begin(c *node.Context) error {
 	{
 		share := max(0, c.Load-p.earlyTk) / int64(c.Degree+1)
 		p.r++
 		p.got, p.early, p.earlyTk = p.early, 0, 0
 		for port := range c.Degree {
-			if err := c.Send(port, tokendist.Message{Kind: 1, Round: p.r, Tokens: share, Counted: true}); err != nil {
+			if err := c.Send(port, node.Message{Kind: 1, Round: p.r, Tokens: share, Counted: true}); err != nil {
 				return err
 			}
 		}
@@ -65,7 +65,7 @@ func (p *Share) begin(c *tokendist.NodeContext) error {
 }
 
 // Receive counts a message of the current or the next round and adds its tokens.
-func (p *Share) Receive(c *tokendist.NodeContext, port int, m tokendist.Message) error {
+func (p *Share) Receive(c *node.Context, port int, m node.Message) error {
 	switch m.Round {
 	case p.r:
 		p.got++
@@ -79,7 +79,7 @@ func (p *Share) Receive(c *tokendist.NodeContext, port int, m tokendist.Message)
 }
 
 // Tick does nothing: Share waits for its neighbours.
-func (p *Share) Tick(*tokendist.NodeContext) error { return nil }
+func (p *Share) Tick(*node.Context) error { return nil }
 
 // Idle reports whether the last round asked for is complete.
 func (p *Share) Idle() bool {

@@ -1,10 +1,11 @@
-package tokendist
+package gen
 
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +32,7 @@ func requireMeanNear(t *testing.T, samples []float64, want, z float64, what stri
 		"%s: mean %.4f over %d samples, want %.4f ± %.1f·%.4f", what, mean, len(samples), want, z, se)
 }
 
-func requireSimpleConnected(t *testing.T, g *Graph, n int) {
+func requireSimpleConnected(t *testing.T, g *tokendist.Graph, n int) {
 	t.Helper()
 	require.Equal(t, n, g.Order())
 	require.True(t, g.Connected())
@@ -44,37 +45,6 @@ func requireSimpleConnected(t *testing.T, g *Graph, n int) {
 			}
 		}
 	}
-}
-
-// Every slot of the lower triangle is drawn with probability p, independently of its
-// position: an off-by-one in the geometric skip would bias the first or last slots.
-func TestGnpPairsSlotFrequencies(t *testing.T) {
-	t.Parallel()
-	const n, draws = 6, 20000
-	for _, p := range []float64{0.1, 0.5, 0.9} {
-		r := rand.New(rand.NewPCG(1, 2))
-		count := make(map[[2]int32]int)
-		for range draws {
-			pairs := gnpPairs(n, p, r)
-			for i := 0; i < len(pairs); i += 2 {
-				v, w := pairs[i], pairs[i+1]
-				require.Less(t, w, v)
-				require.Less(t, v, int32(n))
-				require.GreaterOrEqual(t, w, int32(0))
-				count[[2]int32{v, w}]++
-			}
-		}
-		se := math.Sqrt(p * (1 - p) / draws)
-		for v := int32(1); v < n; v++ {
-			for w := int32(0); w < v; w++ {
-				f := float64(count[[2]int32{v, w}]) / draws
-				require.InDeltaf(t, p, f, 5*se, "p = %v, slot (%d, %d)", p, v, w)
-			}
-		}
-	}
-	// p = 1 draws every slot exactly once.
-	pairs := gnpPairs(n, 1, rand.New(rand.NewPCG(3, 4)))
-	require.Len(t, pairs, n*(n-1))
 }
 
 func TestErdosRenyiMatchesGnp(t *testing.T) {
@@ -209,37 +179,6 @@ func TestWattsStrogatz(t *testing.T) {
 	}
 }
 
-// The cell bucketing finds exactly the pairs a quadratic scan finds, at radii around
-// the cell side's boundaries.
-func TestGeometricPairsAgainstScan(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{1, 2, 9, 100, 400} {
-		for _, radius := range []float64{0.01, 0.05, 0.1, 1.0 / 7, 0.2500001, 0.5, 0.99, 1.2, math.Sqrt2} {
-			xs, ys := make([]float64, n), make([]float64, n)
-			for i := range n {
-				xs[i], ys[i] = r.Float64(), r.Float64()
-			}
-			got := map[[2]int32]bool{}
-			pairs := geometricPairs(xs, ys, radius)
-			for i := 0; i < len(pairs); i += 2 {
-				u, w := min(pairs[i], pairs[i+1]), max(pairs[i], pairs[i+1])
-				require.False(t, got[[2]int32{u, w}], "pair (%d, %d) twice", u, w)
-				got[[2]int32{u, w}] = true
-			}
-			want := 0
-			for u := range n {
-				for w := u + 1; w < n; w++ {
-					if dist2(xs, ys, int32(u), int32(w)) <= radius*radius {
-						want++
-						require.True(t, got[[2]int32{int32(u), int32(w)}], "n = %d, r = %v: pair (%d, %d) missing", n, radius, u, w)
-					}
-				}
-			}
-			require.Len(t, got, want)
-		}
-	}
-}
-
 // Edge count against its closed form n(n-1)/2 · (π r² − 8r³/3 + r⁴/2).
 func TestRandomGeometricEdgeCount(t *testing.T) {
 	t.Parallel()
@@ -259,11 +198,11 @@ func TestRandomGeometricEdgeCount(t *testing.T) {
 }
 
 func TestRandomFamiliesDeterministic(t *testing.T) {
-	build := []func(seed uint64) (*Graph, error){
-		func(s uint64) (*Graph, error) { return ErdosRenyi(100, 0.08, s) },
-		func(s uint64) (*Graph, error) { return BarabasiAlbert(100, 2, s) },
-		func(s uint64) (*Graph, error) { return WattsStrogatz(100, 4, 0.2, s) },
-		func(s uint64) (*Graph, error) { return RandomGeometric(100, 0.2, s) },
+	build := []func(seed uint64) (*tokendist.Graph, error){
+		func(s uint64) (*tokendist.Graph, error) { return ErdosRenyi(100, 0.08, s) },
+		func(s uint64) (*tokendist.Graph, error) { return BarabasiAlbert(100, 2, s) },
+		func(s uint64) (*tokendist.Graph, error) { return WattsStrogatz(100, 4, 0.2, s) },
+		func(s uint64) (*tokendist.Graph, error) { return RandomGeometric(100, 0.2, s) },
 	}
 	for i, f := range build {
 		a, err := f(7)
@@ -280,26 +219,26 @@ func TestRandomFamiliesDeterministic(t *testing.T) {
 func TestRandomFamiliesReject(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		f    func() (*Graph, error)
+		f    func() (*tokendist.Graph, error)
 		want error
 		msg  string
 	}{
-		{"gnp n=0", func() (*Graph, error) { return ErdosRenyi(0, 0.5, 1) }, ErrBadParameter, "n = 0"},
-		{"gnp p=0", func() (*Graph, error) { return ErdosRenyi(10, 0, 1) }, ErrBadParameter, "p = 0"},
-		{"gnp p>1", func() (*Graph, error) { return ErdosRenyi(10, 1.5, 1) }, ErrBadParameter, "p = 1.5"},
-		{"gnp NaN", func() (*Graph, error) { return ErdosRenyi(10, math.NaN(), 1) }, ErrBadParameter, "p = NaN"},
-		{"gnp sparse", func() (*Graph, error) { return ErdosRenyi(100000, 1e-6, 1) }, ErrNotConnected, "connectivity threshold"},
-		{"gnp 100 draws", func() (*Graph, error) { return ErdosRenyi(50, 0.04, 1) }, ErrNotConnected, "in 100 draws"},
-		{"gnp huge", func() (*Graph, error) { return ErdosRenyi(1<<30, 0.5, 1) }, ErrBadParameter, "int32"},
-		{"ba m=0", func() (*Graph, error) { return BarabasiAlbert(10, 0, 1) }, ErrBadParameter, "m = 0"},
-		{"ba n=m", func() (*Graph, error) { return BarabasiAlbert(3, 3, 1) }, ErrBadParameter, "n = 3"},
-		{"ba huge", func() (*Graph, error) { return BarabasiAlbert(1<<30, 4, 1) }, ErrBadParameter, "int32"},
-		{"ws odd k", func() (*Graph, error) { return WattsStrogatz(10, 3, 0.1, 1) }, ErrBadParameter, "k = 3"},
-		{"ws k=n", func() (*Graph, error) { return WattsStrogatz(10, 10, 0.1, 1) }, ErrBadParameter, "k = 10"},
-		{"ws beta", func() (*Graph, error) { return WattsStrogatz(10, 4, -0.1, 1) }, ErrBadParameter, "beta = -0.1"},
-		{"rgg radius", func() (*Graph, error) { return RandomGeometric(10, 0, 1) }, ErrBadParameter, "radius = 0"},
-		{"rgg radius big", func() (*Graph, error) { return RandomGeometric(10, 2, 1) }, ErrBadParameter, "radius = 2"},
-		{"rgg sparse", func() (*Graph, error) { return RandomGeometric(10000, 0.001, 1) }, ErrNotConnected, "connectivity threshold"},
+		{"gnp n=0", func() (*tokendist.Graph, error) { return ErdosRenyi(0, 0.5, 1) }, tokendist.ErrBadParameter, "n = 0"},
+		{"gnp p=0", func() (*tokendist.Graph, error) { return ErdosRenyi(10, 0, 1) }, tokendist.ErrBadParameter, "p = 0"},
+		{"gnp p>1", func() (*tokendist.Graph, error) { return ErdosRenyi(10, 1.5, 1) }, tokendist.ErrBadParameter, "p = 1.5"},
+		{"gnp NaN", func() (*tokendist.Graph, error) { return ErdosRenyi(10, math.NaN(), 1) }, tokendist.ErrBadParameter, "p = NaN"},
+		{"gnp sparse", func() (*tokendist.Graph, error) { return ErdosRenyi(100000, 1e-6, 1) }, tokendist.ErrNotConnected, "connectivity threshold"},
+		{"gnp 100 draws", func() (*tokendist.Graph, error) { return ErdosRenyi(50, 0.04, 1) }, tokendist.ErrNotConnected, "in 100 draws"},
+		{"gnp huge", func() (*tokendist.Graph, error) { return ErdosRenyi(1<<30, 0.5, 1) }, tokendist.ErrBadParameter, "int32"},
+		{"ba m=0", func() (*tokendist.Graph, error) { return BarabasiAlbert(10, 0, 1) }, tokendist.ErrBadParameter, "m = 0"},
+		{"ba n=m", func() (*tokendist.Graph, error) { return BarabasiAlbert(3, 3, 1) }, tokendist.ErrBadParameter, "n = 3"},
+		{"ba huge", func() (*tokendist.Graph, error) { return BarabasiAlbert(1<<30, 4, 1) }, tokendist.ErrBadParameter, "int32"},
+		{"ws odd k", func() (*tokendist.Graph, error) { return WattsStrogatz(10, 3, 0.1, 1) }, tokendist.ErrBadParameter, "k = 3"},
+		{"ws k=n", func() (*tokendist.Graph, error) { return WattsStrogatz(10, 10, 0.1, 1) }, tokendist.ErrBadParameter, "k = 10"},
+		{"ws beta", func() (*tokendist.Graph, error) { return WattsStrogatz(10, 4, -0.1, 1) }, tokendist.ErrBadParameter, "beta = -0.1"},
+		{"rgg radius", func() (*tokendist.Graph, error) { return RandomGeometric(10, 0, 1) }, tokendist.ErrBadParameter, "radius = 0"},
+		{"rgg radius big", func() (*tokendist.Graph, error) { return RandomGeometric(10, 2, 1) }, tokendist.ErrBadParameter, "radius = 2"},
+		{"rgg sparse", func() (*tokendist.Graph, error) { return RandomGeometric(10000, 0.001, 1) }, tokendist.ErrNotConnected, "connectivity threshold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := tc.f()

@@ -1,9 +1,11 @@
-package tokendist
+package gen
 
 import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/tokendist/tokendist"
 )
 
 // The random families at n = 10^4 and 10^5 nodes, above their connectivity thresholds
@@ -15,12 +17,12 @@ func BenchmarkRandomFamilies(b *testing.B) {
 		deg := 2 * math.Log(fn)
 		for _, fam := range []struct {
 			name  string
-			build func(seed uint64) (*Graph, error)
+			build func(seed uint64) (*tokendist.Graph, error)
 		}{
-			{"ErdosRenyi", func(s uint64) (*Graph, error) { return ErdosRenyi(n, deg/fn, s) }},
-			{"BarabasiAlbert", func(s uint64) (*Graph, error) { return BarabasiAlbert(n, 4, s) }},
-			{"WattsStrogatz", func(s uint64) (*Graph, error) { return WattsStrogatz(n, 8, 0.1, s) }},
-			{"RandomGeometric", func(s uint64) (*Graph, error) { return RandomGeometric(n, math.Sqrt(deg/(math.Pi*fn)), s) }},
+			{"ErdosRenyi", func(s uint64) (*tokendist.Graph, error) { return ErdosRenyi(n, deg/fn, s) }},
+			{"BarabasiAlbert", func(s uint64) (*tokendist.Graph, error) { return BarabasiAlbert(n, 4, s) }},
+			{"WattsStrogatz", func(s uint64) (*tokendist.Graph, error) { return WattsStrogatz(n, 8, 0.1, s) }},
+			{"RandomGeometric", func(s uint64) (*tokendist.Graph, error) { return RandomGeometric(n, math.Sqrt(deg/(math.Pi*fn)), s) }},
 		} {
 			b.Run(fmt.Sprintf("%s/n=%d", fam.name, n), func(b *testing.B) {
 				m := 0

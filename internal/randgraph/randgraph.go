@@ -1,16 +1,47 @@
-package tokendist
+// Package randgraph draws the random networks of network science, G(n, p),
+// Barabási–Albert, Watts–Strogatz and random geometric graphs, as flat lists of
+// endpoint pairs (v, w): package gen builds its exported generators on them, and the
+// core's internal tests build test networks from the same draws. Each draw is fixed by
+// its seed, takes O(n + m) expected time (Watts–Strogatz: O(n·k) with a hash set), and
+// is connected: the families that can come out disconnected are redrawn from the same
+// random stream, at most maxConnectDraws times, and otherwise refused with
+// ErrNotConnected. The pairs are simple: no loops, no edge twice.
+package randgraph
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/tokendist/tokendist/internal/errs"
 )
 
-// The random network families of network science: G(n, p), Barabási–Albert,
-// Watts–Strogatz and random geometric graphs. Each is fixed by its seed, built in
-// O(n + m) expected time (Watts–Strogatz: O(n·k) with a hash set), and connected: the
-// families that can come out disconnected are redrawn from the same random stream, at
-// most maxConnectDraws times, and otherwise refused with ErrNotConnected.
+// maxNodes and maxEdgeEnds are the core's limits of a *tokendist.Graph: node IDs and
+// edge-end offsets fit in an int32.
+const (
+	maxNodes    = 1 << 31
+	maxEdgeEnds = 1<<31 - 1
+)
+
+// checkOrder refuses fewer than one node, or more than an int32 can name.
+func checkOrder(what string, n int) error {
+	if n < 1 {
+		return errs.BadParam("%s needs at least one node, got n = %d", what, n)
+	}
+	if n >= maxNodes {
+		return errs.TooLargeParam("%s with n = %d nodes exceeds the int32 node limit", what, n)
+	}
+	return nil
+}
+
+// checkEnds refuses a graph with more than maxEdgeEnds edge ends before anything is
+// allocated for it: the pairs and the graph built from them take about 12 bytes an end.
+func checkEnds(what string, ends int64) error {
+	if ends > maxEdgeEnds {
+		return errs.BadParam("%s would have %d edge ends, more than the int32 limit 2^31-1", what, ends)
+	}
+	return errs.CheckAlloc(what, ends, 12)
+}
 
 // maxConnectDraws bounds the redraws of a family that may come out disconnected.
 const maxConnectDraws = 100
@@ -20,46 +51,69 @@ const maxConnectDraws = 100
 // redrawing would only waste time.
 const maxExpectedIsolated = 40
 
-// ErdosRenyi returns a connected G(n, p) random graph, fixed by seed: every one of the
-// n(n-1)/2 possible edges is present independently with probability p. Connected
-// rule: draws are repeated, at most 100 times, until one is connected, so the result
-// follows G(n, p) conditioned on connectivity (Batagelj and Brandes' geometric skipping
-// draws each, in O(n + m) time). Above the connectivity threshold p = (ln n + c)/n a
-// draw is connected with probability about exp(-e^-c); where the expected number of
-// isolated nodes, n(1-p)^(n-1), exceeds 40 the call fails at once with ErrNotConnected.
-// It rejects p outside (0, 1] and expected sizes beyond the memory budget.
-func ErdosRenyi(n int, p float64, seed uint64) (*Graph, error) {
+// ErdosRenyi draws the endpoint pairs of gen.ErdosRenyi (see there).
+func ErdosRenyi(n int, p float64, seed uint64) ([]int32, error) {
 	if err := checkOrder("ErdosRenyi", n); err != nil {
 		return nil, err
 	}
 	if !(p > 0 && p <= 1) {
-		return nil, badParam("ErdosRenyi needs 0 < p ≤ 1, got p = %v", p)
+		return nil, errs.BadParam("ErdosRenyi needs 0 < p ≤ 1, got p = %v", p)
 	}
 	if err := checkExpectedEnds(fmt.Sprintf("ErdosRenyi(%d, %v)", n, p), p*float64(n)*float64(n-1)); err != nil {
 		return nil, err
 	}
 	if iso := float64(n) * math.Pow(1-p, float64(n-1)); n > 1 && iso > maxExpectedIsolated {
 		return nil, fmt.Errorf("%w: ErdosRenyi(%d, %v) expects %.3g isolated nodes; p must be near or above the connectivity threshold ln(n)/n = %.4g",
-			ErrNotConnected, n, p, iso, math.Log(float64(n))/float64(n))
+			errs.ErrNotConnected, n, p, iso, math.Log(float64(n))/float64(n))
 	}
 	r := rand.New(rand.NewPCG(seed, 0x676e70))
-	if g, err := drawConnected(n, func() []int32 { return gnpPairs(n, p, r) }); g != nil || err != nil {
-		return g, err
+	if pairs, ok := drawConnected(n, func() []int32 { return gnpPairs(n, p, r) }); ok {
+		return pairs, nil
 	}
 	return nil, fmt.Errorf("%w: ErdosRenyi(%d, %v) drew no connected graph in %d draws; raise p above the connectivity threshold ln(n)/n = %.4g",
-		ErrNotConnected, n, p, maxConnectDraws, math.Log(float64(n))/float64(n))
+		errs.ErrNotConnected, n, p, maxConnectDraws, math.Log(float64(n))/float64(n))
 }
 
-// drawConnected builds a graph on n nodes from the pairs draw returns until one is
-// connected, at most maxConnectDraws times. It returns nil and no error when none is.
-func drawConnected(n int, draw func() []int32) (*Graph, error) {
+// drawConnected draws pairs until they make a connected graph on n nodes, at most
+// maxConnectDraws times, and returns them; ok is false when none is connected.
+func drawConnected(n int, draw func() []int32) (pairs []int32, ok bool) {
 	for range maxConnectDraws {
-		g, err := fromPairs(n, draw(), false)
-		if err != nil || g.Connected() {
-			return g, err
+		if pairs := draw(); connected(n, pairs) {
+			return pairs, true
 		}
 	}
-	return nil, nil
+	return nil, false
+}
+
+// connected reports whether the pairs join all n nodes, by union–find with path
+// halving and union by size: O(m α(n)) time and 8 bytes a node.
+func connected(n int, pairs []int32) bool {
+	parent := make([]int32, n)
+	size := make([]int32, n)
+	for v := range parent {
+		parent[v], size[v] = int32(v), 1
+	}
+	find := func(v int32) int32 {
+		for parent[v] != v {
+			parent[v] = parent[parent[v]]
+			v = parent[v]
+		}
+		return v
+	}
+	parts := n
+	for i := 0; i+1 < len(pairs); i += 2 {
+		a, b := find(pairs[i]), find(pairs[i+1])
+		if a == b {
+			continue
+		}
+		if size[a] < size[b] {
+			a, b = b, a
+		}
+		parent[b] = a
+		size[a] += size[b]
+		parts--
+	}
+	return parts <= 1
 }
 
 // gnpPairs draws the edges of one G(n, p) graph as endpoint pairs (v, w), w < v, in
@@ -87,26 +141,19 @@ func gnpPairs(n int, p float64, r *rand.Rand) []int32 {
 	return pairs
 }
 
-// BarabasiAlbert returns a Barabási–Albert preferential-attachment graph on n nodes,
-// fixed by seed: it starts from the complete graph on nodes 0..m and adds nodes
-// m+1..n-1 one at a time, each joined to m distinct earlier nodes chosen with
-// probability proportional to their degree. The graph is connected, has exactly
-// m(m+1)/2 + (n-m-1)·m edges and minimum degree m; its degree distribution tends to
-// P(k) = 2m(m+1)/(k(k+1)(k+2)) for k ≥ m (Bollobás, Riordan, Spencer, Tusnády 2001).
-// It costs O(n·m) expected time and 8 bytes per edge besides the graph. It rejects
-// m < 1 and n ≤ m.
-func BarabasiAlbert(n, m int, seed uint64) (*Graph, error) {
+// BarabasiAlbert draws the endpoint pairs of gen.BarabasiAlbert (see there).
+func BarabasiAlbert(n, m int, seed uint64) ([]int32, error) {
 	if err := checkOrder("BarabasiAlbert", n); err != nil {
 		return nil, err
 	}
 	if m < 1 || n <= m {
-		return nil, badParam("BarabasiAlbert needs 1 ≤ m < n, got n = %d, m = %d", n, m)
+		return nil, errs.BadParam("BarabasiAlbert needs 1 ≤ m < n, got n = %d, m = %d", n, m)
 	}
 	edges := int64(m)*int64(m+1)/2 + int64(n-m-1)*int64(m)
 	if err := checkEnds(fmt.Sprintf("BarabasiAlbert(%d, %d)", n, m), 2*edges); err != nil {
 		return nil, err
 	}
-	if err := checkAlloc(fmt.Sprintf("BarabasiAlbert(%d, %d)", n, m), 2*edges, 4); err != nil {
+	if err := errs.CheckAlloc(fmt.Sprintf("BarabasiAlbert(%d, %d)", n, m), 2*edges, 4); err != nil {
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6261))
@@ -132,7 +179,7 @@ func BarabasiAlbert(n, m int, seed uint64) (*Graph, error) {
 			pairs = append(pairs, int32(v), t)
 		}
 	}
-	return fromPairs(n, pairs, false)
+	return pairs, nil
 }
 
 func containsInt32(s []int32, x int32) bool {
@@ -144,32 +191,23 @@ func containsInt32(s []int32, x int32) bool {
 	return false
 }
 
-// WattsStrogatz returns a connected Watts–Strogatz small-world graph, fixed by seed: the
-// ring lattice in which every node is joined to its k nearest nodes (k/2 on each side),
-// with each lattice edge (u, u+j), j = 1..k/2, rewired with probability beta to
-// (u, w), w uniform among the nodes not u and not already adjacent to u (Watts and
-// Strogatz 1998, the order NetworkX uses: j outer, u inner). It has exactly n·k/2 edges;
-// beta = 0 gives the lattice and beta = 1 a graph close to a random one. Disconnected
-// draws are redrawn, at most 100 times, then refused with ErrNotConnected (with k = 2 and beta > 0 a draw is
-// often disconnected). It costs O(n·k) expected time
-// and a hash set of the edges while it builds. It rejects odd k, k < 2, k ≥ n and beta
-// outside [0, 1].
-func WattsStrogatz(n, k int, beta float64, seed uint64) (*Graph, error) {
+// WattsStrogatz draws the endpoint pairs of gen.WattsStrogatz (see there).
+func WattsStrogatz(n, k int, beta float64, seed uint64) ([]int32, error) {
 	if err := checkOrder("WattsStrogatz", n); err != nil {
 		return nil, err
 	}
 	switch {
 	case k < 2 || k%2 != 0 || k >= n:
-		return nil, badParam("WattsStrogatz needs an even k with 2 ≤ k < n, got n = %d, k = %d", n, k)
+		return nil, errs.BadParam("WattsStrogatz needs an even k with 2 ≤ k < n, got n = %d, k = %d", n, k)
 	case !(beta >= 0 && beta <= 1):
-		return nil, badParam("WattsStrogatz needs 0 ≤ beta ≤ 1, got beta = %v", beta)
+		return nil, errs.BadParam("WattsStrogatz needs 0 ≤ beta ≤ 1, got beta = %v", beta)
 	}
 	edges := int64(n) * int64(k/2)
 	if err := checkEnds(fmt.Sprintf("WattsStrogatz(%d, %d)", n, k), 2*edges); err != nil {
 		return nil, err
 	}
 	// The pair list (8 bytes an edge) and the hash set (about 48 bytes an edge).
-	if err := checkAlloc(fmt.Sprintf("WattsStrogatz(%d, %d)", n, k), edges, 56); err != nil {
+	if err := errs.CheckAlloc(fmt.Sprintf("WattsStrogatz(%d, %d)", n, k), edges, 56); err != nil {
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x7773))
@@ -218,27 +256,20 @@ func WattsStrogatz(n, k int, beta float64, seed uint64) (*Graph, error) {
 		}
 		return pairs
 	}
-	if g, err := drawConnected(n, draw); g != nil || err != nil {
-		return g, err
+	if pairs, ok := drawConnected(n, draw); ok {
+		return pairs, nil
 	}
 	return nil, fmt.Errorf("%w: WattsStrogatz(%d, %d, %v) drew no connected graph in %d draws; raise k or lower beta",
-		ErrNotConnected, n, k, beta, maxConnectDraws)
+		errs.ErrNotConnected, n, k, beta, maxConnectDraws)
 }
 
-// RandomGeometric returns a connected random geometric graph, fixed by seed: n points
-// uniform in the unit square [0, 1)², two joined when their Euclidean distance is at
-// most radius (Penrose 2003). For radius ≤ 1 the expected number of edges is
-// n(n-1)/2 · (π r² − 8r³/3 + r⁴/2). Disconnected draws are redrawn, at most 100 times,
-// then refused with ErrNotConnected (the threshold is near r = sqrt(ln n / (π n))); where
-// n(1 − π r²)^(n−1) exceeds 40 expected isolated nodes the call fails at once. Points are
-// bucketed in cells of side ≥ radius, so it costs O(n + m) expected time and 28 bytes a
-// node besides the graph. It rejects radius outside (0, √2].
-func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
+// RandomGeometric draws the endpoint pairs of gen.RandomGeometric (see there).
+func RandomGeometric(n int, radius float64, seed uint64) ([]int32, error) {
 	if err := checkOrder("RandomGeometric", n); err != nil {
 		return nil, err
 	}
 	if !(radius > 0 && radius <= math.Sqrt2) {
-		return nil, badParam("RandomGeometric needs 0 < radius ≤ √2, got radius = %v", radius)
+		return nil, errs.BadParam("RandomGeometric needs 0 < radius ≤ √2, got radius = %v", radius)
 	}
 	r2 := radius * radius
 	pEdge := 1.0
@@ -248,12 +279,12 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 	if err := checkExpectedEnds(fmt.Sprintf("RandomGeometric(%d, %v)", n, radius), pEdge*float64(n)*float64(n-1)); err != nil {
 		return nil, err
 	}
-	if err := checkAlloc(fmt.Sprintf("RandomGeometric(%d, %v)", n, radius), int64(n), 28); err != nil {
+	if err := errs.CheckAlloc(fmt.Sprintf("RandomGeometric(%d, %v)", n, radius), int64(n), 28); err != nil {
 		return nil, err
 	}
 	if iso := float64(n) * math.Pow(max(0, 1-math.Pi*r2), float64(n-1)); n > 1 && iso > maxExpectedIsolated {
 		return nil, fmt.Errorf("%w: RandomGeometric(%d, %v) expects %.3g isolated nodes; radius must be near or above the connectivity threshold sqrt(ln n/(π n)) = %.4g",
-			ErrNotConnected, n, radius, iso, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
+			errs.ErrNotConnected, n, radius, iso, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
 	}
 	xs, ys := make([]float64, n), make([]float64, n)
 	r := rand.New(rand.NewPCG(seed, 0x726767))
@@ -263,11 +294,11 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 		}
 		return geometricPairs(xs, ys, radius)
 	}
-	if g, err := drawConnected(n, draw); g != nil || err != nil {
-		return g, err
+	if pairs, ok := drawConnected(n, draw); ok {
+		return pairs, nil
 	}
 	return nil, fmt.Errorf("%w: RandomGeometric(%d, %v) drew no connected graph in %d draws; raise the radius above sqrt(ln n/(π n)) = %.4g",
-		ErrNotConnected, n, radius, maxConnectDraws, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
+		errs.ErrNotConnected, n, radius, maxConnectDraws, math.Sqrt(math.Log(float64(n))/(math.Pi*float64(n))))
 }
 
 // geometricPairs returns the pairs of points (xs[i], ys[i]) in [0, 1)² at Euclidean
@@ -339,7 +370,7 @@ func dist2(xs, ys []float64, u, w int32) float64 {
 // budget (4 bytes an end in the pair list, 4 in the adjacency).
 func checkExpectedEnds(what string, ends float64) error {
 	if ends > maxEdgeEnds/2 {
-		return badParam("%s would have about %.3g edge ends, more than the int32 limit allows", what, ends)
+		return errs.BadParam("%s would have about %.3g edge ends, more than the int32 limit allows", what, ends)
 	}
-	return checkAlloc(what, int64(ends*1.1)+1024, 8)
+	return errs.CheckAlloc(what, int64(ends*1.1)+1024, 8)
 }
