@@ -41,8 +41,16 @@ func LongTest(t testing.TB) {
 func fullSweeps() bool { return os.Getenv("TOKENDIST_SWEEPS") == "full" || longTests() }
 
 // sweepTakes reports whether case i of a sweep runs for the rotation rot: always with
-// whole sweeps, else when (i + rot) mod k = 0.
-func sweepTakes(i, rot, k int) bool { return fullSweeps() || (i+rot)%k == 0 }
+// whole sweeps, else when (i + rot) mod k = 0, and with -short when (i + rot) mod 2k = 0.
+func sweepTakes(i, rot, k int) bool {
+	if fullSweeps() {
+		return true
+	}
+	if testing.Short() {
+		k *= 2
+	}
+	return (i+rot)%k == 0
+}
 
 // FullSweeps is fullSweeps for package tokendist_test.
 func FullSweeps() bool { return fullSweeps() }
