@@ -409,6 +409,38 @@ func TestMemoryBudgetEverywhere(t *testing.T) {
 	require.ErrorIs(t, err, tokendist.ErrTooLarge)
 	_, err = tokendist.ReadTraceCSV(&repeat{head: "step,time,discrepancy,max,min,potential,moved,messages,negative\n", line: "1,1,1,1,1,1,1,1,1\n"})
 	require.ErrorIs(t, err, tokendist.ErrTooLarge)
+	// Steady-state measurements of 2^22 steps: 96 MiB, refused before the run (they
+	// were allocated under the 64 MiB budget before issue 36).
+	ring, err := tokendist.Ring(16)
+	require.NoError(t, err)
+	rd, err := tokendist.NewRandomizedDiffusion(ring)
+	require.NoError(t, err)
+	_, err = tokendist.Run(context.Background(), ring, make(tokendist.Loads, 16), rd,
+		&tokendist.RunOptions{MaxSteps: tokendist.MaxSteadySamples, Steady: &tokendist.SteadyOptions{}})
+	require.ErrorIs(t, err, tokendist.ErrTooLarge)
+	// The goroutine perfect tree reserves 6 KiB a node: under 64 MiB, 10,922 nodes.
+	for _, c := range []struct {
+		n    int
+		fits bool
+	}{{10900, true}, {11000, false}} {
+		tree, err := tokendist.RandomTree(c.n, 3)
+		require.NoError(t, err)
+		pt, err := tokendist.NewPerfectTree(tree, &tokendist.PerfectTreeOptions{Goroutines: true})
+		require.NoError(t, err)
+		err = pt.Init(&tokendist.State{Net: tree, Loads: make(tokendist.Loads, c.n)})
+		if c.fits {
+			require.NoError(t, err, "%d nodes", c.n)
+		} else {
+			require.ErrorIs(t, err, tokendist.ErrTooLarge, "%d nodes", c.n)
+		}
+	}
+	// Lanczos reserves 24 bytes a node: Torus(500, 500) needs 6 MB.
+	torus, err := tokendist.Torus(500, 500)
+	require.NoError(t, err)
+	debug.SetMemoryLimit(1 << 20)
+	_, err = tokendist.LambdaMax(torus, &tokendist.SpectralOptions{Method: tokendist.SpectralLanczos})
+	debug.SetMemoryLimit(64 << 20)
+	require.ErrorIs(t, err, tokendist.ErrTooLarge)
 }
 
 // TestCSVRecordLimit: a reader that never ends a record fails at 1 MiB.

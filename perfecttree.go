@@ -41,7 +41,9 @@ type PerfectTreeOptions struct {
 	// samples are the first and the last; Run's context cancels it), Time is the
 	// logical (Lamport) time of the last event, and the schedule is the Go
 	// scheduler's, so a seed fixes the ports and the jitter but not the interleaving.
-	// Delays is ignored: the delays are the scheduler's.
+	// Delays is ignored: the delays are the scheduler's. Init reserves
+	// ptGoroutineBytes (6 KiB) per node against the memory budget for a goroutine's
+	// stack and its mailbox, and refuses larger networks with ErrTooLarge.
 	Goroutines bool
 	// Jitter makes the goroutine runtime yield the processor at random before sends, to
 	// vary the interleavings. The simulated runtime ignores it.
@@ -303,6 +305,9 @@ func (pt *PerfectTree) Init(s *State) error {
 		return fmt.Errorf("%w: total %d too close to the int64 limit for %d nodes", ErrBadLoads, total, g.Order())
 	}
 	if pt.opts.Goroutines {
+		if err := checkAlloc(fmt.Sprintf("PerfectTree goroutine runtime: a goroutine and a mailbox for each of %d nodes", g.Order()), int64(g.Order()), ptGoroutineBytes); err != nil {
+			return err
+		}
 		pt.g, pt.ran, pt.conc = g, false, PerfectTreeReport{}
 	} else if err := pt.sim.init(g, s, &pt.opts); err != nil {
 		return err

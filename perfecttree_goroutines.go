@@ -30,6 +30,11 @@ import (
 //
 // Cost: O(N) goroutines and memory, O(1) work per message plus the scheduler's (one
 // wake-up per batch).
+// ptGoroutineBytes is what Init reserves per node for the goroutine runtime: a
+// goroutine's stack (2 KiB at least, grown by the scheduler) and its mailbox and
+// queues; the peak measured on random trees is in docs/performance.md.
+const ptGoroutineBytes = 6 << 10
+
 func runPTConcurrent(ctx context.Context, g *Graph, loads Loads, o *PerfectTreeOptions, seed uint64) (PerfectTreeReport, Loads, error) {
 	c := newPTConc(ctx, g, loads, o, seed)
 	c.wg.Add(c.n)

@@ -184,7 +184,8 @@ func (sp Spectrum) Gap() float64 { return 1 - sp.LambdaMax }
 // 2). SpectralDense factorises the dense P with gonum (O(n³)); SpectralLanczos runs the
 // Lanczos iteration on the sparse P restricted to 1^⊥ (the eigenvector of λ_1 = 1 is
 // projected out every iteration), without reorthogonalisation: it keeps three vectors
-// and the tridiagonal matrix, so it costs O(n + m) memory and O(n + m) time per
+// and the tridiagonal matrix, so it costs O(n + m) memory (24 bytes a node are checked
+// against the memory budget before it starts, ErrTooLarge otherwise) and O(n + m) time per
 // iteration, with about √(range/gap)·log(1/Tol) iterations where gap separates λ_2 (or
 // λ_n) from the next distinct eigenvalue. Lanczos uses the available cores on large
 // networks with fixed-order sums, so its result does not depend on the number of
@@ -292,6 +293,10 @@ type lanczos struct {
 	passA, passB func(lo, hi int)
 	bin          *binned // the propagation-blocked pass A, on large networks without locality
 }
+
+// lanczosNodeBytes is what a Lanczos run reserves per node against the memory budget:
+// its two vectors (16 bytes) and the certifier's and chunk sums' share.
+const lanczosNodeBytes = 24
 
 func newLanczos(ln *lazyNet, seed uint64) *lanczos {
 	n, nc := ln.g.Order(), ln.chunks()
@@ -584,6 +589,9 @@ func (ln *lazyNet) lanczosRun(o SpectralOptions, abandon func(lower float64) boo
 	par.Acquire() // held for the iteration, released before returning
 	defer par.Release()
 	n := ln.g.Order()
+	if err := checkAlloc(fmt.Sprintf("Lanczos vectors of %d nodes", n), int64(n), lanczosNodeBytes); err != nil {
+		return Spectrum{}, err
+	}
 	l := newLanczos(ln, o.Seed)
 	var alpha, beta []float64 // beta[k] = β_{k+1} couples v_k and v_{k+1}
 	var t tridiag

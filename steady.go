@@ -11,7 +11,8 @@ import (
 // Every-th step and reports them in Result.Steady. The zero value measures every step
 // from the start. A measured step costs an O(n) scan; the measurements are kept (24
 // bytes each, allocated when the run starts for (MaxSteps − WarmUp)/Every of them, which
-// must be at most MaxSteadySamples).
+// must be at most MaxSteadySamples and fit the memory budget, else Run refuses with
+// ErrBadParameter or ErrTooLarge).
 type SteadyOptions struct {
 	// WarmUp is the number of steps before measuring starts; negative is an error.
 	WarmUp int64 `json:"warm_up"`
@@ -68,6 +69,9 @@ func (st SteadyStats) String() string {
 		st.From, st.Samples, st.MeanDiscrepancy, st.P95Discrepancy, st.MeanMax, st.P95Max, st.MovedPerArrival, st.Growth, u)
 }
 
+// steadySampleBytes is the memory of one measurement: three int64 values.
+const steadySampleBytes = 24
+
 // steadyMeter collects the measurements of a run; it does not allocate per step.
 type steadyMeter struct {
 	warm, every            int64
@@ -87,6 +91,9 @@ func newSteadyMeter(o SteadyOptions, maxSteps int64) (*steadyMeter, error) {
 	k := max(0, maxSteps-o.WarmUp) / every
 	if k > MaxSteadySamples {
 		return nil, badParam("SteadyOptions: %d measurements (MaxSteps %d, WarmUp %d, Every %d) exceed %d; raise Every", k, maxSteps, o.WarmUp, every, MaxSteadySamples)
+	}
+	if err := checkAlloc(fmt.Sprintf("SteadyOptions: %d measurements", k), k, steadySampleBytes); err != nil {
+		return nil, err
 	}
 	m := &steadyMeter{warm: o.WarmUp, every: every}
 	m.disc, m.max, m.total = make([]int64, 0, k), make([]int64, 0, k), make([]int64, 0, k)

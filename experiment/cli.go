@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -506,6 +507,9 @@ func (c *command) sweep(args []string) int {
 		}
 		return c.fail(ExitFailed, err)
 	}
+	if len(st.NonFinite) > 0 {
+		fmt.Fprintf(c.stderr, "tokendist: sweep: metrics that were NaN or infinite, stored as empty and flagged in the table nonfinite: %s\n", nonFiniteSummary(st.NonFinite))
+	}
 	if st.Failed > 0 {
 		fmt.Fprintf(c.stderr, "tokendist: %d runs failed (see tokendist report --db %s --where \"status = 'Failed'\")\n", st.Failed, path)
 		return ExitFailed
@@ -674,4 +678,18 @@ func removeDB(path string) {
 	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(path + suf)
 	}
+}
+
+// nonFiniteSummary names each metric with the number of runs in which it was NaN or
+// infinite, by name: "ratio in 3 runs, speed in 1 run".
+func nonFiniteSummary(counts map[string]int) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		runs := "runs"
+		if counts[name] == 1 {
+			runs = "run"
+		}
+		parts = append(parts, fmt.Sprintf("%s in %d %s", name, counts[name], runs))
+	}
+	return strings.Join(parts, ", ")
 }

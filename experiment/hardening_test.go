@@ -191,6 +191,16 @@ func TestNonFiniteMetrics(t *testing.T) {
 	st := sweepFile(t, reg, path, text+"record:\n  metrics: [odd]\n")
 	require.Equal(t, 8, st.Ran)
 	require.Zero(t, st.Failed)
+	require.Equal(t, map[string]int{"odd": 6}, st.NonFinite)
+	// The command says so on stderr, naming the metric, and still exits 0 (the runs
+	// are stored).
+	file := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(text+"record:\n  metrics: [odd]\n"), 0o644))
+	var out, errb strings.Builder
+	code := Main(reg, []string{"sweep", "--db", filepath.Join(t.TempDir(), "cli.db"), "--progress", "none", file}, &out, &errb)
+	require.Equal(t, ExitOK, code, errb.String())
+	require.Contains(t, errb.String(), "tokendist: sweep: metrics that were NaN or infinite, stored as empty and flagged in the table nonfinite: odd in 6 runs\n")
+	require.Equal(t, "a in 1 run, b in 2 runs", nonFiniteSummary(map[string]int{"b": 2, "a": 1}))
 	db, err := OpenDBReadOnly(path)
 	require.NoError(t, err)
 	defer db.Close()

@@ -105,6 +105,10 @@ type SweepStats struct {
 	// identities, sorted.
 	OtherCode  int
 	OtherCodes []string
+	// NonFinite counts, by metric name, the stored runs whose metric was NaN or ±Inf:
+	// stored as absent and flagged in the table nonfinite (DB.NonFinite), never as a
+	// number. Nil when there were none.
+	NonFinite map[string]int
 }
 
 // Select returns the runs of shard s (all for Count 0).
@@ -254,6 +258,14 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 			st.RunTime += r.Wall
 			if r.Err != nil || r.Out.Result.Status == tokendist.StatusFailed {
 				st.Failed++
+			}
+			if _, bad := splitMetrics(r.Out.Metrics); len(bad) > 0 {
+				if st.NonFinite == nil {
+					st.NonFinite = map[string]int{}
+				}
+				for _, m := range bad {
+					st.NonFinite[m[0]]++
+				}
 			}
 		}
 		prog.add(pending, st.Failed)
