@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/tokendist/tokendist/internal/dsu"
 )
 
 // maxNodes bounds generated networks so that node IDs fit in an int32.
@@ -583,17 +585,8 @@ func shufflePairs(perm, mate []int32, src *rand.PCG) {
 // (sortSmall) on the way. parent is scratch space for n nodes. It costs O(n·d·log n)
 // time in the worst case and no allocation.
 func regularConnected(nb []int32, n, d int, parent []int32, sortLists bool) bool {
-	parent = parent[:n]
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	f := dsu.Forest(parent[:n])
+	f.Reset()
 	components := n
 	for u := 0; u < n; u++ {
 		s := nb[u*d : u*d+d]
@@ -606,11 +599,10 @@ func regularConnected(nb []int32, n, d int, parent []int32, sortLists bool) bool
 				continue
 			}
 			if ru < 0 {
-				ru = find(int32(u))
+				ru = f.Find(int32(u))
 			}
-			if rv := find(v); rv != ru {
-				parent[max(ru, rv)] = min(ru, rv)
-				ru = min(ru, rv)
+			if rv := f.Find(v); rv != ru {
+				ru = f.Link(ru, rv)
 				components--
 			}
 		}
