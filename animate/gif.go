@@ -297,8 +297,13 @@ func (m *Movie) WriteGIF(w io.Writer) error {
 	W, H := s.w, s.h
 	bw.WriteString("GIF89a")
 	bw.Write([]byte{byte(W), byte(W >> 8), byte(H), byte(H >> 8), 0x80 | 6<<4 | 6, 0, 0})
-	for _, p := range palette {
+	for i, p := range palette {
 		c := p.(color.RGBA)
+		if !m.sim && i >= cDown && i <= cLost {
+			// Unused in a stepper run's movie: black, as before simulated runs were drawn,
+			// so that its GIF stays byte for byte what it was.
+			c = color.RGBA{0, 0, 0, 255}
+		}
 		bw.Write([]byte{c.R, c.G, c.B})
 	}
 	bw.Write([]byte{0x21, 0xff, 11})

@@ -92,7 +92,7 @@ func (s *scene) captionOf(m *Movie, k int) string {
 	f := m.frames[k]
 	switch {
 	case m.sim:
-		return "in flight: " + strconv.FormatInt(inFlightTotal(&f), 10) + " tokens (arrows, max " + strconv.FormatInt(s.maxFlow, 10) +
+		return "in flight: " + strconv.FormatInt(inFlightTotal(&f), 10) + " (arrows, max " + strconv.FormatInt(s.maxFlow, 10) +
 			")  lost: " + strconv.FormatInt(lostTotal(&f), 10) + "  down: " + strconv.Itoa(len(f.Down))
 	case k == 0:
 		return s.caption()
