@@ -161,8 +161,8 @@ func RoundInterval(end float64, frames int) float64 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, k := range []float64{1, 2, 5, 10} {
-		if k*p >= x*(1-1e-12) {
+	for _, k := range []float64{1, 2, 5} {
+		if k*p >= x*(1-1e-12) { // the tolerance keeps 0.3 at 0.3 despite rounding
 			return k * p
 		}
 	}
@@ -172,8 +172,8 @@ func RoundInterval(end float64, frames int) float64 {
 // CheckTimeFrames returns an error wrapping tokendist.ErrTooLarge, naming the limit
 // and the smallest round interval that fits, if a simulated run ending at model time
 // end, observed every `every` time units, makes more than maxFrames frames (the
-// start, the periodic ones before the end, and the end); nil if it fits or end is NaN
-// (not known). O(1).
+// start, the periodic ones before the end, and the end); nil if it fits, if end is NaN
+// (not known) or if every is not positive (no interval to check). O(1).
 func CheckTimeFrames(end, every float64, maxFrames int) error {
 	if math.IsNaN(end) || every <= 0 {
 		return nil

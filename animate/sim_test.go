@@ -186,7 +186,8 @@ func TestSimulationIntervalAndLimits(t *testing.T) {
 		end    float64
 		frames int
 		want   float64
-	}{{47, 100, 0.5}, {100, 100, 1}, {0, 100, 1}, {1234, 100, 20}, {3, 100, 0.05}, {101, 100, 2}, {math.Inf(1), 100, 1}, {5000, 0, 5000}} {
+	}{{47, 100, 0.5}, {100, 100, 1}, {0, 100, 1}, {1234, 100, 20}, {3, 100, 0.05}, {101, 100, 2}, {math.Inf(1), 100, 1}, {5000, 0, 5000},
+		{30, 100, 0.5}, {8, 1, 10}, {0.3, 1, 0.5}, {6, 1, 10}} {
 		require.InDelta(t, c.want, RoundInterval(c.end, c.frames), c.want*1e-12, "RoundInterval(%g, %d)", c.end, c.frames)
 	}
 	// 0, 0.5, …, 99.5 and 100: 201 frames.
@@ -197,6 +198,7 @@ func TestSimulationIntervalAndLimits(t *testing.T) {
 	require.Contains(t, err.Error(), "--every 1)")
 	require.NoError(t, CheckTimeFrames(0, 1, 2))
 	require.NoError(t, CheckTimeFrames(math.NaN(), 0.001, 2))
+	require.NoError(t, CheckTimeFrames(10, 0, 2), "no interval, nothing to check")
 
 	_, err = RecordSimulation(ctx, g, testprog.Shares{}, l, &o, &Options{EveryTime: 0.01, MaxFrames: 50})
 	require.ErrorIs(t, err, tokendist.ErrTooLarge)
@@ -207,12 +209,16 @@ func TestSimulationIntervalAndLimits(t *testing.T) {
 	// The Recorder itself stops a run that makes too many frames.
 	r, err := NewRecorder(g, nil, &Options{EveryTime: 0.01, MaxFrames: 50})
 	require.NoError(t, err)
+	require.Equal(t, 0.01, r.ObserveEvery())
+	require.Equal(t, 1.0, (*Recorder)(nil).ObserveEvery())
 	oo := o
 	oo.Observer, oo.ObserveEvery = r, r.ObserveEvery()
 	res, err := async.Simulate(ctx, g, testprog.Shares{}, l, &oo)
 	require.ErrorIs(t, err, tokendist.ErrTooLarge)
 	require.Contains(t, err.Error(), "MaxFrames = 50")
 	require.Equal(t, tokendist.StatusFailed, res.Status)
+	require.Len(t, r.m.frames, 50, "frames up to the limit, not one more")
+	require.Equal(t, 0.49, r.m.frames[49].Time)
 
 	// With a workload the run ends at MaxTime: the interval is known before it.
 	w, err := tokendist.NewPoissonArrivals(1, false)
