@@ -230,4 +230,11 @@ func TestAnimateCommandSimulatedRun(t *testing.T) {
 	require.Contains(t, errs, "--every "+strconv.FormatFloat(fit, 'g', -1, 64)+")")
 	code, _, errs = runMain(t, "animate", file, "--every", strconv.FormatFloat(fit, 'g', -1, 64), "--out", gifOut)
 	require.Equal(t, ExitOK, code, errs)
+
+	// Too many nodes: refused before any simulation.
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Replace(animateSimFile, "sides: [4, 4]", "sides: [80, 80]", 1)), 0o644))
+	code, _, errs = runMain(t, "animate", big, "--out", gifOut)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "6400 nodes, more than MaxNodes = 5000")
 }
