@@ -231,6 +231,13 @@ func TestAnimateCommandSimulatedRun(t *testing.T) {
 	code, _, errs = runMain(t, "animate", file, "--every", strconv.FormatFloat(fit, 'g', -1, 64), "--out", gifOut)
 	require.Equal(t, ExitOK, code, errs)
 
+	// With a workload the run ends at max_time: the default interval is a hundredth of it.
+	wl := filepath.Join(dir, "wl.yaml")
+	require.NoError(t, os.WriteFile(wl, []byte(strings.Replace(animateSimFile, "  loss: 0.1\n", "  loss: 0.1\n  max_time: 20\n", 1)+"workload: [{name: poisson, rate: 0.5}]\n"), 0o644))
+	code, out, errs = runMain(t, "animate", wl, "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "101 frames (t = 0..20 every 0.2)")
+
 	// Too many nodes: refused before any simulation.
 	big := filepath.Join(dir, "big.yaml")
 	require.NoError(t, os.WriteFile(big, []byte(strings.Replace(animateSimFile, "sides: [4, 4]", "sides: [80, 80]", 1)), 0o644))
