@@ -252,10 +252,10 @@ func selectRun(runs []Run, sel string) (Run, error) {
 	if sel == "" {
 		return runs[0], nil
 	}
-	if i, err := strconv.Atoi(sel); err == nil {
-		if i < 0 || i >= len(runs) {
-			return Run{}, errs.BadParam("animate: --run %d: the file has runs 0..%d", i, len(runs)-1)
-		}
+	// A number in range is a run's number; one out of range may still be a key prefix
+	// (keys are hexadecimal: one in 40 starts with 8 decimal digits).
+	i, numErr := strconv.Atoi(sel)
+	if numErr == nil && i >= 0 && i < len(runs) {
 		return runs[i], nil
 	}
 	var byKey, byLabel []Run
@@ -271,6 +271,9 @@ func selectRun(runs []Run, sel string) (Run, error) {
 		if len(m) == 1 {
 			return m[0], nil
 		}
+	}
+	if numErr == nil && len(byKey)+len(byLabel) == 0 {
+		return Run{}, errs.BadParam("animate: --run %d: the file has runs 0..%d", i, len(runs)-1)
 	}
 	if n := len(byKey) + len(byLabel); n > 1 {
 		return Run{}, errs.BadParam("animate: --run %s matches %d runs (give its number, a longer key prefix or more of its label)", errs.Quote([]byte(sel)), n)

@@ -245,3 +245,23 @@ func TestAnimateCommandSimulatedRun(t *testing.T) {
 	require.Equal(t, ExitUsage, code, errs)
 	require.Contains(t, errs, "6400 nodes, more than MaxNodes = 5000")
 }
+
+// TestSelectRunNumericKeyPrefix: a number in range is a run's number; a number out of
+// range that is a key prefix (keys are hexadecimal, so some start with decimal digits)
+// selects that run; one that is neither names the range.
+func TestSelectRunNumericKeyPrefix(t *testing.T) {
+	runs := []Run{{Key: "9937396200ab"}, {Key: "ab99373962cd"}, {Key: "5555aaaa"}}
+	r, err := selectRun(runs, "99373962")
+	require.NoError(t, err)
+	require.Equal(t, "9937396200ab", r.Key)
+	r, err = selectRun(runs, "1")
+	require.NoError(t, err)
+	require.Equal(t, "ab99373962cd", r.Key)
+	r, err = selectRun(runs, "5555")
+	require.NoError(t, err)
+	require.Equal(t, "5555aaaa", r.Key)
+	_, err = selectRun(runs, "7")
+	require.ErrorContains(t, err, "--run 7: the file has runs 0..2")
+	_, err = selectRun(runs, "-1")
+	require.ErrorContains(t, err, "--run -1: the file has runs 0..2")
+}
