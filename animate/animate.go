@@ -3,6 +3,7 @@ package animate
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/tokendist/tokendist"
@@ -51,15 +52,20 @@ const (
 	// FlowsMatching: exact flows of a balancer that moves along one known matching
 	// per step.
 	FlowsMatching
+	// FlowsInFlight: a frame of a simulated run (Recorder.Observe); its arrows are the
+	// tokens in flight on each link direction at the frame's time (Frame.InFlight).
+	FlowsInFlight
 )
 
-// String returns "none", "tree" or "matching".
+// String returns "none", "tree", "matching" or "in-flight".
 func (f Flows) String() string {
 	switch f {
 	case FlowsTree:
 		return "tree"
 	case FlowsMatching:
 		return "matching"
+	case FlowsInFlight:
+		return "in-flight"
 	}
 	return "none"
 }
@@ -75,6 +81,11 @@ type Options struct {
 	// Every takes a frame every that many steps (0: 1), besides the first and last
 	// step; negative is an error.
 	Every int64
+	// EveryTime is the model time between two frames of a simulated run
+	// (Recorder.ObserveEvery, RecordSimulation): 0 means 1 for a Recorder, and for
+	// RecordSimulation a round interval near a hundredth of the run's model time.
+	// Negative, NaN or infinite is an error.
+	EveryTime float64
 	// Layout places the nodes; LayoutAuto (or "auto") chooses from the network. A
 	// layout that does not fit the network (a lattice of a star) is an error.
 	Layout Layout
@@ -92,10 +103,23 @@ type Options struct {
 	MaxBytes            int64
 }
 
-// Frame is one picture of a Movie.
+// Frame is one picture of a Movie. A frame of a simulated run (Recorder.Observe) has
+// Flows FlowsInFlight and the fields Time, Down, InFlight and Lost; Moved is then nil.
 type Frame struct {
-	// Step is the run's step count at the frame.
+	// Step is the run's step count at the frame (in a simulated run: the events
+	// handled).
 	Step int64
+	// Time is the model time of a simulated run's frame (0 in a stepper run).
+	Time float64
+	// Down lists the nodes that are crashed at the frame, ascending (simulated runs).
+	Down []int
+	// InFlight lists, in a simulated run, the tokens in data datagrams in flight on
+	// each link direction at the frame, one entry per direction that has any
+	// (Tokens > 0: from Links()[i][0] to Links()[i][1]; < 0: the other way).
+	InFlight []LinkFlow
+	// Lost lists, in a simulated run, the datagrams lost on each link direction since
+	// the previous frame (Tokens counts datagrams, signed by direction as in InFlight).
+	Lost []LinkFlow
 	// Loads are the loads at the frame (read-only).
 	Loads tokendist.Loads
 	// Discrepancy is Loads' discrepancy.
@@ -108,8 +132,10 @@ type Frame struct {
 	Moved []LinkFlow
 }
 
-// LinkFlow is the net number of tokens that crossed link Link (an index of
-// Movie.Links) from its first end to its second (negative: the other way).
+// LinkFlow is a count on link Link (an index of Movie.Links) from its first end to
+// its second (negative: the other way): in Frame.Moved the net number of tokens that
+// crossed it, in Frame.InFlight the tokens on their way, in Frame.Lost the datagrams
+// lost.
 type LinkFlow struct {
 	Link   int
 	Tokens int64
@@ -126,6 +152,7 @@ type Movie struct {
 	wrap   []bool // links drawn as two stubs leaving the lattice
 	frames []Frame
 	title  string
+	sim    bool // frames of a simulated run, in model time
 }
 
 // Layout returns the layout used, never LayoutAuto, in O(1).
@@ -171,6 +198,8 @@ type Recorder struct {
 	pending bool // samples since the last frame
 	known   bool // every step since the last frame had known matching flows
 	done    bool
+	sim     bool // fed by Observe (a simulated run), not Record
+	over    bool // Observe refused a frame over MaxFrames
 }
 
 // NewRecorder returns a Recorder for runs on net. b, which may be nil, is asked only
@@ -275,6 +304,8 @@ func (o *Options) resolve() error {
 		return errs.BadParam("animate: MaxFrames %d is negative", o.MaxFrames)
 	case o.MaxBytes < 0:
 		return errs.BadParam("animate: MaxBytes %d is negative", o.MaxBytes)
+	case math.IsNaN(o.EveryTime) || math.IsInf(o.EveryTime, 0) || o.EveryTime < 0:
+		return errs.BadParam("animate: EveryTime %v is not a time ≥ 0", o.EveryTime)
 	}
 	if o.Layout == "auto" {
 		o.Layout = LayoutAuto
@@ -319,6 +350,9 @@ func (r *Recorder) Record(s *tokendist.State, smp tokendist.Sample) error {
 	}
 	if r.done {
 		return errs.BadParam("animate: Record after Movie")
+	}
+	if r.sim {
+		return errs.BadParam("animate: Record after Observe (a Recorder records one run)")
 	}
 	n := r.m.g.Order()
 	if len(s.Loads) != n {

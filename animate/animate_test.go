@@ -676,9 +676,9 @@ func TestSceneScales(t *testing.T) {
 
 	// The curve: first frame at the left top, last step at the right, zero at the bottom.
 	fr := m.Frames()
-	x, y := s.curveXY(fr[0].Step, fr[0].Discrepancy)
+	x, y := s.curveXY(float64(fr[0].Step), fr[0].Discrepancy)
 	require.Equal(t, [2]float64{s.crv.x0, s.crv.y0}, [2]float64{x, y}, "the first discrepancy is the largest")
-	x, y = s.curveXY(fr[len(fr)-1].Step, 0)
+	x, y = s.curveXY(float64(fr[len(fr)-1].Step), 0)
 	require.Equal(t, [2]float64{s.crv.x1, s.crv.y1}, [2]float64{x, y})
 
 	// Radius: a third of the shortest link, within 1.5..12.

@@ -42,14 +42,30 @@
 // gained and cyan for tokens lost, as thick as the change. A frame says which it
 // draws (Frame.Flows).
 //
+// # Simulated runs
+//
+// A run of node programs in the event simulator of package async is drawn in model time
+// from the simulator's snapshots (async.Options.Observer): RecordSimulation runs one,
+// and a Recorder is itself an async.Observer (Recorder.Observe, at the interval
+// Recorder.ObserveEvery). Its frames are at equal intervals of model time
+// (Options.EveryTime; Frame.Time, the counter "t = 12.5" and the discrepancy curve's
+// axis), show the persisted loads (a crashed node's too: grey with a cross, its load as
+// the label; Frame.Down), the tokens in flight on each direction of a link as an arrow
+// whose width is the count, the two directions side by side (Frame.InFlight,
+// FlowsInFlight), and a magenta mark on each link direction that lost datagrams since
+// the previous frame (Frame.Lost; the counts in the caption). A legend names the crashed
+// and lost marks.
+//
 // # Limits
 //
 // A movie is bounded: at most Options.MaxNodes nodes, Options.MaxFrames frames and
 // Options.MaxBytes bytes of output (defaults DefaultMaxNodes, DefaultMaxFrames,
 // DefaultMaxBytes). Beyond a limit the call fails with an error wrapping
 // tokendist.ErrTooLarge that names the limit and says how to sample less often
-// (Options.Every). Every error starts with "tokendist: ".
+// (Options.Every, or Options.EveryTime for a simulated run). Every error starts with
+// "tokendist: ".
 //
 // The package is separate from the core so that a program that only runs balancers
-// does not link the layouts, image encoders and fonts.
+// does not link the layouts, image encoders and fonts (it links package async, whose
+// runs it draws).
 package animate

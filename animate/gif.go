@@ -127,11 +127,34 @@ func (s *scene) base(m *Movie) *image.Paletted {
 	c.text(int(k.x0)-len(strconv.FormatInt(s.maxDisc, 10))*7-4, int(k.y0)+9, strconv.FormatInt(s.maxDisc, 10), cText)
 	c.text(int(k.x0)-11, int(k.y1), "0", cText)
 	c.text(int(k.x0)+4, int(k.y0)-4, "discrepancy", cText)
-	last := strconv.FormatInt(s.last, 10)
+	last := s.fmtX(s.last)
 	c.text(int(k.x1)-7*len(last), int(k.y1)+14, last, cText)
-	c.text(int(k.x0), int(k.y1)+14, strconv.FormatInt(s.first, 10)+" step", cText)
+	c.text(int(k.x0), int(k.y1)+14, s.fmtX(s.first)+" "+s.axisName(), cText)
 	c.text(8, 18, asciiOnly(s.shortTitle(m.title)), cBlack)
+	if s.sim {
+		// The legend of a simulated run: a crashed node, a lost-datagram mark.
+		x, y := b.x0+6, b.y1+18
+		c.crashed(x, y, 6, 3.5)
+		c.text(int(b.x0)+15, int(y)+4, "down", cText)
+		c.lostMark(x, y+16, 3.5)
+		c.text(int(b.x0)+15, int(y)+20, "lost", cText)
+	}
 	return img
+}
+
+// crashed draws a crashed node of radius r at (cx, cy): grey, with a cross of half
+// side h.
+func (c canvas) crashed(cx, cy, r, h float64) {
+	c.disc(cx, cy, 0, r, cDown)
+	w := max(1, r/4)
+	c.line(cx-h, cy-h, cx+h, cy+h, w, cCross)
+	c.line(cx-h, cy+h, cx+h, cy-h, w, cCross)
+}
+
+// lostMark draws the mark of lost datagrams: a cross of half side h at (x, y).
+func (c canvas) lostMark(x, y, h float64) {
+	c.line(x-h, y-h, x+h, y+h, 2, cLost)
+	c.line(x-h, y+h, x+h, y-h, 2, cLost)
 }
 
 // frame draws frame k of m over a copy of the base into img (same size).
@@ -139,21 +162,31 @@ func (s *scene) frame(m *Movie, k int, base, img *image.Paletted) {
 	copy(img.Pix, base.Pix)
 	c := canvas{img}
 	f := m.frames[k]
-	if k > 0 && f.Flows != FlowsNone {
-		for _, mv := range f.Moved {
-			w := s.width(mv.Tokens)
-			for _, g := range s.segs[mv.Link] {
-				x0, y0, x1, y1, ok := s.arrow(g, mv.Tokens)
-				if !ok {
-					continue
-				}
-				ax, ay, bx, by, sx, sy := arrowHead(x0, y0, x1, y1, w)
-				c.line(x0, y0, sx, sy, w, cArrow)
-				c.triangle(ax, ay, bx, by, x1, y1, cArrow)
+	for _, mv := range s.arrowsOf(m, k) {
+		w := s.width(mv.Tokens)
+		for _, g := range s.segs[mv.Link] {
+			x0, y0, x1, y1, ok := s.arrowOn(g, mv.Tokens, w)
+			if !ok {
+				continue
 			}
+			ax, ay, bx, by, sx, sy := arrowHead(x0, y0, x1, y1, w)
+			c.line(x0, y0, sx, sy, w, cArrow)
+			c.triangle(ax, ay, bx, by, x1, y1, cArrow)
 		}
 	}
+	for _, l := range f.Lost {
+		x, y := s.lostAt(l.Link, l.Tokens)
+		c.lostMark(x, y, s.markSize())
+	}
+	down := s.downOf(&f)
 	for v := range f.Loads {
+		if down != nil && down[v] {
+			c.crashed(s.nx[v], s.ny[v], s.r, s.crossSize())
+			if s.labels {
+				c.text(int(s.nx[v]+s.r*0.7)+1, int(s.ny[v]-s.r*0.7)-1, strconv.FormatInt(f.Loads[v], 10), cText)
+			}
+			continue
+		}
 		if k > 0 && f.Flows == FlowsNone {
 			d := f.Loads[v] - m.frames[k-1].Loads[v]
 			if rw := s.ring(d); rw > 0 {
@@ -170,14 +203,14 @@ func (s *scene) frame(m *Movie, k int, base, img *image.Paletted) {
 		}
 	}
 	// The curve so far, and the current point.
-	px, py := s.curveXY(m.frames[0].Step, m.frames[0].Discrepancy)
+	px, py := s.curveXY(s.xOf(&m.frames[0]), m.frames[0].Discrepancy)
 	for j := 1; j <= k; j++ {
-		x, y := s.curveXY(m.frames[j].Step, m.frames[j].Discrepancy)
+		x, y := s.curveXY(s.xOf(&m.frames[j]), m.frames[j].Discrepancy)
 		c.line(px, py, x, y, 1.5, cCurve)
 		px, py = x, y
 	}
 	c.disc(px, py, 0, 3, cCurve)
-	label := "step " + strconv.FormatInt(f.Step, 10) + "  disc " + strconv.FormatInt(f.Discrepancy, 10)
+	label := frameText(m, k)
 	c.text(s.w-8-7*len(label), 18, label, cBlack)
 	c.text(12, int(s.net.y1)+16, s.captionOf(m, k), cText)
 }
@@ -264,8 +297,13 @@ func (m *Movie) WriteGIF(w io.Writer) error {
 	W, H := s.w, s.h
 	bw.WriteString("GIF89a")
 	bw.Write([]byte{byte(W), byte(W >> 8), byte(H), byte(H >> 8), 0x80 | 6<<4 | 6, 0, 0})
-	for _, p := range palette {
+	for i, p := range palette {
 		c := p.(color.RGBA)
+		if !m.sim && i >= cDown && i <= cLost {
+			// Unused in a stepper run's movie: black, as before simulated runs were drawn,
+			// so that its GIF stays byte for byte what it was.
+			c = color.RGBA{0, 0, 0, 255}
+		}
 		bw.Write([]byte{c.R, c.G, c.B})
 	}
 	bw.Write([]byte{0x21, 0xff, 11})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/chromiumtest"
+	"github.com/tokendist/tokendist/internal/testprog"
 )
 
 // pageChecker records errors (error events and console.error) and, once the page has
@@ -36,6 +37,10 @@ window.addEventListener('load', function () {
   out.after = fills();
   out.step = document.getElementById('step').textContent;
   out.arrows = document.querySelectorAll('#arrows path').length;
+  var dn = document.getElementById('down'), ls = document.getElementById('lost');
+  out.down = dn ? dn.getAttribute('d') : '';
+  out.lost = ls ? ls.getAttribute('d') : '';
+  out.cap = document.getElementById('cap').textContent;
   var pre = document.createElement('pre');
   pre.id = 'tdcheck';
   pre.textContent = JSON.stringify(out);
@@ -111,6 +116,68 @@ func TestHTMLPageInChromium(t *testing.T) {
 	}
 	first, lastShot := shot(0), shot(last)
 	require.NotEqual(t, first, lastShot, "screenshots at slider 0 and %d are the same", last)
+}
+
+// TestSimulationHTMLPageInChromium opens the page of a simulated run (crashes, loss,
+// delays) in headless Chromium: no errors, no requests; the slider moved to a frame
+// with a crashed node and lost datagrams shows that frame's model time, its crashed
+// node grey with a cross, its lost-datagram marks, its arrows and its caption, and
+// the other nodes in the colours of their loads.
+func TestSimulationHTMLPageInChromium(t *testing.T) {
+	bin := chromiumtest.Find(t)
+	g, l, o := simCase(t)
+	m, err := RecordSimulation(context.Background(), g, testprog.Shares{}, l, &o, &Options{EveryTime: 0.5, Title: "share diffusion, simulated"})
+	require.NoError(t, err)
+	k := -1
+	for i, f := range m.Frames() {
+		if len(f.Down) > 0 && len(f.Lost) > 0 && len(f.InFlight) > 0 {
+			k = i
+			break
+		}
+	}
+	require.Positive(t, k, "no frame with a crashed node, a loss and tokens in flight")
+	var buf bytes.Buffer
+	require.NoError(t, m.WriteHTML(&buf))
+	page := buf.String()
+	for _, bad := range []string{"src=", "href=\"http", "@import", "url(http", "fetch(", "XMLHttpRequest"} {
+		require.NotContains(t, page, bad)
+	}
+	dir := t.TempDir()
+	checker := strings.Replace(pageChecker, "SLIDE", itoa(k), 1)
+	out := chromiumtest.Open(t, bin, dir, "sim.html", page, checker, "--virtual-time-budget=5000", "--window-size=700,720", "--dump-dom")
+	var rep struct {
+		Resources, Errors        []string
+		Before, After, Step, Cap string
+		Down, Lost               string
+		Arrows, Frames           int
+	}
+	chromiumtest.Report(t, out, &rep)
+	t.Logf("chromium: %d frames, %d resources, %d errors, frame %d %q: %d arrows, caption %q", rep.Frames, len(rep.Resources), len(rep.Errors), k, rep.Step, rep.Arrows, rep.Cap)
+	require.Empty(t, rep.Resources, "the page fetched resources")
+	require.Empty(t, rep.Errors, "the page raised errors")
+	require.Equal(t, len(m.Frames()), rep.Frames)
+	s := newScene(m)
+	require.Equal(t, frameText(m, k), strings.ReplaceAll(rep.Step, "\u00a0", " "))
+	require.Equal(t, s.captionOf(m, k), rep.Cap)
+	require.Equal(t, s.crossPath(m, k), rep.Down)
+	require.NotEmpty(t, rep.Down)
+	require.Equal(t, s.lostPath(m, k), rep.Lost)
+	require.NotEmpty(t, rep.Lost)
+	require.Equal(t, len(s.arrowPaths(m, k)), rep.Arrows)
+	f := m.Frames()[k]
+	fills := strings.Fields(rep.After)
+	require.Len(t, fills, g.Order())
+	isDown := map[int]bool{}
+	for _, v := range f.Down {
+		isDown[v] = true
+	}
+	for v, x := range f.Loads {
+		want := hex(cScale + s.level(x))
+		if isDown[v] {
+			want = hex(cDown)
+		}
+		require.Equal(t, want, fills[v], "node %d", v)
+	}
 }
 
 func itoa(i int) string {

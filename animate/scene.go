@@ -3,6 +3,7 @@ package animate
 import (
 	"image/color"
 	"math"
+	"strconv"
 )
 
 // levels is the number of colours of the load scale.
@@ -19,6 +20,9 @@ const (
 	cGain
 	cLoss
 	cAxis
+	cDown  // a crashed node's fill
+	cCross // the cross on a crashed node
+	cLost  // the mark of a link that lost datagrams
 	cScale = 16
 )
 
@@ -42,6 +46,9 @@ var palette = func() color.Palette {
 	p[cGain] = color.RGBA{0xff, 0x7f, 0x0e, 255}
 	p[cLoss] = color.RGBA{0x17, 0xbe, 0xcf, 255}
 	p[cAxis] = color.RGBA{0x88, 0x88, 0x88, 255}
+	p[cDown] = color.RGBA{0xb4, 0xb4, 0xb4, 255}
+	p[cCross] = color.RGBA{0x30, 0x30, 0x30, 255}
+	p[cLost] = color.RGBA{0xe6, 0x00, 0x7e, 255}
 	for k := range levels {
 		t := float64(k) / float64(levels-1) * float64(len(viridis)-1)
 		i := min(int(t), len(viridis)-2)
@@ -87,9 +94,11 @@ type scene struct {
 	maxFlow       int64
 	maxDelta      int64
 	maxDisc       int64
-	first, last   int64 // steps of the first and last frame
+	first, last   float64 // steps (model times) of the first and last frame
 	labels        bool
-	flows         Flows // what the frames after the first draw (the first frame's kind)
+	flows         Flows  // what the frames after the first draw (the first frame's kind)
+	sim           bool   // a simulated run: model time, in-flight arrows, crashes, losses
+	down          []bool // scratch: the crashed nodes of the frame being drawn
 }
 
 // newScene computes m's geometry and scales in O(n + m + frames · n).
@@ -158,6 +167,9 @@ func newScene(m *Movie) *scene {
 		for _, mv := range f.Moved {
 			s.maxFlow = max(s.maxFlow, abs(mv.Tokens))
 		}
+		for _, mv := range f.InFlight {
+			s.maxFlow = max(s.maxFlow, abs(mv.Tokens))
+		}
 		if k > 0 && f.Flows == FlowsNone {
 			for v, x := range f.Loads {
 				s.maxDelta = max(s.maxDelta, abs(x-m.frames[k-1].Loads[v]))
@@ -165,13 +177,130 @@ func newScene(m *Movie) *scene {
 		}
 		s.maxDisc = max(s.maxDisc, f.Discrepancy)
 	}
-	s.first, s.last = m.frames[0].Step, m.frames[len(m.frames)-1].Step
-	if len(m.frames) > 1 {
+	s.sim = m.sim
+	s.first, s.last = s.xOf(&m.frames[0]), s.xOf(&m.frames[len(m.frames)-1])
+	switch {
+	case m.sim:
+		s.flows = FlowsInFlight
+		s.down = make([]bool, n)
+	case len(m.frames) > 1:
 		s.flows = m.frames[1].Flows
-	} else if m.g.IsTree() {
+	case m.g.IsTree():
 		s.flows = FlowsTree
 	}
 	return s
+}
+
+// xOf is frame f's place on the curve's axis: its step, or its model time.
+func (s *scene) xOf(f *Frame) float64 {
+	if s.sim {
+		return f.Time
+	}
+	return float64(f.Step)
+}
+
+// fmtX formats a step, or a model time with at most 6 significant digits.
+func (s *scene) fmtX(x float64) string {
+	if s.sim {
+		return fmtTime(x)
+	}
+	return strconv.FormatInt(int64(x), 10)
+}
+
+// fmtTime formats model time t with at most 6 significant digits, without an exponent
+// (12.5, 0.3, 1048576).
+func fmtTime(t float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 6, 64), 64)
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// arrowsOf returns the arrows of frame k: the tokens in flight of a simulated run's
+// frame, else the flows of a frame after the first that has them.
+func (s *scene) arrowsOf(m *Movie, k int) []LinkFlow {
+	f := &m.frames[k]
+	switch {
+	case f.Flows == FlowsInFlight:
+		return f.InFlight
+	case k > 0 && f.Flows != FlowsNone:
+		return f.Moved
+	}
+	return nil
+}
+
+// downOf marks frame f's crashed nodes in s.down (cleared first) and returns it; nil
+// in a stepper run's movie. O(n).
+func (s *scene) downOf(f *Frame) []bool {
+	if s.down == nil {
+		return nil
+	}
+	clear(s.down)
+	for _, v := range f.Down {
+		s.down[v] = true
+	}
+	return s.down
+}
+
+// arrowOn is arrow, moved sideways in a simulated run's frame by half its width w and
+// a pixel to the right of the way the tokens go, so that the two directions of a link
+// are drawn side by side.
+func (s *scene) arrowOn(g seg, t int64, w float64) (x0, y0, x1, y1 float64, ok bool) {
+	x0, y0, x1, y1, ok = s.arrow(g, t)
+	if !ok || !s.sim {
+		return x0, y0, x1, y1, ok
+	}
+	dx, dy := x1-x0, y1-y0
+	l := math.Hypot(dx, dy)
+	off := w/2 + 1
+	nx, ny := -dy/l*off, dx/l*off
+	return x0 + nx, y0 + ny, x1 + nx, y1 + ny, true
+}
+
+// lostAt is the centre of the mark of datagrams lost on link l in direction t (t > 0:
+// from its first end): the middle of its first drawn piece, moved 4 pixels to the
+// right of that direction.
+func (s *scene) lostAt(l int, t int64) (x, y float64) {
+	g := s.segs[l][0]
+	x, y = (g.ax+g.bx)/2, (g.ay+g.by)/2
+	dx, dy := g.bx-g.ax, g.by-g.ay
+	if t < 0 {
+		dx, dy = -dx, -dy
+	}
+	if d := math.Hypot(dx, dy); d > 0 {
+		x, y = x-dy/d*4, y+dx/d*4
+	}
+	return x, y
+}
+
+// markSize is half the side of a lost-datagram mark.
+func (s *scene) markSize() float64 { return max(3, min(s.r*0.6, 6)) }
+
+// crossSize is half the side of the cross on a crashed node.
+func (s *scene) crossSize() float64 { return max(1, s.r*0.6) }
+
+// axisName names the curve's horizontal axis.
+func (s *scene) axisName() string {
+	if s.sim {
+		return "time"
+	}
+	return "step"
+}
+
+// lostTotal is the number of datagrams frame f lost.
+func lostTotal(f *Frame) int64 {
+	var n int64
+	for _, l := range f.Lost {
+		n += abs(l.Tokens)
+	}
+	return n
+}
+
+// inFlightTotal is the number of tokens in flight at frame f.
+func inFlightTotal(f *Frame) int64 {
+	var n int64
+	for _, l := range f.InFlight {
+		n += abs(l.Tokens)
+	}
+	return n
 }
 
 func median(x []float64) float64 {
@@ -262,11 +391,14 @@ func (s *scene) arrow(g seg, t int64) (x0, y0, x1, y1 float64, ok bool) {
 	return ax, ay, bx, by, true
 }
 
-// curveXY maps (step, discrepancy) into the curve's box.
-func (s *scene) curveXY(step, disc int64) (float64, float64) {
-	span := float64(max(s.last-s.first, 1))
+// curveXY maps (step or model time, discrepancy) into the curve's box.
+func (s *scene) curveXY(step float64, disc int64) (float64, float64) {
+	span := s.last - s.first
+	if !(span > 0) {
+		span = 1
+	}
 	top := float64(max(s.maxDisc, 1))
-	x := s.crv.x0 + float64(step-s.first)/span*(s.crv.x1-s.crv.x0)
+	x := s.crv.x0 + (step-s.first)/span*(s.crv.x1-s.crv.x0)
 	y := s.crv.y1 - float64(disc)/top*(s.crv.y1-s.crv.y0)
 	return x, y
 }
@@ -284,6 +416,9 @@ func (s *scene) shortTitle(t string) string {
 func (s *scene) caption() string {
 	if s.flows == FlowsNone {
 		return captionNone
+	}
+	if s.sim {
+		return "arrows: tokens in flight per link direction (width to scale)"
 	}
 	return "arrows: net tokens per link since last frame (width to scale)"
 }

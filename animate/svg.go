@@ -17,15 +17,11 @@ func num(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
 // arrowPaths returns frame k's arrows as SVG path data and stroke widths.
 func (s *scene) arrowPaths(m *Movie, k int) [][2]string {
-	f := m.frames[k]
-	if k == 0 || f.Flows == FlowsNone {
-		return nil
-	}
 	var out [][2]string
-	for _, mv := range f.Moved {
+	for _, mv := range s.arrowsOf(m, k) {
 		w := s.width(mv.Tokens)
 		for _, g := range s.segs[mv.Link] {
-			x0, y0, x1, y1, ok := s.arrow(g, mv.Tokens)
+			x0, y0, x1, y1, ok := s.arrowOn(g, mv.Tokens, w)
 			if !ok {
 				continue
 			}
@@ -60,16 +56,44 @@ func (s *scene) rings(m *Movie, k int) [][3]string {
 	return out
 }
 
-// frameText is the step counter of frame k.
+// frameText is the step counter (model time) of frame k.
 func frameText(m *Movie, k int) string {
 	f := m.frames[k]
+	if m.sim {
+		return "t = " + fmtTime(f.Time) + "  disc " + strconv.FormatInt(f.Discrepancy, 10)
+	}
 	return "step " + strconv.FormatInt(f.Step, 10) + "  disc " + strconv.FormatInt(f.Discrepancy, 10)
+}
+
+// crossPath is the SVG path data of the crosses on frame k's crashed nodes.
+func (s *scene) crossPath(m *Movie, k int) string {
+	var b strings.Builder
+	h := s.crossSize()
+	for _, v := range m.frames[k].Down {
+		x, y := s.nx[v], s.ny[v]
+		b.WriteString("M" + num(x-h) + " " + num(y-h) + "L" + num(x+h) + " " + num(y+h) + "M" + num(x-h) + " " + num(y+h) + "L" + num(x+h) + " " + num(y-h))
+	}
+	return b.String()
+}
+
+// lostPath is the SVG path data of frame k's lost-datagram marks.
+func (s *scene) lostPath(m *Movie, k int) string {
+	var b strings.Builder
+	h := s.markSize()
+	for _, l := range m.frames[k].Lost {
+		x, y := s.lostAt(l.Link, l.Tokens)
+		b.WriteString("M" + num(x-h) + " " + num(y-h) + "L" + num(x+h) + " " + num(y+h) + "M" + num(x-h) + " " + num(y+h) + "L" + num(x+h) + " " + num(y-h))
+	}
+	return b.String()
 }
 
 // captionOf is the caption of frame k.
 func (s *scene) captionOf(m *Movie, k int) string {
 	f := m.frames[k]
 	switch {
+	case m.sim:
+		return "in flight: " + strconv.FormatInt(inFlightTotal(&f), 10) + " (arrows, max " + strconv.FormatInt(s.maxFlow, 10) +
+			")  lost: " + strconv.FormatInt(lostTotal(&f), 10) + "  down: " + strconv.Itoa(len(f.Down))
 	case k == 0:
 		return s.caption()
 	case f.Flows == FlowsNone:
@@ -110,10 +134,20 @@ func (s *scene) writeSVG(w *bufio.Writer, m *Movie, k int) {
 	}
 	w.WriteString("</g>\n<g id=\"nodes\">")
 	rs := num(s.r)
+	down := s.downOf(&f)
 	for v, x := range f.Loads {
-		w.WriteString(`<circle cx="` + num(s.nx[v]) + `" cy="` + num(s.ny[v]) + `" r="` + rs + `" fill="` + hex(cScale+s.level(x)) + `"/>`)
+		fill := hex(cScale + s.level(x))
+		if down != nil && down[v] {
+			fill = hex(cDown)
+		}
+		w.WriteString(`<circle cx="` + num(s.nx[v]) + `" cy="` + num(s.ny[v]) + `" r="` + rs + `" fill="` + fill + `"/>`)
 	}
-	w.WriteString("</g>\n<g id=\"labels\" fill=\"" + hex(cText) + "\">")
+	w.WriteString("</g>\n")
+	if s.sim {
+		w.WriteString(`<path id="down" fill="none" stroke="` + hex(cCross) + `" stroke-width="` + num(max(1, s.r/4)) + `" d="` + s.crossPath(m, k) + "\"/>\n")
+		w.WriteString(`<path id="lost" fill="none" stroke="` + hex(cLost) + `" stroke-width="2" d="` + s.lostPath(m, k) + "\"/>\n")
+	}
+	w.WriteString("<g id=\"labels\" fill=\"" + hex(cText) + "\">")
 	if s.labels {
 		for v, x := range f.Loads {
 			w.WriteString(`<text x="` + num(s.nx[v]+s.r*0.7+1) + `" y="` + num(s.ny[v]-s.r*0.7-1) + `">` + strconv.FormatInt(x, 10) + `</text>`)
@@ -129,8 +163,16 @@ func (s *scene) writeSVG(w *bufio.Writer, m *Movie, k int) {
 	w.WriteString(`<text x="` + num(c.x0-4) + `" y="` + num(c.y0+9) + `" text-anchor="end">` + strconv.FormatInt(s.maxDisc, 10) + `</text>`)
 	w.WriteString(`<text x="` + num(c.x0-4) + `" y="` + num(c.y1) + `" text-anchor="end">0</text>`)
 	w.WriteString(`<text x="` + num(c.x0+4) + `" y="` + num(c.y0-4) + `">discrepancy</text>`)
-	w.WriteString(`<text x="` + num(c.x0) + `" y="` + num(c.y1+14) + `">` + strconv.FormatInt(s.first, 10) + ` step</text>`)
-	w.WriteString(`<text x="` + num(c.x1) + `" y="` + num(c.y1+14) + `" text-anchor="end">` + strconv.FormatInt(s.last, 10) + `</text>`)
+	w.WriteString(`<text x="` + num(c.x0) + `" y="` + num(c.y1+14) + `">` + s.fmtX(s.first) + ` ` + s.axisName() + `</text>`)
+	w.WriteString(`<text x="` + num(c.x1) + `" y="` + num(c.y1+14) + `" text-anchor="end">` + s.fmtX(s.last) + `</text>`)
+	if s.sim {
+		// The legend of a simulated run: a crashed node, a lost-datagram mark.
+		x, y := b.x0+6, b.y1+18
+		w.WriteString(`<circle r="6" cx="` + num(x) + `" cy="` + num(y) + `" fill="` + hex(cDown) + `"/>`)
+		w.WriteString(`<path fill="none" stroke="` + hex(cCross) + `" stroke-width="1.5" d="M` + num(x-3.5) + " " + num(y-3.5) + "l7 7m0 -7l-7 7\"/>")
+		w.WriteString(`<path fill="none" stroke="` + hex(cLost) + `" stroke-width="2" d="M` + num(x-3.5) + " " + num(y+12.5) + "l7 7m0 -7l-7 7\"/>")
+		w.WriteString(`<text x="` + num(b.x0+15) + `" y="` + num(y+4) + `">down</text><text x="` + num(b.x0+15) + `" y="` + num(y+20) + "\">lost</text>\n")
+	}
 	w.WriteString(`<text id="cap" x="12" y="` + num(s.net.y1+16) + `">` + html.EscapeString(s.captionOf(m, k)) + "</text></g>\n")
 	w.WriteString(`<path stroke="` + hex(cAxis) + `" fill="none" d="M` + num(c.x0) + " " + num(c.y0) + "L" + num(c.x0) + " " + num(c.y1) + "L" + num(c.x1) + " " + num(c.y1) + "\"/>\n")
 	pts := s.curvePoints(m)
@@ -143,7 +185,7 @@ func (s *scene) writeSVG(w *bufio.Writer, m *Movie, k int) {
 func (s *scene) curvePoints(m *Movie) []string {
 	out := make([]string, len(m.frames))
 	for k, f := range m.frames {
-		x, y := s.curveXY(f.Step, f.Discrepancy)
+		x, y := s.curveXY(s.xOf(&f), f.Discrepancy)
 		out[k] = num(x) + "," + num(y)
 	}
 	return out
@@ -184,6 +226,8 @@ type pageFrame struct {
 	R [][3]string `json:"r,omitempty"`
 	T string      `json:"t"`
 	P string      `json:"p"`
+	D string      `json:"d,omitempty"` // crosses on crashed nodes (simulated runs)
+	X string      `json:"x,omitempty"` // lost-datagram marks (simulated runs)
 }
 
 // pageScript shows frame k of the page's data in the SVG; play/pause and the slider.
@@ -202,6 +246,9 @@ const pageScript = `(function () {
     (f.r || []).forEach(function (r) { var c = nodes[+r[0]];
       s += '<circle cx="' + c.getAttribute('cx') + '" cy="' + c.getAttribute('cy') + '" r="' + (D.r + r[1] / 2) + '" stroke-width="' + r[1] + '" stroke="' + r[2] + '"/>'; });
     document.getElementById('rings').innerHTML = s;
+    var dn = document.getElementById('down'), ls = document.getElementById('lost');
+    if (dn) dn.setAttribute('d', f.d || '');
+    if (ls) ls.setAttribute('d', f.x || '');
     document.getElementById('curve').setAttribute('points', D.curve.slice(0, k + 1).join(' '));
     var p = D.curve[k].split(','), dot = document.getElementById('dot');
     dot.setAttribute('cx', p[0]); dot.setAttribute('cy', p[1]);
@@ -248,10 +295,11 @@ func (m *Movie) WriteHTML(w io.Writer) error {
 	if lw.err != nil {
 		return lw.err
 	}
-	pal := make([]string, levels)
-	for i := range pal {
+	pal := make([]string, levels+1)
+	for i := range levels {
 		pal[i] = hex(cScale + i)
 	}
+	pal[levels] = hex(cDown) // a crashed node's fill
 	enc := json.NewEncoder(bw)
 	// The data, written frame by frame so that memory stays O(n + m).
 	head, _ := json.Marshal(map[string]any{"pal": pal, "r": s.r, "delay": m.opts.Delay * 10, "curve": s.curvePoints(m)})
@@ -264,6 +312,12 @@ func (m *Movie) WriteHTML(w io.Writer) error {
 		pf := pageFrame{C: make([]int, len(f.Loads)), A: s.arrowPaths(m, k), R: s.rings(m, k), T: frameText(m, k), P: s.captionOf(m, k)}
 		for v, x := range f.Loads {
 			pf.C[v] = s.level(x)
+		}
+		for _, v := range f.Down {
+			pf.C[v] = levels
+		}
+		if s.sim {
+			pf.D, pf.X = s.crossPath(m, k), s.lostPath(m, k)
 		}
 		if s.labels {
 			pf.L = f.Loads

@@ -34,6 +34,21 @@
 // *ConservationError. docs/handoff.md gives the protocol, its invariant and the broken
 // variants the tests show these checks catch.
 //
+// # Observing a run
+//
+// Options.Observer (an Observer, or an ObserverFunc) watches a run in model time: it
+// receives a Snapshot at the start, every Options.ObserveEvery time units and at the
+// end of a run that ends without error. A snapshot holds the persisted loads, which
+// nodes are down, the tokens in flight on each directed link, the datagrams lost on
+// each since the previous snapshot, and the totals that conservation relates (Σ loads +
+// in flight = initial + arrived − completed at every snapshot). It is taken between
+// events on the simulator's goroutine, costs O(n + m + datagrams in flight), and only
+// reads the simulator's state, so an observed run is the run without an observer; the
+// snapshot's slices are reused, so an observer copies what it keeps. An observer's
+// error or panic fails the run. Package animate draws a run from its snapshots
+// (animate.RecordSimulation). Without an Observer nothing is observed and the event
+// loop pays one comparison per event.
+//
 // # Costs
 //
 // An event costs O(log pending events) for the queue plus the program's call and, when

@@ -15,13 +15,22 @@ import (
 func init() { registry.RegisterSimulator(simulateSpec) }
 
 // simulateSpec is the registry.Simulator: Simulate with the Spec's seed and fault
-// model, ro.MaxSteps rounds and ro.Workload every NetworkModel.WorkloadEvery.
+// model, ro.MaxSteps rounds and ro.Workload every NetworkModel.WorkloadEvery; ro.Recorder
+// observes the run when it is an Observer (every ObserveEvery() time units if it has
+// that method).
 func simulateSpec(ctx context.Context, s registry.Spec, g *tokendist.Graph, l tokendist.Loads, progs node.Programs, ro *tokendist.RunOptions) (tokendist.Result, map[string]float64, error) {
 	m := s.NetworkModel
-	res, err := Simulate(ctx, g, progs, l, &Options{
+	opts := &Options{
 		Seed: s.Seed, Rounds: ro.MaxSteps, Faults: m.Model,
 		Workload: ro.Workload, WorkloadEvery: m.WorkloadEvery, MaxTime: m.MaxTime,
-	})
+	}
+	if obs, ok := ro.Recorder.(Observer); ok {
+		opts.Observer = obs
+		if e, ok := obs.(interface{ ObserveEvery() float64 }); ok {
+			opts.ObserveEvery = e.ObserveEvery()
+		}
+	}
+	res, err := Simulate(ctx, g, progs, l, opts)
 	out := tokendist.Result{
 		Status: res.Status, Loads: res.Loads,
 		Time: int64(math.Ceil(res.Time)), Moved: res.Moved, Messages: res.Messages,

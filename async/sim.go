@@ -54,6 +54,13 @@ type Options struct {
 	// larger of DefaultCheckEvery and 4(n + 2m), so that the O(n + m) full checks cost
 	// O(1) per event amortized); the O(1) checks run after every event regardless.
 	CheckEvery int64
+	// Observer, when not nil, receives a Snapshot of the run at the start, every
+	// ObserveEvery time units (0: 1; negative, NaN or infinite is an error) and at the
+	// end (see Observer for the contract). Each snapshot costs O(n + m + datagrams in
+	// flight), so a run makes about Result.Time/ObserveEvery of them at that cost; nil
+	// (the zero value) observes nothing and costs nothing (one comparison per event).
+	Observer     Observer
+	ObserveEvery float64
 }
 
 // Result is the outcome of Simulate.
@@ -181,6 +188,14 @@ type sim struct {
 	base                           handoff.Stats   // the handled node's stats before the event
 	wlState                        tokendist.State
 	lastCheck                      int64
+	initial                        int64 // Σ initial loads
+
+	// Observation (observe.go): nextObs is +Inf without an Observer.
+	nextObs  float64
+	obsK     int64    // nextObs = obsK · ObserveEvery
+	snap     Snapshot // reused by every snapshot
+	linkLost []int64  // per edge end, lost since the last snapshot (nil without an Observer)
+	lostMark int64    // Result.Lost at the last snapshot
 }
 
 // Simulate runs the node programs progs on net from loads in the event-driven
@@ -216,10 +231,16 @@ func simulate(ctx context.Context, net tokendist.Network, progs node.Programs, l
 		s.opts = *opts
 	}
 	err := s.init(net, loads, mk)
+	if err == nil && s.opts.Observer != nil {
+		err = s.observe(0, false)
+	}
 	if err == nil {
 		err = s.run()
 		if err == nil && s.res.Status == tokendist.StatusDone {
 			err = s.fullCheck()
+		}
+		if err == nil && s.opts.Observer != nil {
+			err = s.observe(s.now, true)
 		}
 	}
 	s.finish()
@@ -264,6 +285,9 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 	if o.MaxEvents < 0 || o.CheckEvery < 0 {
 		return errs.BadParam("MaxEvents %d, CheckEvery %d", o.MaxEvents, o.CheckEvery)
 	}
+	if !finite(o.ObserveEvery) || o.ObserveEvery < 0 {
+		return errs.BadParam("ObserveEvery %v", o.ObserveEvery)
+	}
 	if o.WorkloadEvery == 0 {
 		o.WorkloadEvery = 1
 	}
@@ -290,7 +314,7 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 		}
 		total += x
 	}
-	s.expected = total
+	s.expected, s.initial = total, total
 	if o.CheckEvery == 0 {
 		// Amortized O(1) per event: at least 4(n + 2m) events between full checks.
 		o.CheckEvery = max(DefaultCheckEvery, 4*int64(n+g.Size()*2))
@@ -345,6 +369,7 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 			return errs.Wrapf(err, "workload %v: Init", o.Workload)
 		}
 	}
+	s.observeStart() // before the starts, whose datagrams may be lost
 	// Before its start, a node's storage is its initial load.
 	for v := range s.nodes {
 		s.nodes[v].load = loads[v]
@@ -498,7 +523,7 @@ func (s *sim) sendAll(v int, ds []handoff.Datagram, kind handoff.DatagramKind) {
 		for range copies {
 			s.res.Datagrams++
 			if s.model.Loss > 0 && s.r.Float64() < s.model.Loss {
-				s.res.Lost++
+				s.lose(e)
 				continue
 			}
 			var delay float64
@@ -595,12 +620,22 @@ func (s *sim) run() error {
 		if s.q.len() == 0 {
 			return s.conservation("no event pending, yet %d programs are busy and %d datagrams in flight", s.busy, s.undelivered)
 		}
-		if s.q.peek().t > s.opts.MaxTime || s.res.Events >= s.opts.MaxEvents {
-			if s.q.peek().t > s.opts.MaxTime {
+		next := s.q.peek().t
+		if next > s.opts.MaxTime || s.res.Events >= s.opts.MaxEvents {
+			if next > s.opts.MaxTime {
+				// The snapshots before MaxTime; the final one is at MaxTime.
+				if err := s.observeBefore(s.opts.MaxTime); err != nil {
+					return err
+				}
 				s.now = s.opts.MaxTime
 			}
 			s.res.Status = tokendist.StatusMaxSteps
 			return s.fullCheck()
+		}
+		if next > s.nextObs {
+			if err := s.observeBefore(next); err != nil {
+				return err
+			}
 		}
 		if s.res.Events&1023 == 0 {
 			if err := s.ctx.Err(); err != nil {
@@ -646,7 +681,8 @@ func (s *sim) handle(ev *event) error {
 			s.free = append(s.free, slot)
 		}
 		if sn.down {
-			s.res.Lost++
+			// Dropped by the down receiver: lost on the link from its sender.
+			s.lose(s.off[s.g.Neighbors(v)[ev.port()]] + int(s.rev[s.off[v]+ev.port()]))
 			return nil
 		}
 		return s.arrive(v, d)

@@ -2,13 +2,18 @@ package experiment
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"image/gif"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tokendist/tokendist/animate"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -130,4 +135,133 @@ func (c *command) readRunsQuiet(t *testing.T, file string) (*File, []Run, int, b
 	f, runs, code, ok := c.readRuns("animate", []string{file}, false)
 	require.True(t, ok, errb.String())
 	return f, runs, code, ok
+}
+
+const animateSimFile = `networks:
+  - name: torus
+    sides: [4, 4]
+loads:
+  - name: point-mass
+    tokens: 400
+algorithms: [randomized-diffusion]
+stop:
+  max_steps: 12
+seeds: 1
+network_model:
+  delay: {kind: uniform, min: 0.5, max: 2}
+  loss: 0.1
+  crashes:
+    - {node: 5, at: 2.5, down_for: 4}
+`
+
+// TestAnimateCommandSimulatedRun draws a network_model run in model time as GIF, HTML
+// and SVG: the default interval is a round hundredth of the run's model time (which
+// the sweep's own run of the spec reports as async_time), --every is model time, the
+// crashed node is in the frames while it is down, and a frame count over the limit is
+// refused naming the --every that fits.
+func TestAnimateCommandSimulatedRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sim.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(animateSimFile), 0o644))
+	_, runs, _, ok := (&command{}).readRunsQuiet(t, file)
+	require.True(t, ok)
+	require.Len(t, runs, 1)
+	res, err := registry.Default().Run(context.Background(), runs[0].Spec, nil)
+	require.NoError(t, err)
+	end := res.Metrics["async_time"]
+	require.Positive(t, res.Metrics["async_lost"])
+	require.Greater(t, end, 6.5, "the run outlasts the crash")
+	every := animate.RoundInterval(end, animate.DefaultTimeFrames)
+
+	gifOut := filepath.Join(dir, "sim.gif")
+	code, out, errs := runMain(t, "animate", file, "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	frames := int(math.Ceil(end/every)) + 1
+	require.Contains(t, out, fmt.Sprintf("%d frames (t = 0..%s every %s), layout lattice", frames,
+		strconv.FormatFloat(end, 'g', 6, 64), strconv.FormatFloat(every, 'g', 6, 64)))
+	b, err := os.ReadFile(gifOut)
+	require.NoError(t, err)
+	g, err := gif.DecodeAll(bytes.NewReader(b))
+	require.NoError(t, err)
+	require.Len(t, g.Image, frames)
+
+	code, out, errs = runMain(t, "animate", file, "--every", "0.5", "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, fmt.Sprintf("%d frames (t = 0..", int(math.Ceil(end/0.5))+1))
+	require.Contains(t, out, "every 0.5)")
+
+	htmlOut := filepath.Join(dir, "sim.html")
+	code, _, errs = runMain(t, "animate", file, "--every", "0.5", "--out", htmlOut)
+	require.Equal(t, ExitOK, code, errs)
+	page, err := os.ReadFile(htmlOut)
+	require.NoError(t, err)
+	require.Contains(t, string(page), `id="slider"`)
+	require.Contains(t, string(page), `id="down"`)
+	require.Contains(t, string(page), "randomized-diffusion torus")
+	require.Contains(t, string(page), `"t":"t = 3  disc `, "the frame at model time 3 (node 5 down)")
+
+	// Frame 6 at --every 0.5 is t = 3, while node 5 is down: its cross is drawn.
+	svgOut := filepath.Join(dir, "sim.svg")
+	code, _, errs = runMain(t, "animate", file, "--every", "0.5", "--frame", "6", "--out", svgOut)
+	require.Equal(t, ExitOK, code, errs)
+	svg, err := os.ReadFile(svgOut)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "t = 3  disc ")
+	require.Regexp(t, `<path id="down" [^>]* d="M[0-9]`, string(svg))
+	code, _, errs = runMain(t, "animate", file, "--every", "0.5", "--frame", "0", "--out", svgOut)
+	require.Equal(t, ExitOK, code, errs)
+	svg, err = os.ReadFile(svgOut)
+	require.NoError(t, err)
+	require.Regexp(t, `<path id="down" [^>]* d=""`, string(svg), "no node is down at t = 0")
+
+	for _, c := range []struct {
+		every, want string
+	}{{"0", "--every 0 (want a model time > 0"}, {"-1", "--every -1"}, {"x", `--every "x"`}, {"Inf", "--every Inf"}} {
+		code, _, errs := runMain(t, "animate", file, "--every", c.every, "--out", gifOut)
+		require.Equal(t, ExitUsage, code, errs)
+		require.True(t, strings.HasPrefix(errs, "tokendist: "), errs)
+		require.Contains(t, errs, c.want)
+	}
+	// Too many frames: refused naming the limit and the --every that fits.
+	fit := animate.RoundInterval(end, animate.DefaultMaxFrames-2)
+	code, _, errs = runMain(t, "animate", file, "--every", "0.001", "--out", gifOut)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "MaxFrames = 2000")
+	require.Contains(t, errs, "--every "+strconv.FormatFloat(fit, 'g', -1, 64)+")")
+	code, _, errs = runMain(t, "animate", file, "--every", strconv.FormatFloat(fit, 'g', -1, 64), "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+
+	// With a workload the run ends at max_time: the default interval is a hundredth of it.
+	wl := filepath.Join(dir, "wl.yaml")
+	require.NoError(t, os.WriteFile(wl, []byte(strings.Replace(animateSimFile, "  loss: 0.1\n", "  loss: 0.1\n  max_time: 20\n", 1)+"workload: [{name: poisson, rate: 0.5}]\n"), 0o644))
+	code, out, errs = runMain(t, "animate", wl, "--out", gifOut)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "101 frames (t = 0..20 every 0.2)")
+
+	// Too many nodes: refused before any simulation.
+	big := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Replace(animateSimFile, "sides: [4, 4]", "sides: [80, 80]", 1)), 0o644))
+	code, _, errs = runMain(t, "animate", big, "--out", gifOut)
+	require.Equal(t, ExitUsage, code, errs)
+	require.Contains(t, errs, "6400 nodes, more than MaxNodes = 5000")
+}
+
+// TestSelectRunNumericKeyPrefix: a number in range is a run's number; a number out of
+// range that is a key prefix (keys are hexadecimal, so some start with decimal digits)
+// selects that run; one that is neither names the range.
+func TestSelectRunNumericKeyPrefix(t *testing.T) {
+	runs := []Run{{Key: "9937396200ab"}, {Key: "ab99373962cd"}, {Key: "5555aaaa"}}
+	r, err := selectRun(runs, "99373962")
+	require.NoError(t, err)
+	require.Equal(t, "9937396200ab", r.Key)
+	r, err = selectRun(runs, "1")
+	require.NoError(t, err)
+	require.Equal(t, "ab99373962cd", r.Key)
+	r, err = selectRun(runs, "5555")
+	require.NoError(t, err)
+	require.Equal(t, "5555aaaa", r.Key)
+	_, err = selectRun(runs, "7")
+	require.ErrorContains(t, err, "--run 7: the file has runs 0..2")
+	_, err = selectRun(runs, "-1")
+	require.ErrorContains(t, err, "--run -1: the file has runs 0..2")
 }

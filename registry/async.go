@@ -29,7 +29,8 @@ type NetworkModel struct {
 }
 
 // Simulator runs a Spec that has a NetworkModel: the node programs progs of its
-// algorithm on g from l, with the Spec's seed, ro.MaxSteps rounds and ro.Workload. It
+// algorithm on g from l, with the Spec's seed, ro.MaxSteps rounds and ro.Workload
+// (and ro.Recorder, which package async's uses as its async.Observer if it is one). It
 // returns the run's Result (Balancer is filled in by Run) and the metrics it adds to
 // Result.Metrics (package async's: async_time, async_events, async_datagrams,
 // async_retransmissions, async_duplicates, async_lost, async_crashes, async_in_flight).

@@ -831,6 +831,9 @@ func (r *Registry) Build(s Spec) (*tokendist.Graph, tokendist.Loads, tokendist.B
 //
 //   - Workers bounds the goroutines per step (0: GOMAXPROCS); results never depend on it.
 //   - Recorder, if not nil, receives every sample as it is taken (progress, live plots).
+//     A Spec with a NetworkModel has no samples: the Simulator is given the Recorder,
+//     and package async's observes the simulated run with it when it implements
+//     async.Observer (package animate's Recorder does).
 //
 // Every other field of opts (MaxSteps, UseTarget, TargetDiscrepancy, NoStability,
 // StopWhenStable, SampleEvery, Seed, Workload, Churn, Steady, and any field RunOptions

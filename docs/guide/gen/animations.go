@@ -1,6 +1,7 @@
 package main
 
-// The guide's animations (img/*-run.gif), one per paper, with package animate. Each movie
+// The guide's animations (img/*-run.gif), one per paper and one of a simulated run
+// (async-run.gif, for docs/async.md), with package animate. Each movie
 // has at most about 40 frames (a frame every ⌈steps/40⌉ steps) at 480 × 420 pixels, to
 // keep the files small; every run is seeded and every layout fixed.
 
@@ -10,6 +11,8 @@ import (
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/animate"
+	"github.com/tokendist/tokendist/async"
+	"github.com/tokendist/tokendist/faults"
 )
 
 // gifOf returns the drawing of a figure that records a movie and encodes it as a GIF.
@@ -135,4 +138,42 @@ func margaraRun() (*animate.Movie, error) {
 		return tokendist.NewPerfectTree(g, &tokendist.PerfectTreeOptions{Delays: d})
 	}
 	return movie(g, loads, mk, tokendist.RunOptions{Seed: 3, NoStability: true}, "Perfect tree protocol, RandomTree(30)")
+}
+
+// asyncRun: randomized diffusion's node programs (patience 0) on a 6 × 6 torus in the
+// event simulator of package async, from 10 tokens a node and 300 more at node 14, with
+// delays spread over [0.5, 2], 2% of datagrams lost and node 21 crashed from time 8 to 28:
+// drawn in model time (tokens in flight as arrows, the crashed node grey with a cross,
+// lost datagrams marked), a frame every round interval near a fortieth of the run.
+func asyncRun() (*animate.Movie, error) {
+	g, err := tokendist.Torus(6, 6)
+	if err != nil {
+		return nil, err
+	}
+	loads, err := tokendist.PointMass(g.Order(), 300, 14)
+	if err != nil {
+		return nil, err
+	}
+	for v := range loads {
+		loads[v] += 10
+	}
+	b, err := tokendist.NewRandomizedDiffusion(g)
+	if err != nil {
+		return nil, err
+	}
+	progs, err := b.NodePrograms(g, nil)
+	if err != nil {
+		return nil, err
+	}
+	so := &async.Options{Seed: 5, Rounds: 12, Faults: faults.Model{
+		Delay: faults.Uniform(0.5, 2), Loss: 0.02,
+		Crashes: []faults.Crash{{Node: 21, At: 8, DownFor: 20}},
+	}}
+	res, err := async.Simulate(context.Background(), g, progs, loads, so)
+	if err != nil {
+		return nil, err
+	}
+	every := animate.RoundInterval(res.Time, 40)
+	return animate.RecordSimulation(context.Background(), g, progs, loads, so,
+		&animate.Options{EveryTime: every, Width: 480, Height: 420, Title: "Randomized diffusion, simulated", Delay: 15})
 }

@@ -1,5 +1,6 @@
 // Command gen draws the figures of the user's guide (docs/guide/img): a plot (*.svg) and
-// an animation (*-run.gif, animations.go) per paper. Every run is seeded, so the files
+// an animation (*-run.gif, animations.go) per paper, and the animation of a simulated run
+// that docs/async.md shows (async-run.gif). Every run is seeded, so the files
 // are the same on every machine:
 //
 //	go run ./docs/guide/gen                    # from the repository root
@@ -42,6 +43,7 @@ var plots = []struct {
 	{"plaxton-run.gif", gifOf(plaxtonRun)},
 	{"berenbrink-run.gif", gifOf(berenbrinkRun)},
 	{"margara-run.gif", gifOf(margaraRun)},
+	{"async-run.gif", gifOf(asyncRun)},
 }
 
 func run(out string) error {

@@ -12,7 +12,7 @@ import (
 // are what `go run ./docs/guide/gen` draws.
 func TestPlotsUpToDate(t *testing.T) {
 	if testing.Short() {
-		t.Skip("draws five plots and five animations")
+		t.Skip("draws five plots and six animations")
 	}
 	dir := t.TempDir()
 	if err := run(dir); err != nil {
