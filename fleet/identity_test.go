@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -667,5 +668,170 @@ func TestIdentityDuplicateID(t *testing.T) {
 	}
 	if s := f.nodes[found].Snapshot(); s.Refused.Duplicate <= refusedBefore {
 		t.Errorf("after the detection: refused as duplicates %d → %d; want more", refusedBefore, s.Refused.Duplicate)
+	}
+}
+
+// TestNewIdentity: every node of a fleet derives the same fleet ID, a fleet name
+// changes it, the node's stored identity is NewIdentity's, and a bad spec is an error
+// naming the choice.
+func TestNewIdentity(t *testing.T) {
+	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 6}), Loads: choice("uniform-random", map[string]any{"tokens": 60}),
+		Algorithm: choice("threshold-1", nil), Seed: 3}
+	ids := map[uint64]bool{}
+	for v := range 6 {
+		id, err := NewIdentity(identityConfig(t, spec, v, t.TempDir()), nil)
+		if err != nil || id.Node != v {
+			t.Fatalf("node %d: %+v, %v", v, id, err)
+		}
+		ids[id.Fleet] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("the nodes of one fleet derive %d fleet IDs", len(ids))
+	}
+	cfg := identityConfig(t, spec, 0, t.TempDir())
+	cfg.Fleet = "staging"
+	named, err := NewIdentity(cfg, registry.Default())
+	if err != nil || ids[named.Fleet] || named.Name != "staging" {
+		t.Fatalf("a named fleet: %+v, %v; want another fleet ID", named, err)
+	}
+	if s, err := openNode(t, cfg, NewMemoryStore(), false); err != nil || s.Fleet != named.FleetHex() {
+		t.Fatalf("the node's fleet %q, %v; want %s", s.Fleet, err, named.FleetHex())
+	}
+	cfg.Spec.Algorithm = choice("no-such-algorithm", nil)
+	if _, err := NewIdentity(cfg, nil); err == nil {
+		t.Error("an unknown algorithm was accepted")
+	} else {
+		wantErr(t, err, "no-such-algorithm")
+	}
+}
+
+// bareNode builds node 0 of a torus on an in-memory network without running it, for
+// tests that call its frame handling directly (no other goroutine touches it).
+func bareNode(t *testing.T, logf func(string, ...any), grace time.Duration) (*Node, func()) {
+	t.Helper()
+	spec := registry.Spec{Network: choice("torus", map[string]any{"sides": []int{3, 3}}), Loads: choice("uniform-random", map[string]any{"tokens": 90}),
+		Algorithm: choice("rsw-diffusion", nil), Seed: 6}
+	nw, err := NewInmemNetwork(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err := NewNode(identityConfig(t, spec, 0, t.TempDir()), &Options{Store: NewMemoryStore(), Transport: nw.Transport(0), Logf: logf, dupGrace: grace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := nd.Snapshot(); s.Sent == 0 || s.Saves != 1 || s.SaveSeconds <= 0 || s.Epoch != 1 {
+		t.Fatalf("a new node: sent %d, saves %d (%v s), epoch %d; want its first frames sent after one save, epoch 1", s.Sent, s.Saves, s.SaveSeconds, s.Epoch)
+	}
+	return nd, func() { _ = nd.Close(); _ = nw.Close() }
+}
+
+// TestIdentityIncarnations steps the incarnation rule frame by frame: a higher epoch
+// is a restart; a lower one is refused, reported only past the grace; the same epoch
+// with another incarnation marks a duplicate, after which everything from that
+// neighbour is refused; each refusal counted once.
+func TestIdentityIncarnations(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	const grace = 50 * time.Millisecond
+	nd, done := bareNode(t, nil, grace)
+	defer done()
+	w := nd.nbrs[0]
+	port := nd.portOf[w]
+	step := func(epoch, inc uint64) bool {
+		return nd.incarnation(port, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 0, Epoch: epoch, Incarnation: inc}, inFrame{from: w})
+	}
+	want := func(what string, got bool, ok bool, r Refused, faults ...string) {
+		t.Helper()
+		var causes []string
+		for _, f := range nd.st.Faults {
+			causes = append(causes, f.Cause)
+		}
+		if got != ok || nd.st.Refused != r || !slices.Equal(causes, faults) {
+			t.Fatalf("%s: applied %t, refused %+v, faults %v; want %t, %+v, %v", what, got, nd.st.Refused, causes, ok, r, faults)
+		}
+	}
+	want("first frame", step(1, 11), true, Refused{})
+	want("same process", step(1, 11), true, Refused{})
+	time.Sleep(2 * grace) // the restart comes later than the grace after the first frame
+	want("restart", step(2, 22), true, Refused{})
+	want("the old process's frame, within the grace", step(1, 11), false, Refused{Stale: 1})
+	if len(nd.st.DuplicatePeers) != 0 {
+		t.Fatalf("a restart marked a duplicate: %v", nd.st.DuplicatePeers)
+	}
+	time.Sleep(2 * grace)
+	want("the old process's frame, past the grace", step(1, 11), false, Refused{Stale: 2}, "stale")
+	want("the restarted process", step(2, 22), true, Refused{Stale: 2}, "stale")
+	want("another process of epoch 2", step(2, 33), false, Refused{Stale: 2, Duplicate: 1}, "stale", "duplicate")
+	want("the first process of epoch 2, after", step(2, 22), false, Refused{Stale: 2, Duplicate: 2}, "stale", "duplicate")
+	want("a later epoch, after", step(3, 44), false, Refused{Stale: 2, Duplicate: 3}, "stale", "duplicate")
+	if !slices.Equal(nd.st.DuplicatePeers, []int{w}) || nd.st.Rejected != 5 {
+		t.Fatalf("duplicate peers %v, rejected %d; want [%d], 5", nd.st.DuplicatePeers, nd.st.Rejected, w)
+	}
+
+	// Without Options.dupGrace the grace is DuplicateGrace: a stale frame right after
+	// a restart is not reported.
+	nd2, done2 := bareNode(t, nil, 0)
+	defer done2()
+	w2 := nd2.nbrs[0]
+	step2 := func(epoch, inc uint64) bool {
+		return nd2.incarnation(nd2.portOf[w2], FrameHeader{Fleet: nd2.id.Fleet, From: w2, To: 0, Epoch: epoch, Incarnation: inc}, inFrame{from: w2})
+	}
+	step2(1, 1)
+	step2(2, 2)
+	time.Sleep(2 * grace)
+	if step2(1, 1) || nd2.st.Refused.Stale != 1 || len(nd2.st.Faults) != 0 {
+		t.Fatalf("default grace: refused %+v, faults %+v; want one stale frame, not reported", nd2.st.Refused, nd2.st.Faults)
+	}
+}
+
+// TestIdentityFaultsBounded: distinct faults are recorded up to 16, every refused
+// frame is counted, and the log has one line per cause per second, saying how many it
+// skipped.
+func TestIdentityFaultsBounded(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var mu sync.Mutex
+	var lines []string
+	nd, done := bareNode(t, func(format string, args ...any) {
+		mu.Lock()
+		lines = append(lines, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}, 0)
+	defer done()
+	logged := func(sub string) (k int, last string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range lines {
+			if strings.Contains(l, sub) {
+				k, last = k+1, l
+			}
+		}
+		return k, last
+	}
+	w := nd.nbrs[0]
+	for to := 1; to <= 20; to++ { // 20 distinct misaddressed links
+		nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 100 + to, Epoch: 1, Incarnation: 1},
+			handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})})
+	}
+	s := nd.st
+	if s.Refused.Receiver != 20 || s.Rejected != 20 || len(s.Faults) != maxFaults || s.Faults[0].To != 101 || s.Faults[maxFaults-1].To != 100+maxFaults {
+		t.Fatalf("refused %+v, rejected %d, %d faults (first %+v); want 20, 20, %d from 101 on", s.Refused, s.Rejected, len(s.Faults), s.Faults[0], maxFaults)
+	}
+	for i, f := range s.Faults {
+		if f.Frames != 1 || f.Cause != "receiver" || f.From != w || f.Link != w || f.Detail == "" {
+			t.Fatalf("fault %d: %+v", i, f)
+		}
+	}
+	if k, last := logged("refused a frame"); k != 1 || strings.Contains(last, "more") {
+		t.Fatalf("%d log lines for 20 refusals in a burst (last %q); want 1, without a skipped count", k, last)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet ^ 1, From: w, To: 0, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})}) // another cause
+	nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 101, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})})
+	if k, last := logged("refused a frame"); k != 3 || !strings.Contains(last, "(and 19 more receiver refusals not logged)") {
+		t.Fatalf("after a second: %d lines, last %q; want 3, the last counting 19 skipped", k, last)
+	}
+	if nd.st.Faults[0].Frames != 2 || nd.st.Refused.Fleet != 1 || len(nd.st.Faults) != maxFaults {
+		t.Fatalf("faults %+v, refused %+v", nd.st.Faults[0], nd.st.Refused)
 	}
 }

@@ -407,7 +407,7 @@ func (n *Node) open() (err error) {
 	}
 	n.started = time.Now()
 	n.st = Status{ID: n.cfg.ID, Fleet: n.id.FleetHex(), Epoch: n.epoch, Incarnation: fmt.Sprintf("%016x", n.inc),
-		Restored: n.restored, Starts: n.countStart()}
+		Restored: n.restored, Starts: n.countStart(), Saves: n.st.Saves, SaveSeconds: n.st.SaveSeconds}
 	for _, d := range n.startup {
 		if err := n.send(d); err != nil {
 			_ = n.tr.Close()
