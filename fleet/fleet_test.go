@@ -39,7 +39,7 @@ func appendV1Frame(b []byte, d handoff.Datagram) []byte {
 }
 
 func TestFrameRoundTrip(t *testing.T) {
-	hs := []FrameHeader{{Fleet: 1, From: 0, To: 1, Epoch: 1, Incarnation: 1}, {Fleet: 1<<64 - 1, From: 1<<31 - 1, To: 7, Epoch: 1 << 40, Incarnation: 1 << 63}}
+	hs := []FrameHeader{{Fleet: 1, From: 0, To: 1<<31 - 1, Epoch: 1, Incarnation: 1}, {Fleet: 1<<64 - 1, From: 1<<31 - 1, To: 7, Epoch: 1 << 40, Incarnation: 1 << 63}}
 	for i, d := range []handoff.Datagram{
 		{Kind: handoff.DatagramAck, Seq: 7},
 		{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 2, Round: -3, Value: 1 << 40, Tokens: 0, Counted: true}},

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,9 @@ func DecodeStored(b []byte) (Stored, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st.Identity); err != nil {
 		return Stored{}, errs.BadParam("stored state %s: identity record: %v", errs.Quote(b), err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Stored{}, errs.BadParam("stored state %s: trailing bytes in the identity record", errs.Quote(b))
 	}
 	rest = rest[k:]
 	st.Epoch, used = binary.Uvarint(rest)

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -473,8 +474,9 @@ func TestIdentityUsedDataDir(t *testing.T) {
 	_, err := openNode(t, cfg, NewMemoryStore(), false)
 	wantErr(t, err, "has run a node before")
 	wantErr(t, err, "Reinit")
-	if s, err := openNode(t, cfg, NewMemoryStore(), true); err != nil || s.Restored {
-		t.Fatalf("with Reinit: %+v, %v; want a fresh start", s, err)
+	// The fresh start continues the epochs of the identity file (epoch 1 there).
+	if s, err := openNode(t, cfg, NewMemoryStore(), true); err != nil || s.Restored || s.Epoch != 2 {
+		t.Fatalf("with Reinit: %+v, %v; want a fresh start in epoch 2", s, err)
 	}
 	// BoltStore: the store file deleted; and a directory with only a starts file.
 	dir = t.TempDir()
@@ -498,7 +500,41 @@ func TestIdentityUsedDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = openNode(t, identityConfig(t, spec, 2, dir), NewMemoryStore(), false)
-	wantErr(t, err, "has run a node before")
+	wantErr(t, err, "has run a node before (a starts file)")
+}
+
+// TestDecodeStored: a record round-trips; a record cut before its state, or with a
+// wrong magic, version, identity length or epoch, is an error, never a panic.
+func TestDecodeStored(t *testing.T) {
+	id := Identity{Fleet: 1<<64 - 1, Name: "n", Node: 7, Network: "torus/00", Loads: "l/01", Algorithm: "a/02", Seed: 9}
+	state := []byte("the handoff state")
+	rec := appendRecord(nil, id, 1<<40, state)
+	st, err := DecodeStored(rec)
+	if err != nil || st.Identity != id || st.Epoch != 1<<40 || string(st.State) != string(state) {
+		t.Fatalf("DecodeStored = %+v, %v", st, err)
+	}
+	for cut := range len(rec) - len(state) {
+		if _, err := DecodeStored(rec[:cut]); err == nil {
+			t.Fatalf("a record cut to %d of %d bytes decoded", cut, len(rec))
+		}
+	}
+	bad := func(edit func(b []byte) []byte) []byte { return edit(slices.Clone(rec)) }
+	for name, b := range map[string][]byte{
+		"magic":    bad(func(b []byte) []byte { b[0]++; return b }),
+		"version":  bad(func(b []byte) []byte { b[1]++; return b }),
+		"length":   append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, maxIdentity+1)...),
+		"trailing": append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 3)...), '{', '}', 'x', 1),
+		"epoch 0":  func() []byte { r := appendRecord(nil, id, 1, state); r[len(r)-len(state)-1] = 0; return r }(),
+		"json":     append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 2)...), '{', 'x', 1),
+		"unknown":  append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 7)...), append([]byte(`{"x":1}`), 1)...),
+	} {
+		if _, err := DecodeStored(b); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+			t.Errorf("%s: %v; want an error", name, err)
+		}
+	}
+	if _, err := DecodeStored([]byte("a state of an older release")); err == nil || !strings.Contains(err.Error(), "older tokendist") {
+		t.Errorf("an old state: %v", err)
+	}
 }
 
 // TestIdentityDuplicateID runs second processes of node 0 beside the first (each with
@@ -719,7 +755,7 @@ func bareNode(t *testing.T, logf func(string, ...any), grace time.Duration) (*No
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := nd.Snapshot(); s.Sent == 0 || s.Saves != 1 || s.SaveSeconds <= 0 || s.Epoch != 1 {
+	if s := nd.Snapshot(); s.Sent < 1 || s.Saves != 1 || s.SaveSeconds <= 0 || s.Epoch != 1 {
 		t.Fatalf("a new node: sent %d, saves %d (%v s), epoch %d; want its first frames sent after one save, epoch 1", s.Sent, s.Saves, s.SaveSeconds, s.Epoch)
 	}
 	return nd, func() { _ = nd.Close(); _ = nw.Close() }
@@ -819,6 +855,16 @@ func TestIdentityFaultsBounded(t *testing.T) {
 		if f.Frames != 1 || f.Cause != "receiver" || f.From != w || f.Link != w || f.Detail == "" {
 			t.Fatalf("fault %d: %+v", i, f)
 		}
+	}
+	m := metricsText(nd.st)
+	if strings.Count(m, "# HELP tokendist_node_refused_frames_total") != 1 ||
+		!strings.Contains(m, `tokendist_node_refused_frames_total{node="0",cause="receiver"} 20`+"\n") ||
+		!strings.Contains(m, `tokendist_node_link_faults{node="0"} 16`+"\n") {
+		t.Errorf("metrics:\n%s", m)
+	}
+	nd.frame(inFrame{from: w}) // an empty frame: undecodable
+	if nd.st.Rejected != 21 || nd.st.Refused.Receiver != 20 {
+		t.Fatalf("an empty frame: rejected %d, refused %+v", nd.st.Rejected, nd.st.Refused)
 	}
 	if k, last := logged("refused a frame"); k != 1 || strings.Contains(last, "more") {
 		t.Fatalf("%d log lines for 20 refusals in a burst (last %q); want 1, without a skipped count", k, last)
