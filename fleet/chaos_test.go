@@ -176,10 +176,12 @@ type chaos struct {
 	tp      *toxiproxy
 	nodeBin string
 	broken  bool
-	plan    chaosPlan
-	top     topology
-	r       *rand.Rand
-	dir     string
+	// startArgs are added to the command line of the processes start starts.
+	startArgs []string
+	plan      chaosPlan
+	top       topology
+	r         *rand.Rand
+	dir       string
 
 	b       built
 	cfgs    []Config
@@ -418,7 +420,15 @@ func (c *chaos) start(v int) {
 		}
 		c.logs[v] = f
 	}
-	cmd := exec.Command(c.nodeBin, "-config", c.paths[v])
+	args := []string{"-config", c.paths[v]}
+	if c.broken {
+		// The write-behind store loses a node's first states, and an empty store on a
+		// used data directory is refused (Options.Reinit): the self-check forces the
+		// restart, so that it checks what it is for, the order of saves and sends.
+		args = append(args, "-reinit")
+	}
+	args = append(args, c.startArgs...)
+	cmd := exec.Command(c.nodeBin, args...)
 	cmd.Stdout, cmd.Stderr = c.logs[v], c.logs[v]
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -24,6 +24,11 @@ type Config struct {
 	// used: a fleet runs until it is stopped, and its work arrives through the node's
 	// work endpoint.
 	Spec registry.Spec `json:"spec"`
+	// Fleet, when not empty, names the fleet; it is mixed into the fleet ID
+	// (Identity.Fleet), which every frame carries and every store records. Empty: the
+	// ID is derived from the Spec alone, so two fleets that run the same Spec on
+	// overlapping addresses need different names. Every node of a fleet has the same.
+	Fleet string `json:"fleet,omitempty"`
 	// Patience is node.Options.Patience, in ticks (0: wait for ever).
 	Patience int64 `json:"patience,omitempty"`
 	// Rounds is the number of rounds a round-based program begins (0: no limit).

@@ -21,6 +21,20 @@
 // restarted on the same data directory, after a clean stop or a kill -9, continues from
 // its last saved state; its neighbours retransmit what it has not acknowledged.
 //
+// # Identity
+//
+// Every frame names the fleet (Identity.Fleet, derived from the spec and Config.Fleet),
+// its sender and receiver and the sender's incarnation (FrameHeader); a node applies
+// only frames of its fleet, for itself, from a neighbour on that neighbour's link, of
+// its newest incarnation, and counts and reports the others (Status.Refused,
+// Status.Faults). Every saved state carries the node's Identity, and a restart with
+// another spec or node ID is refused naming the difference; an empty store on a data
+// directory that has run before is refused unless Options.Reinit. Two live processes
+// with one node ID started from the same epoch (FrameHeader.Epoch: the number of the
+// node's start on its store) are reported by the neighbours that hear both
+// (Status.DuplicatePeers); frames of an older epoch are refused.
+// docs/fleet.md ("Identity") says exactly what is detected.
+//
 // # Guarantees
 //
 // As long as every Store keeps its rules (Save atomic and durable) and the node

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,29 +25,54 @@ import (
 	"github.com/tokendist/tokendist/registry"
 )
 
+// appendV1Frame is the version-1 encoding (before the identity header), for the
+// seeds of FuzzDecodeFrame and the check that version 1 is refused.
+func appendV1Frame(b []byte, d handoff.Datagram) []byte {
+	b = append(b, 1, byte(d.Kind))
+	b = binary.AppendUvarint(b, d.Seq)
+	b, _ = d.Msg.AppendBinary(b)
+	b = binary.AppendUvarint(b, uint64(len(d.Items)))
+	for _, id := range d.Items {
+		b = binary.AppendUvarint(b, id)
+	}
+	return b
+}
+
 func TestFrameRoundTrip(t *testing.T) {
-	for _, d := range []handoff.Datagram{
+	hs := []FrameHeader{{Fleet: 1, From: 0, To: 1<<31 - 1, Epoch: 1, Incarnation: 1}, {Fleet: 1<<64 - 1, From: 1<<31 - 1, To: 7, Epoch: 1 << 40, Incarnation: 1 << 63}}
+	for i, d := range []handoff.Datagram{
 		{Kind: handoff.DatagramAck, Seq: 7},
 		{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 2, Round: -3, Value: 1 << 40, Tokens: 0, Counted: true}},
 		{Kind: handoff.DatagramData, Seq: 1 << 50, Msg: node.Message{Kind: 9, Round: 5, Tokens: 3}, Items: []uint64{0, 1 << 63, 42}},
 	} {
-		b := AppendFrame(nil, d)
+		h := hs[i%len(hs)]
+		b := AppendFrame(nil, h, d)
 		d.Port = 4
-		got, err := DecodeFrame(b, 4)
-		if err != nil || !reflect.DeepEqual(got, d) {
-			t.Fatalf("DecodeFrame(AppendFrame(%+v)) = %+v, %v", d, got, err)
+		gh, got, err := DecodeFrame(b, 4)
+		if err != nil || !reflect.DeepEqual(got, d) || gh != h {
+			t.Fatalf("DecodeFrame(AppendFrame(%+v, %+v)) = %+v, %+v, %v", h, d, gh, got, err)
 		}
 		for cut := range len(b) {
-			if _, err := DecodeFrame(b[:cut], 0); err == nil {
+			if _, _, err := DecodeFrame(b[:cut], 0); err == nil {
 				t.Fatalf("a frame cut to %d of %d bytes decoded", cut, len(b))
 			}
 		}
-		if _, err := DecodeFrame(append(b, 0), 0); err == nil {
+		if _, _, err := DecodeFrame(append(b, 0), 0); err == nil {
 			t.Fatal("a frame with a trailing byte decoded")
 		}
+		// The same datagram in version 1 is refused, saying so.
+		_, _, err = DecodeFrame(appendV1Frame(nil, d), 0)
+		if err == nil || !strings.Contains(err.Error(), "version-1 frame") {
+			t.Fatalf("a version-1 frame: %v; want an error naming version 1", err)
+		}
 	}
-	for _, b := range [][]byte{nil, {2, 1, 0}, {1, 3, 0}, {1, 2, 1, 1, 0, 0, 0, 0, 0}} {
-		if _, err := DecodeFrame(b, 0); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !errors.Is(err, tokendist.ErrBadParameter) {
+	for _, b := range [][]byte{nil, {3, 1, 0}, {2, 3, 0}, {1, 2, 1, 1, 0, 0, 0, 0, 0},
+		AppendFrame(nil, FrameHeader{Fleet: 1, From: 1 << 31, To: 0, Epoch: 1, Incarnation: 1}, handoff.Datagram{Kind: handoff.DatagramAck}),
+		AppendFrame(nil, FrameHeader{Fleet: 1, From: 0, To: 1 << 31, Epoch: 1, Incarnation: 1}, handoff.Datagram{Kind: handoff.DatagramAck}),
+		AppendFrame(nil, FrameHeader{Fleet: 1, From: 0, To: 1, Epoch: 1}, handoff.Datagram{Kind: handoff.DatagramAck}),
+		AppendFrame(nil, FrameHeader{Fleet: 1, From: 0, To: 1, Incarnation: 1}, handoff.Datagram{Kind: handoff.DatagramAck}),
+	} {
+		if _, _, err := DecodeFrame(b, 0); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !errors.Is(err, tokendist.ErrBadParameter) {
 			t.Errorf("DecodeFrame(%v) = %v; want a tokendist bad-parameter error", b, err)
 		}
 	}
@@ -55,21 +81,29 @@ func TestFrameRoundTrip(t *testing.T) {
 // FuzzDecodeFrame: DecodeFrame never panics, and what it accepts encodes back to the
 // same bytes.
 func FuzzDecodeFrame(f *testing.F) {
-	f.Add(AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramAck, Seq: 3}))
-	f.Add(AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 2, Msg: node.Message{Kind: 1, Round: 4, Value: -9, Tokens: 2, Counted: true}, Items: []uint64{5, 1 << 62}}))
+	// Version-1 seeds (refused now; kept as a corpus of near-misses).
+	f.Add(appendV1Frame(nil, handoff.Datagram{Kind: handoff.DatagramAck, Seq: 3}))
+	f.Add(appendV1Frame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 2, Msg: node.Message{Kind: 1, Round: 4, Value: -9, Tokens: 2, Counted: true}, Items: []uint64{5, 1 << 62}}))
+	h := FrameHeader{Fleet: 0xfeedface12345678, From: 3, To: 9, Epoch: 2, Incarnation: 77}
+	f.Add(AppendFrame(nil, h, handoff.Datagram{Kind: handoff.DatagramAck, Seq: 3}))
+	f.Add(AppendFrame(nil, h, handoff.Datagram{Kind: handoff.DatagramData, Seq: 2, Msg: node.Message{Kind: 1, Round: 4, Value: -9, Tokens: 2, Counted: true}, Items: []uint64{5, 1 << 62}}))
+	f.Add(AppendFrame(nil, FrameHeader{Fleet: 1<<64 - 1, From: 1<<31 - 1, To: 0, Epoch: 1<<64 - 1, Incarnation: 1<<64 - 1}, handoff.Datagram{Kind: handoff.DatagramData, Seq: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := DecodeFrame(b, 1)
+		h, d, err := DecodeFrame(b, 1)
 		if err != nil {
 			return
 		}
 		if len(d.Items) > len(b) {
 			t.Fatalf("%d items from %d bytes", len(d.Items), len(b))
 		}
-		if again := AppendFrame(nil, d); string(again) != string(b) {
+		if h.From < 0 || h.To < 0 || h.Epoch == 0 || h.Incarnation == 0 {
+			t.Fatalf("accepted header %+v", h)
+		}
+		if again := AppendFrame(nil, h, d); string(again) != string(b) {
 			// Varints have one canonical form only when minimal; accept equal decodes.
-			d2, err := DecodeFrame(again, 1)
-			if err != nil || !reflect.DeepEqual(d, d2) {
-				t.Fatalf("re-encoding %x gives %x, decoding to %+v", b, again, d2)
+			h2, d2, err := DecodeFrame(again, 1)
+			if err != nil || !reflect.DeepEqual(d, d2) || h != h2 {
+				t.Fatalf("re-encoding %x gives %x, decoding to %+v %+v", b, again, h2, d2)
 			}
 		}
 	})
@@ -77,14 +111,15 @@ func FuzzDecodeFrame(f *testing.F) {
 
 func ExampleDecodeFrame() {
 	frame := appendFrameExample()
-	d, err := DecodeFrame(frame, 0)
-	fmt.Println(d.Kind, d.Seq, d.Msg.Tokens, d.Items, err)
-	// Output: Data 1 2 [17179869184 17179869185] <nil>
+	h, d, err := DecodeFrame(frame, 0)
+	fmt.Println(h.From, h.To, d.Kind, d.Seq, d.Msg.Tokens, d.Items, err)
+	// Output: 4 5 Data 1 2 [17179869184 17179869185] <nil>
 }
 
 func appendFrameExample() []byte {
-	return AppendFrame(nil, handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Round: 1, Tokens: 2},
-		Items: []uint64{InitialItemID(4, 0), InitialItemID(4, 1)}})
+	return AppendFrame(nil, FrameHeader{Fleet: 0xabc, From: 4, To: 5, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Round: 1, Tokens: 2},
+			Items: []uint64{InitialItemID(4, 0), InitialItemID(4, 1)}})
 }
 
 func ExampleInitialItemID() {

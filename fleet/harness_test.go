@@ -200,6 +200,11 @@ func auditStores(t testing.TB, b built, cfgs []Config) (items []uint64, loads []
 		if err != nil {
 			t.Fatal(err)
 		}
+		stored, err := DecodeStored(raw)
+		raw = stored.State
+		if err != nil {
+			t.Fatal(err)
+		}
 		if states[v], err = handoff.DecodeState(raw); err != nil {
 			t.Fatal(err)
 		}

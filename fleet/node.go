@@ -31,8 +31,18 @@ type Options struct {
 	// the node gives it (the node closes it); nil makes a TCPTransport on Config.Listen
 	// with Config.Peers.
 	Transport func(recv func(from int, frame []byte)) (Transport, error)
-	// Logf, when not nil, receives the node's log lines (restarts, dropped frames).
+	// Logf, when not nil, receives the node's log lines (restarts, dropped frames;
+	// refused frames at most once per second per cause).
 	Logf func(format string, args ...any)
+	// Reinit allows the node to start afresh, with its initial items, when its store
+	// is empty or missing on a data directory that has run a node before (it has an
+	// IdentityFile or a StartsFile); without it NewNode refuses, since the state is
+	// lost and the fleet may hold the node's initial items already. It is the
+	// operator's explicit decision (tokendist-node -reinit), for one start.
+	Reinit bool
+
+	// dupGrace, when positive, replaces DuplicateGrace (tests).
+	dupGrace time.Duration
 
 	// programs, when not nil, replaces the algorithm's node programs (tests).
 	programs node.Programs
@@ -57,19 +67,29 @@ func InitialItemID(v, i int) uint64 { return uint64(v)<<32 | uint64(uint32(i)) }
 // The methods other than Run may be called from any goroutine while Run runs; they
 // wait for the node's goroutine (at most the given context).
 type Node struct {
-	cfg      Config
-	opts     Options
-	nbrs     []int       // port -> neighbour ID
-	portOf   map[int]int // neighbour ID -> port
-	progs    node.Programs
-	acfg     handoff.Config
-	items    []uint64 // the initial items, until the node starts
-	nd       *handoff.ItemMachine
-	store    Store
-	tr       Transport
-	tick     time.Duration
-	restored bool
-	now      int64
+	cfg           Config
+	opts          Options
+	nbrs          []int       // port -> neighbour ID
+	portOf        map[int]int // neighbour ID -> port
+	progs         node.Programs
+	acfg          handoff.Config
+	items         []uint64 // the initial items, until the node starts
+	nd            *handoff.ItemMachine
+	store         Store
+	tr            Transport
+	tick          time.Duration
+	restored      bool
+	now           int64
+	id            Identity         // this node's identity
+	inc           uint64           // this process's incarnation
+	epoch         uint64           // this process's epoch (its start's number on the store)
+	peerIncs      []peerInc        // per port: the incarnations seen from the neighbour
+	faultIdx      map[faultKey]int // index in st.Faults
+	faultsChanged bool
+	pubFaults     []LinkFault         // published copy of st.Faults
+	pubDups       []int               // published copy of st.DuplicatePeers
+	logged        map[string]logLimit // per refusal cause
+	startup       []handoff.Datagram  // the first Ready's datagrams, sent once the transport is up
 
 	recv  chan inFrame
 	admin chan adminReq
@@ -93,10 +113,84 @@ type inFrame struct {
 	frame []byte
 }
 
+// DuplicateGrace is how long after a neighbour's restart (a frame of a higher epoch)
+// frames of its older process may still arrive without being reported: frames of the
+// stopped process still on their way. Later ones are reported as a link fault "stale"
+// (a slow link, or a second live process started from an older copy of the node's
+// state); they are refused either way.
+const DuplicateGrace = 2 * time.Second
+
+// maxFaults bounds Status.Faults.
+const maxFaults = 16
+
+// peerInc is what a node knows of one neighbour's processes.
+type peerInc struct {
+	epoch, inc uint64    // the newest process heard (inc 0: none yet)
+	since      time.Time // when it superseded an older one (zero: it did not)
+	dup        bool      // two live processes of one epoch seen: the link is refused
+}
+
+type faultKey struct {
+	cause          string
+	link, from, to int
+	fleet          uint64
+}
+
+type logLimit struct {
+	last       time.Time
+	suppressed int64
+}
+
+// Refused counts the frames a node refused for their identity, by cause; none of them
+// changed anything (docs/fleet.md, "Identity").
+type Refused struct {
+	// Version counts version-1 frames (from a node of an older release).
+	Version int64 `json:"version"`
+	// Fleet counts frames naming another fleet.
+	Fleet int64 `json:"fleet"`
+	// Receiver counts frames addressed to another node (a sender's address for that
+	// node leads here).
+	Receiver int64 `json:"receiver"`
+	// Sender counts frames from a node that is not a neighbour, or whose sender is not
+	// the node the transport says sent them.
+	Sender int64 `json:"sender"`
+	// Stale counts frames of a neighbour's older process (a lower epoch than the
+	// newest heard: a restarted process's frames still on their way, or a second
+	// process started from an older copy of the node's state).
+	Stale int64 `json:"stale"`
+	// Duplicate counts frames from a neighbour two live processes of one epoch claim
+	// to be (every frame from it after the second process was heard).
+	Duplicate int64 `json:"duplicate"`
+}
+
+// LinkFault is one disagreement between the two ends of a link, as a node found it in
+// the frames it refused: what the frames name and what the transport says.
+type LinkFault struct {
+	// Cause is "version", "fleet", "receiver", "sender", "stale" (frames of an older
+	// process still arriving DuplicateGrace after a newer one) or "duplicate" (the
+	// Refused field it counts in).
+	Cause string `json:"cause"`
+	// Link is the node the transport says sent the frames; From, To and Fleet what the
+	// frames name (their sender, receiver and fleet ID in hexadecimal).
+	Link  int    `json:"link"`
+	From  int    `json:"from"`
+	To    int    `json:"to"`
+	Fleet string `json:"fleet"`
+	// Frames counts the frames refused for this fault.
+	Frames int64 `json:"frames"`
+	// Detail says what the fault means, in a sentence.
+	Detail string `json:"detail"`
+}
+
 // Status is a node's state and counters, as /status reports them (JSON) and /metrics
 // (Prometheus text) exposes them.
 type Status struct {
 	ID int `json:"id"`
+	// Fleet is the fleet ID (Identity.FleetHex); Epoch and Incarnation this
+	// process's (FrameHeader.Epoch, FrameHeader.Incarnation in hexadecimal).
+	Fleet       string `json:"fleet"`
+	Epoch       uint64 `json:"epoch"`
+	Incarnation string `json:"incarnation"`
 	// Load is the number of items held; InFlight the tokens sent and not yet
 	// acknowledged; Unacked the data datagrams not yet acknowledged.
 	Load     int64 `json:"load"`
@@ -111,7 +205,7 @@ type Status struct {
 	// Delivered counts the data datagrams delivered in this process; Received and
 	// Sent the frames received and handed to the transport; Retransmissions,
 	// Duplicates and OutOfOrder are handoff.Stats; Rejected counts frames refused
-	// (undecodable, from a stranger, or refused by the handoff); Saves the states
+	// (undecodable, refused for their identity, or refused by the handoff); Saves the states
 	// persisted. All since this process started.
 	Delivered       int64 `json:"delivered"`
 	Received        int64 `json:"received"`
@@ -121,6 +215,14 @@ type Status struct {
 	OutOfOrder      int64 `json:"out_of_order"`
 	Rejected        int64 `json:"rejected"`
 	Saves           int64 `json:"saves"`
+	// Refused breaks down the frames refused for their identity (also counted in
+	// Rejected); Faults lists the distinct link faults behind them (at most 16, the
+	// first found); DuplicatePeers the neighbours whose ID two live processes of one
+	// epoch claim (their frames are all refused from then on). All since this process
+	// started.
+	Refused        Refused     `json:"refused"`
+	Faults         []LinkFault `json:"faults"`
+	DuplicatePeers []int       `json:"duplicate_peers"`
 	// SaveSeconds is the time spent in Store.Save since the process started.
 	SaveSeconds float64 `json:"save_seconds"`
 	// Added and Completed count the items added and completed in this process.
@@ -167,7 +269,12 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 	if cfg.ID >= g.Order() {
 		return nil, errs.BadParam("node %d: the network has nodes 0..%d", cfg.ID, g.Order()-1)
 	}
-	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(),
+	id, err := identityOf(cfg, spec)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), id: id, inc: newIncarnation(),
+		faultIdx: map[faultKey]int{}, logged: map[string]logLimit{},
 		recv: make(chan inFrame, 4096), admin: make(chan adminReq), done: make(chan struct{})}
 	n.portOf = make(map[int]int, g.Degree(cfg.ID))
 	for p, w32 := range g.Neighbors(cfg.ID) {
@@ -193,6 +300,7 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 			return nil, errs.Wrapf(err, "node %d: algorithm %s", cfg.ID, spec.Algorithm.Name)
 		}
 	}
+	n.peerIncs = make([]peerInc, len(n.nbrs))
 	n.acfg = handoff.Config{ID: cfg.ID, Degree: len(n.nbrs), Rounds: cfg.Rounds, Seed: spec.Seed,
 		RetransmitTicks: cfg.RetransmitTicks}
 	for i := range loads[cfg.ID] {
@@ -220,7 +328,7 @@ func (n *Node) open() (err error) {
 			_ = n.store.Close()
 		}
 	}()
-	state, err := n.store.Load()
+	raw, err := n.store.Load()
 	if err != nil {
 		return errs.Wrapf(err, "node %d", n.cfg.ID)
 	}
@@ -228,19 +336,59 @@ func (n *Node) open() (err error) {
 	if err != nil {
 		return errs.Wrapf(err, "node %d: program", n.cfg.ID)
 	}
-	if state != nil {
-		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, state); err != nil {
+	used, marker, markerEpoch := usedBefore(n.cfg.Data)
+	if raw != nil {
+		stored, err := DecodeStored(raw)
+		if err != nil {
+			return errs.Wrapf(err, "node %d: data directory %q", n.cfg.ID, n.cfg.Data)
+		}
+		if d := stored.Identity.diff(n.id); len(d) > 0 {
+			return errs.BadParam("node %d: the store in data directory %q was created for another node or spec (%s); refusing to restore it: start the node with the config it was created with, or on another data directory",
+				n.cfg.ID, n.cfg.Data, strings.Join(d, "; "))
+		}
+		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, stored.State); err != nil {
 			return err
 		}
 		n.restored = true
 		n.now = n.nd.NodeContext().Now
+		// The new epoch is durable before the process sends anything.
+		n.epoch = max(stored.Epoch, markerEpoch) + 1
+		if err := n.save(stored.State); err != nil {
+			return err
+		}
 	} else {
+		if used && !n.opts.Reinit {
+			if marker == "" {
+				marker = "a " + StartsFile + " file"
+			}
+			return errs.BadParam("node %d: the store is empty or missing, but data directory %q has run a node before (%s): its state is lost, and the fleet may hold its initial items already; refusing to start afresh unless told to (Options.Reinit, tokendist-node -reinit)",
+				n.cfg.ID, n.cfg.Data, marker)
+		}
+		n.epoch = markerEpoch + 1
 		if n.nd, err = handoff.NewItemMachine(prog, n.acfg, n.items); err != nil {
 			return err
 		}
 		if err := n.nd.Start(); err != nil {
 			return err
 		}
+		// Save the first state now, with the identity: the store records what it was
+		// created for before anything is sent, and a used data directory is marked.
+		if n.nd.HasReady() {
+			rd := n.nd.Ready()
+			if rd.State != nil {
+				if err := n.save(rd.State); err != nil {
+					return err
+				}
+			}
+			for _, d := range rd.Datagrams {
+				d.Items = slices.Clone(d.Items)
+				n.startup = append(n.startup, d)
+			}
+			n.nd.Advance()
+		}
+	}
+	if err := writeIdentityFile(n.cfg.Data, n.id, n.epoch); err != nil {
+		return errs.Wrapf(err, "node %d: identity file in data directory %q", n.cfg.ID, n.cfg.Data)
 	}
 	n.items = nil
 	recv := func(from int, frame []byte) {
@@ -258,7 +406,15 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: transport", n.cfg.ID)
 	}
 	n.started = time.Now()
-	n.st = Status{ID: n.cfg.ID, Restored: n.restored, Starts: n.countStart()}
+	n.st = Status{ID: n.cfg.ID, Fleet: n.id.FleetHex(), Epoch: n.epoch, Incarnation: fmt.Sprintf("%016x", n.inc),
+		Restored: n.restored, Starts: n.countStart(), Saves: n.st.Saves, SaveSeconds: n.st.SaveSeconds}
+	for _, d := range n.startup {
+		if err := n.send(d); err != nil {
+			_ = n.tr.Close()
+			return err
+		}
+	}
+	n.startup = nil
 	n.refresh()
 	return nil
 }
@@ -301,9 +457,13 @@ func (n *Node) logf(format string, args ...any) {
 // or a frame the transport refuses (over TCPOptions.MaxFrame: a message carrying more
 // than about 100,000 items) returns the error after the same cleanup, without
 // persisting the event: the process should exit, and a restart resumes from the last
-// saved state. A frame the handoff refuses (undecodable, from a stranger, an
-// acknowledgement of data never sent, or a program error on delivery) is logged,
-// counted in Status.Rejected and dropped. Run must be called once.
+// saved state. A frame refused for its identity (another fleet, another receiver, a
+// sender that is not a neighbour or not the link's, a superseded or duplicate
+// incarnation: see frame) is counted in Status.Rejected and Status.Refused, recorded
+// in Status.Faults and logged at most once per second per cause; a frame the handoff
+// refuses (undecodable, an acknowledgement of data never sent, or a program error on
+// delivery) is logged and counted in Status.Rejected. Neither changes anything. Run
+// must be called once.
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer close(n.done)
 	defer func() {
@@ -343,20 +503,50 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	}
 }
 
-// frame steps one incoming frame.
+// frame steps one incoming frame: it checks the frame's identity (docs/fleet.md,
+// "Identity") and applies it only when the frame is for this fleet and node, from a
+// neighbour on that neighbour's link, of its current incarnation.
 func (n *Node) frame(f inFrame) {
 	n.st.Received++
-	port, ok := n.portOf[f.from]
-	if !ok {
-		n.st.Rejected++
+	if len(f.frame) > 0 && f.frame[0] == 1 {
+		n.st.Refused.Version++
+		n.fault(faultKey{cause: "version", link: f.from, from: f.from, to: -1}, f,
+			fmt.Sprintf("node %d sends version-1 frames: it runs an older release; upgrade it", f.from))
 		return
 	}
-	d, err := DecodeFrame(f.frame, port)
+	h, d, err := DecodeFrame(f.frame, 0)
 	if err != nil {
 		n.st.Rejected++
-		n.logf("node %d: frame from %d: %v", n.cfg.ID, f.from, err)
+		n.limitedLog("undecodable", "node %d: frame from %d: %v", n.cfg.ID, f.from, err)
 		return
 	}
+	port, nbr := n.portOf[h.From]
+	switch {
+	case h.Fleet != n.id.Fleet:
+		n.st.Refused.Fleet++
+		n.fault(faultKey{"fleet", f.from, h.From, h.To, h.Fleet}, f,
+			fmt.Sprintf("node %d of fleet %016x sends here (node %d of fleet %s): a peer address of another fleet's node leads here", h.From, h.Fleet, n.cfg.ID, n.id.FleetHex()))
+		return
+	case h.To != n.cfg.ID:
+		n.st.Refused.Receiver++
+		n.fault(faultKey{"receiver", f.from, h.From, h.To, h.Fleet}, f,
+			fmt.Sprintf("node %d's frames for node %d arrive at node %d: its peer address for node %d leads here", h.From, h.To, n.cfg.ID, h.To))
+		return
+	case !nbr:
+		n.st.Refused.Sender++
+		n.fault(faultKey{"sender", f.from, h.From, h.To, h.Fleet}, f,
+			fmt.Sprintf("node %d, not a neighbour of node %d, sends here", h.From, n.cfg.ID))
+		return
+	case h.From != f.from:
+		n.st.Refused.Sender++
+		n.fault(faultKey{"sender", f.from, h.From, h.To, h.Fleet}, f,
+			fmt.Sprintf("frames of node %d arrive on the link of node %d", h.From, f.from))
+		return
+	}
+	if !n.incarnation(port, h, f) {
+		return
+	}
+	d.Port = port
 	delivered := n.nd.Stats().Delivered
 	if err := n.nd.Step(d); err != nil {
 		n.st.Rejected++
@@ -371,6 +561,91 @@ func (n *Node) frame(f inFrame) {
 	}
 }
 
+// incarnation checks the sender's process on port (docs/fleet.md, "Identity"): a
+// higher epoch supersedes the current process (a restart); a lower epoch is refused
+// (reported past the grace); the same epoch with another incarnation is a second
+// live process with the neighbour's ID, after which every frame from it is refused.
+// It reports whether the frame may be applied.
+func (n *Node) incarnation(port int, h FrameHeader, f inFrame) bool {
+	pi := &n.peerIncs[port]
+	if pi.dup {
+		n.st.Refused.Duplicate++
+		n.fault(faultKey{cause: "duplicate", link: f.from, from: h.From, to: h.To, fleet: h.Fleet}, f, "")
+		return false
+	}
+	switch {
+	case pi.inc == 0 || h.Epoch > pi.epoch:
+		if pi.inc != 0 {
+			pi.since = time.Now()
+			n.logf("node %d: node %d restarted (epoch %d, was %d)", n.cfg.ID, h.From, h.Epoch, pi.epoch)
+		}
+		pi.epoch, pi.inc = h.Epoch, h.Incarnation
+		return true
+	case h.Epoch == pi.epoch && h.Incarnation == pi.inc:
+		return true
+	case h.Epoch == pi.epoch:
+		pi.dup = true
+		n.st.DuplicatePeers = append(n.st.DuplicatePeers, h.From)
+		n.faultsChanged = true
+		n.st.Refused.Duplicate++
+		n.fault(faultKey{cause: "duplicate", link: f.from, from: h.From, to: h.To, fleet: h.Fleet}, f,
+			fmt.Sprintf("two live processes claim node %d, both in epoch %d (incarnations %016x and %016x): all its frames are refused", h.From, h.Epoch, pi.inc, h.Incarnation))
+		return false
+	}
+	// An older process.
+	n.st.Refused.Stale++
+	grace := DuplicateGrace
+	if n.opts.dupGrace > 0 {
+		grace = n.opts.dupGrace
+	}
+	since := pi.since
+	if since.IsZero() { // heard only the newer process: count from this node's start
+		since = n.started
+	}
+	if time.Since(since) > grace {
+		n.fault(faultKey{cause: "stale", link: f.from, from: h.From, to: h.To, fleet: h.Fleet}, f,
+			fmt.Sprintf("frames of node %d's epoch %d arrive after its epoch %d started (more than %v later): a slow link, or a second live process of node %d started from an older copy of its state; they are refused", h.From, h.Epoch, pi.epoch, grace, h.From))
+		return false
+	}
+	n.st.Rejected++
+	n.limitedLog("stale", "node %d: refused a frame of node %d's epoch %d (it restarted: epoch %d)", n.cfg.ID, h.From, h.Epoch, pi.epoch)
+	return false
+}
+
+// fault counts a refused frame in Rejected and in the fault k (recorded with detail
+// the first time, up to maxFaults), and logs it at most once per second per cause.
+func (n *Node) fault(k faultKey, f inFrame, detail string) {
+	n.st.Rejected++
+	i, ok := n.faultIdx[k]
+	if !ok && len(n.st.Faults) < maxFaults {
+		i, ok = len(n.st.Faults), true
+		n.faultIdx[k] = i
+		n.st.Faults = append(n.st.Faults, LinkFault{Cause: k.cause, Link: k.link, From: k.from, To: k.to,
+			Fleet: fmt.Sprintf("%016x", k.fleet), Detail: detail})
+	}
+	if ok {
+		n.st.Faults[i].Frames++
+		n.faultsChanged = true
+		detail = n.st.Faults[i].Detail
+	}
+	n.limitedLog(k.cause, "node %d: refused a frame from link %d (%d bytes): %s", n.cfg.ID, f.from, len(f.frame), detail)
+}
+
+// limitedLog logs at most one line per second per cause, saying how many it skipped.
+func (n *Node) limitedLog(cause, format string, args ...any) {
+	l := n.logged[cause]
+	if now := time.Now(); now.Sub(l.last) >= time.Second {
+		if l.suppressed > 0 {
+			format += fmt.Sprintf(" (and %d more %s refusals not logged)", l.suppressed, cause)
+		}
+		n.logf(format, args...)
+		l = logLimit{last: now}
+	} else {
+		l.suppressed++
+	}
+	n.logged[cause] = l
+}
+
 // flush persists the node's Ready, and only then sends its datagrams.
 func (n *Node) flush() error {
 	if n.nd.HasReady() {
@@ -381,11 +656,9 @@ func (n *Node) flush() error {
 			}
 		}
 		for _, d := range rd.Datagrams {
-			frame := AppendFrame(nil, d)
-			if err := n.tr.Send(n.nbrs[d.Port], frame); err != nil {
+			if err := n.send(d); err != nil {
 				return err
 			}
-			n.st.Sent++
 		}
 		n.nd.Advance()
 	}
@@ -393,9 +666,21 @@ func (n *Node) flush() error {
 	return nil
 }
 
+// send encodes d with the node's identity and hands it to the transport.
+func (n *Node) send(d handoff.Datagram) error {
+	to := n.nbrs[d.Port]
+	frame := AppendFrame(nil, FrameHeader{Fleet: n.id.Fleet, From: n.cfg.ID, To: to, Epoch: n.epoch, Incarnation: n.inc}, d)
+	if err := n.tr.Send(to, frame); err != nil {
+		return err
+	}
+	n.st.Sent++
+	return nil
+}
+
+// save persists state behind the node's identity record.
 func (n *Node) save(state []byte) error {
 	t0 := time.Now()
-	if err := n.store.Save(state); err != nil {
+	if err := n.store.Save(appendRecord(nil, n.id, n.epoch, state)); err != nil {
 		return errs.Wrapf(err, "node %d", n.cfg.ID)
 	}
 	n.st.SaveSeconds += time.Since(t0).Seconds()
@@ -410,8 +695,15 @@ func (n *Node) refresh() {
 	n.st.Moved, n.st.Messages = c.Moved, c.Messages
 	n.st.Retransmissions, n.st.Duplicates, n.st.OutOfOrder = s.Retransmissions, s.Duplicates, s.OutOfOrder
 	n.st.FirstDelivery = n.firstDelivery.Seconds()
+	if n.faultsChanged || n.pubFaults == nil {
+		// Published copies: the node's goroutine goes on changing st's.
+		n.pubFaults = append([]LinkFault{}, n.st.Faults...)
+		n.pubDups = append([]int{}, n.st.DuplicatePeers...)
+		n.faultsChanged = false
+	}
 	n.mu.Lock()
 	n.pub = n.st
+	n.pub.Faults, n.pub.DuplicatePeers = n.pubFaults, n.pubDups
 	n.mu.Unlock()
 }
 

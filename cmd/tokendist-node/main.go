@@ -10,6 +10,13 @@
 //
 //	tokendist-node -config node.json
 //	tokendist-node -config node.json -print-config
+//	tokendist-node -config node.json -reinit
+//
+// The node refuses to start when its store was created for another node, fleet name,
+// network, loads, algorithm or seed (the message names the difference), and when its
+// store is empty or missing on a data directory that has run a node before: -reinit
+// starts it afresh with its initial items all the same (fleet.Options.Reinit), for
+// that one start. -quiet logs nothing but errors.
 //
 // Exit status: 0 after a clean stop, 1 on an error (printed to stderr), 2 on bad flags.
 package main

@@ -50,11 +50,12 @@ func Main(args []string, stdout, stderr io.Writer, h *Hooks) int {
 	cfgPath := fs.String("config", "", "the node's JSON config file (fleet.Config)")
 	printCfg := fs.Bool("print-config", false, "print the config as read and checked, and exit")
 	quiet := fs.Bool("quiet", false, "log nothing but errors")
+	reinit := fs.Bool("reinit", false, "start afresh with the node's initial items although its store is empty or missing on a data directory that has run before (fleet.Options.Reinit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *cfgPath == "" || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "usage: %s -config FILE [-print-config] [-quiet]\n", hk.Name)
+		fmt.Fprintf(stderr, "usage: %s -config FILE [-print-config] [-quiet] [-reinit]\n", hk.Name)
 		return 2
 	}
 	cfg, err := fleet.ReadConfig(*cfgPath)
@@ -69,7 +70,7 @@ func Main(args []string, stdout, stderr io.Writer, h *Hooks) int {
 		return 0
 	}
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
-	opts := &fleet.Options{Logf: logger.Printf}
+	opts := &fleet.Options{Logf: logger.Printf, Reinit: *reinit}
 	if *quiet {
 		opts.Logf = nil
 	}

@@ -62,3 +62,38 @@ func TestHooks(t *testing.T) {
 		t.Error("the store of a node that did not start was left open")
 	}
 }
+
+// TestReinit: on a data directory that has run a node before, an empty store is
+// refused, naming -reinit; with -reinit the node is built (and here stops at its
+// status endpoint, whose address cannot be listened on).
+func TestReinit(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, fleet.StartsFile), []byte("1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := map[string]any{
+		"id": 0,
+		"spec": map[string]any{"network": map[string]any{"name": "random-tree", "params": map[string]any{"n": 2}},
+			"loads": map[string]any{"name": "point-mass", "params": map[string]any{"tokens": 4}}, "algorithm": map[string]any{"name": "threshold-1"}},
+		"listen": "127.0.0.1:0", "status": "256.0.0.1:2", "data": data,
+		"peers": map[string]string{"1": "127.0.0.1:3"},
+	}
+	b, _ := json.Marshal(c)
+	path := filepath.Join(dir, "node.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hook := &Hooks{Store: func(fleet.Config) (fleet.Store, error) { return fleet.NewMemoryStore(), nil }}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"-config", path, "-quiet"}, &out, &errb, hook); code != 1 || !strings.Contains(errb.String(), "has run a node before") || !strings.Contains(errb.String(), "-reinit") {
+		t.Errorf("without -reinit: exit %d, %q; want a refusal naming -reinit", code, errb.String())
+	}
+	errb.Reset()
+	if code := Main([]string{"-config", path, "-quiet", "-reinit"}, &out, &errb, hook); code != 1 || strings.Contains(errb.String(), "has run a node before") || !strings.Contains(errb.String(), "status endpoint") {
+		t.Errorf("with -reinit: exit %d, %q; want the node built, then the status address refused", code, errb.String())
+	}
+}

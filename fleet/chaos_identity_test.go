@@ -1,0 +1,312 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tokendist/tokendist/registry"
+)
+
+// TestChaosIdentity is the identity part of the chaos test (issue 36, item 1), on real
+// tokendist-node processes over loopback TCP (no proxy: the faults are in the
+// configs). It runs only when TOKENDIST_CHAOS_IDENTITY names its cases ("swap",
+// "dupid", "respec", or "all") and TOKENDIST_NODE the binary (scripts/chaos.sh
+// identity sets both):
+//
+//   - swap: one node has neighbour b's address for neighbour a. b refuses the frames
+//     (they name a), reports the fault on /status and /metrics; after SIGTERM the
+//     persisted states hold every item exactly once; with the address fixed the fleet
+//     balances, again every item exactly once.
+//   - dupid: a second process of a node (its own empty data directory and addresses,
+//     so the same epoch 1 as the first process) runs beside the first while work
+//     arrives at the first: a neighbour reports the node in duplicate_peers and
+//     /metrics.
+//   - respec: a node restarted with another seed, or another algorithm, exits 1 naming
+//     the difference; with its own config it restores, and the fleet holds every item
+//     exactly once; with its store file deleted it exits 1 unless -reinit.
+func TestChaosIdentity(t *testing.T) {
+	which := os.Getenv("TOKENDIST_CHAOS_IDENTITY")
+	nodeBin := os.Getenv("TOKENDIST_NODE")
+	if which == "" {
+		t.Skip("set TOKENDIST_CHAOS_IDENTITY=swap|dupid|respec|all and TOKENDIST_NODE (scripts/chaos.sh identity does)")
+	}
+	if st, err := os.Stat(nodeBin); err != nil || st.IsDir() {
+		t.Fatalf("binary %q: %v", nodeBin, err)
+	}
+	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 8}), Loads: choice("uniform-random", map[string]any{"tokens": 160}),
+		Algorithm: choice("threshold-1", nil), Seed: 36}
+	for _, name := range []string{"swap", "dupid", "respec"} {
+		if which != "all" && !slices.Contains(strings.Split(which, ","), name) {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			c := newIDChaos(t, nodeBin, spec)
+			t.Cleanup(c.killAll)
+			map[string]func(){"swap": c.swap, "dupid": c.dupid, "respec": c.respec}[name]()
+		})
+	}
+}
+
+// newIDChaos makes the configs of a fleet of processes on loopback, direct links.
+func newIDChaos(t *testing.T, nodeBin string, spec registry.Spec) *chaos {
+	c := &chaos{t: t, nodeBin: nodeBin, top: topology{"identity", spec}, dir: t.TempDir(),
+		r: rand.New(rand.NewPCG(36, 1)), hc: &http.Client{Timeout: 10 * time.Second}, answered: map[int]bool{}}
+	c.b = build(t, spec)
+	c.cfgs = configs(t, c.b, spec, c.dir, func(_, v int, listen []string) string { return listen[v] })
+	c.paths = make([]string, len(c.cfgs))
+	c.procs = make([]*exec.Cmd, len(c.cfgs))
+	c.logs = make([]*os.File, len(c.cfgs))
+	for v := range c.cfgs {
+		c.paths[v] = filepath.Join(c.dir, fmt.Sprintf("node-%d.json", v))
+		c.writeConfig(v)
+	}
+	c.expected = map[uint64]bool{}
+	for _, id := range c.b.initialItems() {
+		c.expected[id] = true
+	}
+	c.uncertain = map[uint64]bool{}
+	c.nextID = 1<<63 | 36<<40
+	return c
+}
+
+func (c *chaos) writeConfig(v int) {
+	b, err := json.MarshalIndent(c.cfgs[v], "", "  ")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(c.paths[v], b, 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// work adds k new items at node v (they must be accepted).
+func (c *chaos) work(v, k int) {
+	ids := make([]uint64, k)
+	for i := range ids {
+		ids[i] = c.nextID
+		c.nextID++
+	}
+	var st Status
+	if _, err := c.post(v, "/work", WorkRequest{Items: ids}, &st); err != nil {
+		c.t.Fatalf("node %d: /work: %v", v, err)
+	}
+	for _, id := range ids {
+		c.expected[id] = true
+	}
+}
+
+// auditExactlyOnce stops nothing: the fleet must be stopped. It checks every expected
+// item exactly once in the persisted states, and returns the settled loads.
+func (c *chaos) auditExactlyOnce(when string) []int64 {
+	items, settled := auditStores(c.t, c.b, c.cfgs)
+	var expected []uint64
+	for id := range c.expected {
+		expected = append(expected, id)
+	}
+	lost, doubled, unknown := exactlyOnce(expected, items)
+	if len(lost)+len(doubled)+len(unknown) > 0 {
+		c.t.Fatalf("%s: lost %d %v, doubled %d %v, unknown %d %v", when, len(lost), head(lost), len(doubled), head(doubled), len(unknown), head(unknown))
+	}
+	c.t.Logf("%s: %d payloads exactly once", when, len(expected))
+	return settled
+}
+
+func (c *chaos) metricsText(v int) string {
+	resp, err := c.hc.Get("http://" + c.cfgs[v].Status + "/metrics")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return string(b)
+}
+
+// waitStatus polls node v's status (at most limit) until cond holds.
+func (c *chaos) waitStatus(v int, limit time.Duration, cond func(Status) bool) (Status, bool) {
+	var s Status
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var err error
+		if s, err = c.status(v); err == nil && cond(s) {
+			return s, true
+		}
+	}
+	return s, false
+}
+
+// hub is a node of the tree with at least two neighbours.
+func (c *chaos) hub() int {
+	for v := range c.cfgs {
+		if len(c.b.g.Neighbors(v)) >= 2 {
+			return v
+		}
+	}
+	c.t.Fatal("no node with two neighbours")
+	return -1
+}
+
+func (c *chaos) swap() {
+	t := c.t
+	u := c.hub()
+	nb := c.b.g.Neighbors(u)
+	a, b := int(nb[0]), int(nb[1])
+	right := c.cfgs[u].Peers[a]
+	c.cfgs[u].Peers[a] = c.cfgs[b].Listen // u's frames for a go to b
+	c.writeConfig(u)
+	c.startAll()
+	for range 4 {
+		c.work(u, 10)
+		time.Sleep(100 * time.Millisecond)
+	}
+	s, ok := c.waitStatus(b, 20*time.Second, func(s Status) bool { return s.Refused.Receiver >= 3 && hasFault(s, "receiver", u, a) })
+	if !ok {
+		t.Fatalf("node %d did not report node %d's frames for node %d: refused %+v, faults %+v", b, u, a, s.Refused, s.Faults)
+	}
+	m := c.metricsText(b)
+	if !strings.Contains(m, fmt.Sprintf(`tokendist_node_refused_frames_total{node="%d",cause="receiver"}`, b)) ||
+		strings.Contains(m, fmt.Sprintf(`tokendist_node_link_faults{node="%d"} 0`, b)) {
+		t.Errorf("node %d's metrics do not report the fault:\n%s", b, m)
+	}
+	t.Logf("swap: node %d sends node %d's frames to node %d: refused %d, fault %q", u, a, b, s.Refused.Receiver, s.Faults[0].Detail)
+	c.stopAll()
+	c.auditExactlyOnce("with the wrong address")
+	c.cfgs[u].Peers[a] = right
+	c.writeConfig(u)
+	c.startAll()
+	waitBalanced(t, c.b, c.liveLoads, 30*time.Second)
+	time.Sleep(time.Second)
+	c.stopAll()
+	if settled := c.auditExactlyOnce("with the address fixed"); !c.b.withinBound(settled) {
+		t.Errorf("settled loads %v over the bound %d", settled, c.b.bound)
+	}
+}
+
+func (c *chaos) dupid() {
+	t := c.t
+	u := c.hub()
+	c.startAll()
+	// The duplicate: node u's config with its own addresses and data directory.
+	dup := c.cfgs[u]
+	dup.Listen, dup.Status, dup.Data = freeAddr(t), freeAddr(t), filepath.Join(c.dir, "dup")
+	c.cfgs = append(c.cfgs, dup)
+	c.paths = append(c.paths, filepath.Join(c.dir, "dup.json"))
+	c.procs = append(c.procs, nil)
+	c.logs = append(c.logs, nil)
+	d := len(c.cfgs) - 1
+	c.writeConfig(d)
+	c.start(d)
+	c.waitUp(d)
+	found, start := -1, time.Now()
+	var st Status
+	for deadline := time.Now().Add(30 * time.Second); found < 0 && time.Now().Before(deadline); {
+		c.work(u, 10) // the first process goes on sending
+		time.Sleep(200 * time.Millisecond)
+		for _, w := range c.b.g.Neighbors(u) {
+			if s, err := c.status(int(w)); err == nil && slices.Contains(s.DuplicatePeers, u) {
+				found, st = int(w), s
+			}
+		}
+	}
+	if found < 0 {
+		t.Fatalf("no neighbour of node %d noticed a second live process claiming it", u)
+	}
+	m := c.metricsText(found)
+	if !strings.Contains(m, fmt.Sprintf(`tokendist_node_duplicate_peers{node="%d"} 1`, found)) {
+		t.Errorf("node %d's metrics do not report the duplicate:\n%s", found, m)
+	}
+	t.Logf("dupid: node %d reported two live processes of node %d after %.1f s: refused %+v", found, u, time.Since(start).Seconds(), st.Refused)
+	c.kill(d)
+	c.stopAll()
+}
+
+// runOnce runs node v's process with args and waits (at most 20 s) for it to exit;
+// it returns the exit code and stderr.
+func (c *chaos) runOnce(v int, args ...string) (int, string) {
+	var errb strings.Builder
+	cmd := exec.Command(c.nodeBin, append([]string{"-config", c.paths[v]}, args...)...)
+	cmd.Stderr = &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		c.t.Fatalf("node %d %v did not exit within 20 s: %s", v, args, errb.String())
+	}
+	return cmd.ProcessState.ExitCode(), errb.String()
+}
+
+func (c *chaos) respec() {
+	t := c.t
+	v := c.hub()
+	c.startAll()
+	c.work(v, 10)
+	time.Sleep(500 * time.Millisecond)
+	c.stopAll()
+	own := c.cfgs[v]
+	for _, tc := range []struct {
+		name string
+		edit func(cfg *Config)
+		want string
+	}{
+		{"seed", func(cfg *Config) { cfg.Spec.Seed++ }, "seed: stored 36, configured 37"},
+		{"algorithm", func(cfg *Config) { cfg.Spec.Algorithm = choice("rsw-diffusion", nil) }, "algorithm: stored threshold-1/"},
+		{"loads", func(cfg *Config) { cfg.Spec.Loads = choice("uniform-random", map[string]any{"tokens": 168}) }, "loads: stored uniform-random/"},
+	} {
+		cfg := own
+		tc.edit(&cfg)
+		// The peers of the new spec's network (another seed builds another random
+		// tree), as a regenerated config would have them.
+		cfg.Peers = map[int]string{}
+		for _, w := range build(t, cfg.Spec).g.Neighbors(v) {
+			cfg.Peers[int(w)] = c.cfgs[w].Listen
+		}
+		c.cfgs[v] = cfg
+		c.writeConfig(v)
+		code, stderr := c.runOnce(v)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("restart with another %s: exit %d, %q; want exit 1 naming %q", tc.name, code, stderr, tc.want)
+		} else {
+			t.Logf("respec: another %s refused: %s", tc.name, strings.TrimSpace(stderr))
+		}
+	}
+	c.cfgs[v] = own
+	c.writeConfig(v)
+	c.startAll()
+	if s, err := c.status(v); err != nil || !s.Restored {
+		t.Fatalf("node %d with its own config: %+v, %v; want a restore", v, s, err)
+	}
+	waitBalanced(t, c.b, c.liveLoads, 30*time.Second)
+	c.stopAll()
+	c.auditExactlyOnce("after the refused restarts")
+	// The store file deleted: refused, unless -reinit.
+	if err := os.Remove(filepath.Join(own.Data, StoreFile)); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := c.runOnce(v); code != 1 || !strings.Contains(stderr, "has run a node before") {
+		t.Errorf("an emptied data directory: exit %d, %q; want exit 1, refused", code, stderr)
+	}
+	c.startArgs = []string{"-reinit"}
+	c.start(v)
+	c.startArgs = nil
+	c.waitUp(v)
+	if s, err := c.status(v); err != nil || s.Restored {
+		t.Errorf("with -reinit: %+v, %v; want a fresh start", s, err)
+	}
+	c.stopAll()
+}
