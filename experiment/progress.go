@@ -29,11 +29,6 @@ const probeTime = 100 * time.Millisecond
 // their time per step: well above the stalls of a shared machine (a few milliseconds).
 const probeDelta = 0.02
 
-// maxSpread is the largest spread (upper over lower quartile) of the probed classes'
-// factors (wall time over probe estimate) at which their median is trusted for the
-// classes without finished runs.
-const maxSpread = 3.0
-
 // sizeAheadTime bounds the time each progress tick spends sizing the next runs.
 const sizeAheadTime = 20 * time.Millisecond
 
@@ -286,26 +281,40 @@ func (m *costModel) finished(r Record) {
 }
 
 // factors returns the factor that turns each class's base cost into wall seconds
-// (0: no evidence), and the spread (upper over lower quartile) of the own factors of
-// the probed classes with finished runs, +Inf for fewer than 3 of them.
+// (0: no evidence), and the spread of the own factors of the probed classes with
+// finished runs (+Inf for fewer than three).
 func (m *costModel) factors() (f []float64, spread float64) {
 	f = make([]float64, len(m.algo))
 	mean := 0.0
 	if m.allCnt > 0 {
 		mean = m.allObs / float64(m.allCnt)
 	}
-	// The factor of the probed classes is the median of their own factors: a probe
-	// thrown far off by a stall of the machine sets its class's factor, not the others'.
-	var pf []float64
+	// The factor of the probed classes is the median of their own factors, each
+	// weighted by its finished runs' wall time: a probe thrown far off by a stall of the
+	// machine sets its class's factor, not the others', and runs of milliseconds, whose
+	// factors are mostly noise, weigh little.
+	var pf []weighted
 	for id := range m.algo {
 		if m.probed[id] && m.cCnt[id] > 0 {
-			pf = append(pf, m.cObs[id]/m.cBase[id])
+			pf = append(pf, weighted{m.cObs[id] / m.cBase[id], m.cObs[id]})
 		}
 	}
-	pmed := median(pf) // sorts pf
-	spread = math.Inf(1)
-	if n := len(pf); n >= 3 {
-		spread = pf[(3*n-1)/4] / pf[n/4]
+	pmed := quantile(pf, 0.5) // sorts pf
+	// The spread is unweighted: a class is a sample of how far probes miss, whatever
+	// its runs' length. Over 3 to 7 classes it is the largest over the least; over more,
+	// the upper over the lower quartile; two classes agree by chance too often to say.
+	xs := make([]float64, len(pf))
+	for i, v := range pf {
+		xs[i] = v.x
+	}
+	sort.Float64s(xs)
+	switch n := len(xs); {
+	case n >= 8:
+		spread = xs[(3*n-1)/4] / xs[n/4]
+	case n >= 3:
+		spread = xs[n-1] / xs[0]
+	default:
+		spread = math.Inf(1)
 	}
 	for id := range m.algo {
 		var g float64 // the factor of the other classes with the same kind of base
@@ -333,17 +342,28 @@ func (m *costModel) factors() (f []float64, spread float64) {
 	return f, spread
 }
 
-// median returns the median of xs (0 for none), sorting xs.
-func median(xs []float64) float64 {
+// weighted is a value with a weight.
+type weighted struct{ x, w float64 }
+
+// quantile returns the q-quantile of the values in xs by weight (the least x with at
+// least q of the weight at or below it; 0 for none), sorting xs. O(len(xs) log len(xs)).
+func quantile(xs []weighted, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
+	sort.Slice(xs, func(i, j int) bool { return xs[i].x < xs[j].x })
+	var tot float64
+	for _, v := range xs {
+		tot += v.w
 	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	var acc float64
+	for _, v := range xs {
+		acc += v.w
+		if acc >= q*tot {
+			return v.x
+		}
+	}
+	return xs[len(xs)-1].x
 }
 
 // runEstimate returns the estimated wall seconds of run i under the factors f.
@@ -357,19 +377,27 @@ type runningRun struct {
 	elapsed float64
 }
 
-// remaining returns the estimated wall seconds until the sweep ends: the runs in
-// progress finish their estimated time (at least a tenth of the time they have run
+// remaining returns the estimated wall seconds until the sweep ends: the factor of
+// each class is at least the time so far over the base cost of any of its runs in
+// progress, the runs in progress finish their estimated time (at least a tenth of the time they have run
 // already, when they overrun it), and the runs not started, next in todo order from
 // index next, go to whichever of the workers is free first. ok is false while the
-// model is estimating: no run has finished, or more than half of the estimate is of
-// runs whose class has no finished run while the probes disagree (fewer than 3 probed
-// classes have finished runs, or their factors spread more than maxSpread). It costs
+// model is estimating: no run has finished, or the runs whose class has no finished
+// run, a share u of the estimate, could put it off by more than a factor of 2 given
+// the spread s of the classes' factors (u·(s² − 1) > 1; s is +Inf below 3 classes). It costs
 // O(R log W) for R runs left and W workers.
 func (m *costModel) remaining(running []runningRun, next, workers int) (secs float64, ok bool) {
 	if m.allCnt == 0 {
 		return 0, false
 	}
 	f, spread := m.factors()
+	// A run in progress for longer than its estimate shows that its class's factor is
+	// at least its time so far over its base cost (probes of the first steps from a
+	// point mass miss what later steps cost on a network the load spreads over slowly).
+	for _, r := range running {
+		id := m.class[r.i]
+		f[id] = max(f[id], r.elapsed/m.base(r.i))
+	}
 	var unowned, total float64
 	free := make(minHeap, 0, max(workers, len(running)))
 	for _, r := range running {
@@ -400,7 +428,15 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	for _, t := range free {
 		secs = max(secs, t)
 	}
-	return secs, unowned <= total/2 || spread <= maxSpread
+	// The runs of classes without finished runs are estimated at the median factor, off
+	// by up to the spread s either way if s were the spread of all classes: with u their
+	// share of the total, the whole would be off by at most 1 + u·(s − 1). The spread
+	// of a few classes understates that of all: s² stands for it.
+	u := 0.0
+	if total > 0 {
+		u = unowned / total
+	}
+	return secs, u == 0 || u*(spread*spread-1) <= 1
 }
 
 // minHeap is a min-heap of worker free times.

@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -205,4 +210,85 @@ func TestCostModelSynthetic(t *testing.T) {
 		require.Positive(t, early, "trial %d", trial)
 		require.Positive(t, shown, "trial %d: never an ETA", trial)
 	}
+}
+
+// stampedLines is an io.Writer that keeps each written line with the time it was
+// written. Safe for concurrent use.
+type stampedLines struct {
+	mu    sync.Mutex
+	buf   []byte
+	lines []string
+	at    []time.Time
+}
+
+func (s *stampedLines) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, b...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		s.lines = append(s.lines, string(s.buf[:i]))
+		s.at = append(s.at, time.Now())
+		s.buf = s.buf[i+1:]
+	}
+}
+
+// TestETARealClock sweeps a small file of a few seconds (networks of 64 to 1024 nodes,
+// Barabási–Albert among them, whose τ differs by seed) on 2 workers with a progress line
+// every 250 ms, and checks every ETA shown against the time that really remained (the
+// final line's time minus the line's): within a factor of 2, both taken at least 1 s.
+// The floor: the ETA is shown in whole seconds, and in the last second the runs in
+// progress are all that is left, known only as well as their own estimates.
+func TestETARealClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep of a few seconds against the clock")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "eta.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`name: eta
+networks:
+  - name: barabasi-albert
+    n: [128, 256, 512, 1024, 2048]
+    m: 2
+  - name: hypercube
+    d: [6, 10]
+loads:
+  - name: point-mass
+    tokens: 100000
+algorithms: [randomized-diffusion, random-matching]
+stop:
+  tau: true
+  no_stability: true
+seeds: 3
+`), 0o644))
+	var out bytes.Buffer
+	var errw stampedLines
+	code := Main(registry.Default(), []string{"sweep", "--db", filepath.Join(dir, "eta.db"), "--progress", "lines", "--every", "250ms", "--workers", "2", file}, &out, &errw)
+	require.Equal(t, 0, code, "%s", strings.Join(errw.lines, "\n"))
+	end := errw.at[len(errw.lines)-1]
+	require.Contains(t, errw.lines[len(errw.lines)-1], "runs done")
+	re := regexp.MustCompile(`ETA (\S+)$`)
+	var shown, estimating int
+	for i, l := range errw.lines {
+		m := re.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if m[1] == "estimating" {
+			t.Logf("%s; real %.1fs", l, end.Sub(errw.at[i]).Seconds())
+			estimating++
+			continue
+		}
+		eta, err := time.ParseDuration(m[1])
+		require.NoError(t, err, l)
+		truth := end.Sub(errw.at[i])
+		r := max(eta, time.Second).Seconds() / max(truth, time.Second).Seconds()
+		t.Logf("%s; real %.1fs, ratio %.2f", l, truth.Seconds(), r)
+		require.True(t, r >= 0.5 && r <= 2, "%s: real remaining time %s", l, truth)
+		shown++
+	}
+	require.Positive(t, shown, "no ETA shown (%d lines said estimating)", estimating)
 }
