@@ -29,6 +29,10 @@ const probeTime = 100 * time.Millisecond
 // their time per step: well above the stalls of a shared machine (a few milliseconds).
 const probeDelta = 0.02
 
+// minFactorWall is the mean wall time of a class's runs below which its factor does not
+// count towards the median and spread of the factors, when longer classes have run.
+const minFactorWall = 0.05
+
 // sizeAheadTime bounds the time each progress tick spends sizing the next runs.
 const sizeAheadTime = 20 * time.Millisecond
 
@@ -293,11 +297,21 @@ func (m *costModel) factors() (f []float64, spread float64) {
 	// weighted by its finished runs' wall time: a probe thrown far off by a stall of the
 	// machine sets its class's factor, not the others', and runs of milliseconds, whose
 	// factors are mostly noise, weigh little.
-	var pf []weighted
+	// Classes whose runs take less than minFactorWall are left out while others are
+	// there: their factors measure the overhead of a run more than its steps.
+	var pf, short []weighted
 	for id := range m.algo {
 		if m.probed[id] && m.cCnt[id] > 0 {
-			pf = append(pf, weighted{m.cObs[id] / m.cBase[id], m.cObs[id]})
+			v := weighted{m.cObs[id] / m.cBase[id], m.cObs[id]}
+			if m.cObs[id] >= minFactorWall*float64(m.cCnt[id]) {
+				pf = append(pf, v)
+			} else {
+				short = append(short, v)
+			}
 		}
+	}
+	if len(pf) == 0 {
+		pf = short
 	}
 	pmed := quantile(pf, 0.5) // sorts pf
 	// The spread is unweighted: a class is a sample of how far probes miss, whatever
