@@ -45,17 +45,18 @@ const maxSizedTau = 48
 // classes that differ only by seed. Before the sweep, one run of each class is sized
 // (n, m and the step budget B its stop rule fixes: Stop.MaxSteps or τ) and probed
 // (probeRun): short runs give its setup time and time per step on this machine. Then
-// the other runs are sized as time allows, since B differs between seeds (τ depends on
-// the spectrum of each seed's random network: 2888 to 6364 steps over five
-// Barabási–Albert networks of 1024 nodes).
+// the other runs are sized (sizeAhead), since B differs between seeds: τ depends on the
+// spectrum of each seed's random network (2935 to 6761 steps over five Barabási–Albert
+// networks of 1024 nodes, m = 3).
 //
 // A run's base cost is its class's probe, setup + (B − 1)·step, else its work
 // (n + m)·B, else 1. A run's estimate is its base times a factor learnt from finished
-// runs: for a class with finished runs, their wall time over their base cost (with one
-// pseudo-run at the factor of the other classes, so one odd run does not decide it);
-// else the factor of all finished runs with the same kind of base (probe: the slow-down
-// of parallel runs and of other load; work: the rate of the algorithm's runs, else of
-// all); else the mean finished run.
+// runs (factors): for a class with finished runs, their wall time over their base cost
+// (with one pseudo-run at the factor of the other classes, so one odd run does not
+// decide it); else, for a probed class, the median of the probed classes' factors
+// weighted by wall time (the slow-down of parallel runs and of other load); for a class
+// with work only, the rate of the algorithm's runs, else of all; else the mean finished
+// run. remaining turns the estimates into the time left.
 type costModel struct {
 	class []int          // class of each run, by its index in todo
 	steps []float64      // step budget of each run (0: not sized)
@@ -260,6 +261,13 @@ func (m *costModel) base(i int) float64 {
 	return 1
 }
 
+// skip records a finished run without learning from its wall time.
+func (m *costModel) skip(r Record) {
+	if i, ok := m.byKey[r.Run.Key]; ok {
+		m.done[i] = true
+	}
+}
+
 // finished records a finished run.
 func (m *costModel) finished(r Record) {
 	i, ok := m.byKey[r.Run.Key]
@@ -314,21 +322,19 @@ func (m *costModel) factors() (f []float64, spread float64) {
 		pf = short
 	}
 	pmed := quantile(pf, 0.5) // sorts pf
-	// The spread is unweighted: a class is a sample of how far probes miss, whatever
-	// its runs' length. Over 3 to 7 classes it is the largest over the least; over more,
-	// the upper over the lower quartile; two classes agree by chance too often to say.
-	xs := make([]float64, len(pf))
-	for i, v := range pf {
-		xs[i] = v.x
-	}
-	sort.Float64s(xs)
-	switch n := len(xs); {
-	case n >= 8:
-		spread = xs[(3*n-1)/4] / xs[n/4]
-	case n >= 3:
-		spread = xs[n-1] / xs[0]
-	default:
-		spread = math.Inf(1)
+	// The spread is the standard deviation of the logarithms of the factors,
+	// unweighted: a class is a sample of how far probes miss, whatever its runs' length.
+	spread = math.Inf(1)
+	if n := len(pf); n >= 3 {
+		var mean, sq float64
+		for _, v := range pf {
+			mean += math.Log(v.x)
+		}
+		mean /= float64(n)
+		for _, v := range pf {
+			sq += (math.Log(v.x) - mean) * (math.Log(v.x) - mean)
+		}
+		spread = math.Sqrt(sq / float64(n-1))
 	}
 	for id := range m.algo {
 		var g float64 // the factor of the other classes with the same kind of base
@@ -413,6 +419,7 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 		f[id] = max(f[id], r.elapsed/m.base(r.i))
 	}
 	var unowned, total float64
+	uc := make([]float64, len(m.algo)) // per class without finished runs: its estimate
 	free := make(minHeap, 0, max(workers, len(running)))
 	for _, r := range running {
 		e := m.runEstimate(r.i, f)
@@ -421,6 +428,7 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 		total += rem
 		if m.cCnt[m.class[r.i]] == 0 {
 			unowned += rem
+			uc[m.class[r.i]] += rem
 		}
 	}
 	for len(free) < workers {
@@ -435,6 +443,7 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 		total += e
 		if m.cCnt[m.class[i]] == 0 {
 			unowned += e
+			uc[m.class[i]] += e
 		}
 		free[0] += e
 		heap.Fix(&free, 0)
@@ -442,15 +451,28 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	for _, t := range free {
 		secs = max(secs, t)
 	}
-	// The runs of classes without finished runs are estimated at the median factor, off
-	// by up to the spread s either way if s were the spread of all classes: with u their
-	// share of the total, the whole would be off by at most 1 + u·(s − 1). The spread
-	// of a few classes understates that of all: s² stands for it.
-	u := 0.0
-	if total > 0 {
-		u = unowned / total
+	// The runs of classes without finished runs are estimated at the median factor. If
+	// a class's factor differs from it as the finished classes' factors do (log standard
+	// deviation σ over n classes, each class independent of the others), the unowned
+	// part, spread over classes as if over k of equal shares, is off by a log error of
+	// about σ·√(1/k + 1.57/n) (the second term: the median's own error); at twice that
+	// (x), the whole is off by at most 1 + u·(x − 1) for the share u of the unowned part.
+	if unowned == 0 {
+		return secs, true
 	}
-	return secs, u == 0 || u*(spread*spread-1) <= 1
+	var sq float64
+	for _, e := range uc {
+		sq += e * e
+	}
+	k := unowned * unowned / sq
+	n := 0
+	for id := range m.algo {
+		if m.probed[id] && m.cCnt[id] > 0 {
+			n++
+		}
+	}
+	x := math.Exp(2.5 * spread * math.Sqrt(1/k+1.57/float64(max(n, 1))))
+	return secs, (unowned/total)*(x-1) <= 1
 }
 
 // minHeap is a min-heap of worker free times.
@@ -532,17 +554,28 @@ func (p *progress) begin(k string) {
 	p.mu.Unlock()
 }
 
+// add records finished runs. A run that spent more than a quarter of its time while
+// sizeRuns probed (the workers start at once) counts as done but not as evidence: the
+// probes slowed it, and its class's factor would overstate the runs that follow.
 func (p *progress) add(recs []Record, failed int) {
 	p.done += len(recs)
 	p.failed = failed
 	p.mu.Lock()
-	for _, r := range recs {
+	slowed := make([]bool, len(recs))
+	for j, r := range recs {
+		if t0, ok := p.started[r.Run.Key]; ok && p.start.Sub(t0) > r.Wall/4 {
+			slowed[j] = true
+		}
 		delete(p.started, r.Run.Key)
 	}
 	p.mu.Unlock()
 	if p.cost != nil {
-		for _, r := range recs {
-			p.cost.finished(r)
+		for j, r := range recs {
+			if slowed[j] {
+				p.cost.skip(r)
+			} else {
+				p.cost.finished(r)
+			}
 		}
 	}
 }
