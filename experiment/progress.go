@@ -293,8 +293,8 @@ func (m *costModel) finished(r Record) {
 }
 
 // factors returns the factor that turns each class's base cost into wall seconds
-// (0: no evidence), and the spread of the own factors of the probed classes with
-// finished runs (+Inf for fewer than three).
+// (0: no evidence), and the spread (standard deviation of the logarithms) of the own
+// factors of the probed classes with finished runs (+Inf for fewer than three).
 func (m *costModel) factors() (f []float64, spread float64) {
 	f = make([]float64, len(m.algo))
 	mean := 0.0
@@ -395,17 +395,20 @@ func (m *costModel) runEstimate(i int, f []float64) float64 {
 type runningRun struct {
 	i       int
 	elapsed float64
+	beside  bool // started while sizeRuns probed: slowed by the probes
 }
 
 // remaining returns the estimated wall seconds until the sweep ends: the factor of
 // each class is at least the time so far over the base cost of any of its runs in
-// progress, the runs in progress finish their estimated time (at least a tenth of the time they have run
-// already, when they overrun it), and the runs not started, next in todo order from
-// index next, go to whichever of the workers is free first. ok is false while the
-// model is estimating: no run has finished, or the runs whose class has no finished
-// run, a share u of the estimate, could put it off by more than a factor of 2 given
-// the spread s of the classes' factors (u·(s² − 1) > 1; s is +Inf below 3 classes). It costs
-// O(R log W) for R runs left and W workers.
+// progress, the runs in progress finish their estimated time (at least a tenth of the
+// time they have run already, when they overrun it), and the runs not started, next
+// in todo order from index next, go to whichever of the workers is free first. ok is
+// false while the model is estimating: no run has finished, or the runs whose class
+// has no finished run, a share u of the estimate, could put it off by more than a
+// factor of 2: u·(x − 1) > 1 with x = exp(2.5·σ·√(1/k + 1.57/n)), σ the log spread of
+// the factors of n ≥ 3 finished classes (+Inf below 3) and k the effective number of
+// classes the unowned share is spread over. It costs O(R log W + C) for R runs left,
+// W workers and C classes.
 func (m *costModel) remaining(running []runningRun, next, workers int) (secs float64, ok bool) {
 	if m.allCnt == 0 {
 		return 0, false
@@ -414,7 +417,11 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	// A run in progress for longer than its estimate shows that its class's factor is
 	// at least its time so far over its base cost (probes of the first steps from a
 	// point mass miss what later steps cost on a network the load spreads over slowly).
+	// A run started beside the probes is left out: they slowed it.
 	for _, r := range running {
+		if r.beside {
+			continue
+		}
 		id := m.class[r.i]
 		f[id] = max(f[id], r.elapsed/m.base(r.i))
 	}
@@ -455,8 +462,9 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	// a class's factor differs from it as the finished classes' factors do (log standard
 	// deviation σ over n classes, each class independent of the others), the unowned
 	// part, spread over classes as if over k of equal shares, is off by a log error of
-	// about σ·√(1/k + 1.57/n) (the second term: the median's own error); at twice that
-	// (x), the whole is off by at most 1 + u·(x − 1) for the share u of the unowned part.
+	// about σ·√(1/k + 1.57/n) (the second term: the median's own error). At 2.5 times
+	// that (x; the margin stands for the assumption of independent classes), the whole
+	// is off by at most 1 + u·(x − 1), u the unowned share of the estimate.
 	if unowned == 0 {
 		return secs, true
 	}
@@ -591,7 +599,7 @@ func (p *progress) eta() string {
 	var running []runningRun
 	for k, t := range p.started {
 		if i, ok := p.cost.byKey[k]; ok && !p.cost.done[i] {
-			running = append(running, runningRun{i, now.Sub(t).Seconds()})
+			running = append(running, runningRun{i, now.Sub(t).Seconds(), t.Before(p.start)})
 		}
 	}
 	next := p.begun

@@ -127,7 +127,7 @@ func simulateSweep(m *costModel, todo []Run, wall []float64, w int, dt float64, 
 		var running []runningRun
 		for _, s := range slots {
 			if s.run < len(todo) && s.from <= t {
-				running = append(running, runningRun{s.run, t - s.from})
+				running = append(running, runningRun{s.run, t - s.from, false})
 			}
 		}
 		est, ok := m.remaining(running, next, w)
