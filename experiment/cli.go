@@ -400,8 +400,9 @@ repository's .gitignore ignores *.db. Combine shards with tokendist merge.
 
 Progress goes to stderr: a bar on a terminal, a line every --every otherwise, with the
 runs done, failed and the elapsed time, and an ETA from the estimated cost of the
-remaining runs (their network size and step budget, at the wall time that finished runs
-of the same kind took).
+remaining runs (each run's network size and step budget, at the wall time that finished
+runs of the same kind took, shared among the workers); it reads "estimating" until the
+finished runs say enough.
 
 Exit status: 0 if every run of the shard is stored without failure, 1 if some failed or
 the sweep was interrupted, 2 for a bad file or flag.

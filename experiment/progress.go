@@ -1,56 +1,89 @@
 package experiment
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/registry"
 )
 
-// sizeBudget bounds the time newProgress spends sizing and probing the classes of
-// runs; classes left out are estimated from their work or the mean run.
+// sizeBudget bounds the time newProgress spends sizing and probing the runs; classes
+// left out are estimated from their work or the mean run, runs left out from the step
+// budget of their class.
 const sizeBudget = 10 * time.Second
 
 // probeTime is about how long newProgress spends timing the steps of one class.
-const probeTime = 50 * time.Millisecond
+const probeTime = 100 * time.Millisecond
+
+// probeDelta is the time that k steps must add to a 1-step run before the probe takes
+// their time per step: well above the stalls of a shared machine (a few milliseconds).
+const probeDelta = 0.02
+
+// minFactorWall is the mean wall time of a class's runs below which its factor does not
+// count towards the median and spread of the factors, when longer classes have run.
+const minFactorWall = 0.05
+
+// sizeAheadTime bounds the time each progress tick spends sizing the next runs.
+const sizeAheadTime = 20 * time.Millisecond
+
+// maxSizedTau bounds the runs with Stop.Tau sized beyond one per class: each computes
+// its network's λ_max into the registry's cache (64 networks), and sizing more runs
+// than the cache holds would evict the values before their runs use them.
+const maxSizedTau = 48
 
 // costModel estimates the wall time of a sweep's remaining runs. Runs are grouped into
 // classes that differ only by seed. Before the sweep, one run of each class is sized
 // (n, m and the step budget B its stop rule fixes: Stop.MaxSteps or τ) and probed
-// (probeRun): short runs give its setup time and time per step on this machine, so the
-// class's estimate is the setup plus B steps. Runs differ in cost by more than
-// (n + m)·B says (a setup that searches the whole network, memory locality), which a
-// probe sees and a formula does not.
+// (probeRun): short runs give its setup time and time per step on this machine. Then
+// the other runs are sized (sizeAhead), since B differs between seeds: τ depends on the
+// spectrum of each seed's random network (2935 to 6761 steps over five Barabási–Albert
+// networks of 1024 nodes, m = 3).
 //
-// During the sweep, a class with finished runs is estimated by their mean wall time;
-// another by its probe estimate times the ratio of the finished runs' wall time to
-// their probe estimates (the slow-down of parallel runs and of other load); a class
-// that could not be probed (no fixed budget, or the time for probing ran out) by its
-// work (n + m)·B (B = n when the balancer's own budget applies) at the wall time per
-// unit of work of the finished runs of its algorithm, else of all; else by the mean
-// finished run.
+// A run's base cost is its class's probe, setup + (B − 1)·step, else its work
+// (n + m)·B, else 1. A run's estimate is its base times a factor learnt from finished
+// runs (factors): for a class with finished runs, their wall time over their base cost
+// (with one pseudo-run at the factor of the other classes, so one odd run does not
+// decide it); else, for a probed class, the median of the probed classes' factors
+// weighted by wall time (the slow-down of parallel runs and of other load); for a class
+// with work only, the rate of the algorithm's runs, else of all; else the mean finished
+// run. remaining turns the estimates into the time left.
 type costModel struct {
-	class     []int          // class of each run, by its index in todo
-	byKey     map[string]int // run key → index in todo
-	algo      []string       // algorithm name of each class
-	work      []float64      // work of each class (0: not sized)
-	probe     []float64      // probe estimate of each class's wall seconds (0: none)
-	left      []int          // runs of each class not finished
-	sum       []float64      // summed wall seconds of each class's finished runs
-	cnt       []int          // finished runs of each class
-	algoWall  map[string]float64
-	algoWork  map[string]float64
-	wall, wrk float64 // over every finished run with work
-	pWall     float64 // wall seconds of the finished runs with a probe estimate
-	pEst      float64 // and their probe estimates
-	allWall   float64
-	allCnt    int
+	class []int          // class of each run, by its index in todo
+	steps []float64      // step budget of each run (0: not sized)
+	done  []bool         // each run finished
+	byKey map[string]int // run key → index in todo
+
+	algo    []string  // algorithm name of each class
+	nm      []float64 // n + m of each class (0: not sized)
+	cSteps  []float64 // step budget of the class's first run (0: none)
+	probed  []bool    // the class has a probe
+	setup   []float64 // probe: wall seconds of the setup and first step
+	perStep []float64 // probe: wall seconds of each further step
+
+	sSum []float64 // per class: summed step budgets of its sized runs
+	sCnt []int     // and their count
+
+	reg   *registry.Registry // for sizeAhead (nil: no sizing)
+	todo  []Run
+	sized []bool // each run sized (or tried)
+
+	cObs, cBase []float64 // per class: summed wall seconds and base costs of finished runs
+	cCnt        []int     // finished runs of each class
+
+	algoObs, algoWork map[string]float64
+	wObs, wWork       float64 // over finished runs of classes with work only
+	allObs            float64
+	allCnt            int
 }
 
 // classKey is the run's spec without its seed, as JSON.
@@ -61,58 +94,101 @@ func classKey(s registry.Spec) string {
 }
 
 func newCostModel(reg *registry.Registry, todo []Run) *costModel {
-	m := &costModel{byKey: map[string]int{}, algoWall: map[string]float64{}, algoWork: map[string]float64{}}
+	m := &costModel{byKey: map[string]int{}, algoObs: map[string]float64{}, algoWork: map[string]float64{}}
 	ids := map[string]int{}
-	var rep []registry.Spec
+	var rep []int // first run of each class
 	for i, r := range todo {
 		k := classKey(r.Spec)
 		id, ok := ids[k]
 		if !ok {
 			id = len(rep)
 			ids[k] = id
-			rep = append(rep, r.Spec)
+			rep = append(rep, i)
 			m.algo = append(m.algo, r.Spec.Algorithm.Name)
-			m.left = append(m.left, 0)
 		}
 		m.class = append(m.class, id)
 		m.byKey[r.Key] = i
-		m.left[id]++
 	}
-	m.work = make([]float64, len(rep))
-	m.probe = make([]float64, len(rep))
-	m.sum = make([]float64, len(rep))
-	m.cnt = make([]int, len(rep))
+	nc := len(rep)
+	m.steps = make([]float64, len(todo))
+	m.done = make([]bool, len(todo))
+	m.nm, m.cSteps = make([]float64, nc), make([]float64, nc)
+	m.probed, m.setup, m.perStep = make([]bool, nc), make([]float64, nc), make([]float64, nc)
+	m.cObs, m.cBase, m.cCnt = make([]float64, nc), make([]float64, nc), make([]int, nc)
+	m.sSum, m.sCnt = make([]float64, nc), make([]int, nc)
 	if reg == nil {
 		return m
 	}
 	deadline := time.Now().Add(sizeBudget)
-	for id, s := range rep {
+	sized := make([]bool, len(todo))
+	for id, i := range rep {
 		if time.Now().After(deadline) {
 			break
 		}
+		s := todo[i].Spec
+		sized[i] = true
 		sz, err := reg.Size(s)
 		if err != nil {
 			continue
 		}
-		b := float64(sz.MaxSteps)
-		if b <= 0 {
-			b = float64(sz.N)
-		}
-		m.work[id] = float64(sz.N+sz.Edges) * max(b, 1)
+		m.nm[id] = float64(sz.N + sz.Edges)
+		m.setSteps(i, sz.MaxSteps)
+		m.cSteps[id] = float64(sz.MaxSteps)
 		if sz.MaxSteps > 0 {
-			m.probe[id] = probeRun(reg, s, sz.MaxSteps, deadline)
+			m.setup[id], m.perStep[id], m.probed[id] = probeRun(reg, s, sz.MaxSteps, deadline)
 		}
 	}
+	m.reg, m.todo, m.sized = reg, todo, sized
+	m.sizeAhead(0, deadline)
 	return m
+}
+
+// setSteps records run i's step budget b.
+func (m *costModel) setSteps(i int, b int64) {
+	if b <= 0 {
+		return
+	}
+	m.steps[i] = float64(b)
+	m.sSum[m.class[i]] += float64(b)
+	m.sCnt[m.class[i]]++
+}
+
+// sizeAhead sizes the runs from index next on that are not sized yet, in todo order
+// (the order the workers take them), until deadline or maxSizedTau runs ahead of next
+// with Stop.Tau: those compute λ_max into the registry's cache just before their runs
+// read it there. Called before the sweep and then between progress lines, it keeps
+// every run's own step budget known shortly before the run starts, at the cost of
+// building each run's network once more.
+func (m *costModel) sizeAhead(next int, deadline time.Time) {
+	if m.reg == nil {
+		return
+	}
+	tau := 0
+	for i := next; i < len(m.todo) && time.Now().Before(deadline); i++ {
+		r := m.todo[i]
+		if r.Spec.Stop.Tau {
+			if tau++; tau > maxSizedTau {
+				return
+			}
+		}
+		if m.sized[i] || m.done[i] || m.cSteps[m.class[i]] <= 0 {
+			continue
+		}
+		m.sized[i] = true
+		if sz, err := m.reg.Size(r.Spec); err == nil {
+			m.setSteps(i, sz.MaxSteps)
+		}
+	}
 }
 
 // probeRun times short runs of s to estimate the wall seconds of the whole run with its
 // step budget: a run of 1 step (t1: the setup, network, loads, balancer and Init, and a
-// step), then runs of 1 + k steps for k = 8, 32, 128 ... until they take 5 ms more than
-// t1 or probeTime is spent, giving the time per step; the estimate is t1 plus budget − 1
-// steps. A run that ends within the probe is timed as it is. It returns 0 if a probe
-// run fails or deadline passes.
-func probeRun(reg *registry.Registry, s registry.Spec, budget int64, deadline time.Time) float64 {
+// step), then runs of 1 + k steps for k = 8, 32, 128 ... until they take probeDelta more
+// than t1 or probeTime is spent (each timing the least of two runs), giving the time per step. It returns t1 as setup and the
+// time per further step; a run that ends within the probe (k = budget − 1) gives the
+// step time that makes setup + (budget − 1)·step its time. ok is false if a probe run
+// fails or deadline passes.
+func probeRun(reg *registry.Registry, s registry.Spec, budget int64, deadline time.Time) (setup, step float64, ok bool) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	run := func(steps int64) (float64, bool) {
@@ -122,96 +198,308 @@ func probeRun(reg *registry.Registry, s registry.Spec, budget int64, deadline ti
 		out, err := reg.Run(ctx, p, &tokendist.RunOptions{Workers: 1})
 		return time.Since(t0).Seconds(), err == nil && out.Result.Status != tokendist.StatusFailed
 	}
-	t1, ok := run(1)
-	if !ok {
-		return 0
+	// best is the least of two timings of a run of the given steps: the probe shares
+	// the machine with the sweep's workers, and a stall of a few milliseconds, times the
+	// budget over k steps, would make a short run look like a long one.
+	best := func(steps int64) (float64, bool) {
+		a, ok := run(steps)
+		if !ok {
+			return 0, false
+		}
+		b, ok := run(steps)
+		return min(a, b), ok
+	}
+	if _, ok := run(1); !ok {
+		return 0, 0, false
 	}
 	if budget <= 1 {
-		return t1
+		t1, ok := best(1)
+		return t1, 0, ok
 	}
 	// The first run also fills the registry's per-network caches (λ_max, the peripheral
 	// node), which the sweep's runs of the same network then share: time one step again,
 	// so that the setup is not counted as the cost of the steps (nor subtracted from it).
-	if t1, ok = run(1); !ok {
-		return 0
+	t1, ok := best(1)
+	if !ok {
+		return 0, 0, false
 	}
 	stop := time.Now().Add(probeTime)
 	for k := int64(8); ; k *= 4 {
 		k = min(k, budget-1)
-		tk, ok := run(1 + k)
+		tk, ok := best(1 + k)
 		if !ok {
-			return 0
+			return 0, 0, false
 		}
-		if k == budget-1 {
-			return tk
+		if k == budget-1 || tk-t1 >= probeDelta || time.Now().After(stop) {
+			return t1, max(tk-t1, 0) / float64(k), true
 		}
-		if tk-t1 >= 0.005 || time.Now().After(stop) {
-			return t1 + max(tk-t1, 0)/float64(k)*float64(budget-1)
-		}
+	}
+}
+
+// runSteps is run i's step budget, or the mean of its class's sized runs when the run
+// was not sized.
+func (m *costModel) runSteps(i int) float64 {
+	if m.steps[i] > 0 {
+		return m.steps[i]
+	}
+	if id := m.class[i]; m.sCnt[id] > 0 {
+		return m.sSum[id] / float64(m.sCnt[id])
+	}
+	return 0
+}
+
+// base is run i's base cost: its class's probe estimate, else its work, else 1.
+func (m *costModel) base(i int) float64 {
+	id := m.class[i]
+	b := max(m.runSteps(i), 1)
+	switch {
+	case m.probed[id]:
+		return max(m.setup[id]+m.perStep[id]*(b-1), 1e-6)
+	case m.nm[id] > 0:
+		return m.nm[id] * b
+	}
+	return 1
+}
+
+// skip records a finished run without learning from its wall time.
+func (m *costModel) skip(r Record) {
+	if i, ok := m.byKey[r.Run.Key]; ok {
+		m.done[i] = true
 	}
 }
 
 // finished records a finished run.
 func (m *costModel) finished(r Record) {
 	i, ok := m.byKey[r.Run.Key]
-	if !ok {
+	if !ok || m.done[i] {
 		return
 	}
+	m.done[i] = true
 	id := m.class[i]
-	w := r.Wall.Seconds()
-	m.left[id]--
-	m.sum[id] += w
-	m.cnt[id]++
-	m.allWall += w
+	w, b := r.Wall.Seconds(), m.base(i)
+	m.cObs[id] += w
+	m.cBase[id] += b
+	m.cCnt[id]++
+	m.allObs += w
 	m.allCnt++
-	if m.work[id] > 0 {
-		m.algoWall[m.algo[id]] += w
-		m.algoWork[m.algo[id]] += m.work[id]
-		m.wall += w
-		m.wrk += m.work[id]
-	}
-	if m.probe[id] > 0 {
-		m.pWall += w
-		m.pEst += m.probe[id]
+	switch {
+	case m.probed[id]:
+	case m.nm[id] > 0:
+		m.algoObs[m.algo[id]] += w
+		m.algoWork[m.algo[id]] += b
+		m.wObs += w
+		m.wWork += b
 	}
 }
 
-// remaining returns the estimated wall seconds of the runs not finished (summed over
-// runs) and of the longest one, or ok false before any run finished.
-func (m *costModel) remaining() (sum, longest float64, ok bool) {
-	if m.allCnt == 0 {
-		return 0, 0, false
+// factors returns the factor that turns each class's base cost into wall seconds
+// (0: no evidence), and the spread (standard deviation of the logarithms) of the own
+// factors of the probed classes with finished runs (+Inf for fewer than three).
+func (m *costModel) factors() (f []float64, spread float64) {
+	f = make([]float64, len(m.algo))
+	mean := 0.0
+	if m.allCnt > 0 {
+		mean = m.allObs / float64(m.allCnt)
 	}
-	mean := m.allWall / float64(m.allCnt)
-	calib := 1.0
-	if m.pEst > 0 {
-		calib = m.pWall / m.pEst
+	// The factor of the probed classes is the median of their own factors, each
+	// weighted by its finished runs' wall time: a probe thrown far off by a stall of the
+	// machine sets its class's factor, not the others', and runs of milliseconds, whose
+	// factors are mostly noise, weigh little.
+	// Classes whose runs take less than minFactorWall are left out while others are
+	// there: their factors measure the overhead of a run more than its steps.
+	var pf, short []weighted
+	for id := range m.algo {
+		if m.probed[id] && m.cCnt[id] > 0 {
+			v := weighted{m.cObs[id] / m.cBase[id], m.cObs[id]}
+			if m.cObs[id] >= minFactorWall*float64(m.cCnt[id]) {
+				pf = append(pf, v)
+			} else {
+				short = append(short, v)
+			}
+		}
 	}
-	for id, left := range m.left {
-		if left <= 0 {
+	if len(pf) == 0 {
+		pf = short
+	}
+	pmed := quantile(pf, 0.5) // sorts pf
+	// The spread is the standard deviation of the logarithms of the factors,
+	// unweighted: a class is a sample of how far probes miss, whatever its runs' length.
+	spread = math.Inf(1)
+	if n := len(pf); n >= 3 {
+		var mean, sq float64
+		for _, v := range pf {
+			mean += math.Log(v.x)
+		}
+		mean /= float64(n)
+		for _, v := range pf {
+			sq += (math.Log(v.x) - mean) * (math.Log(v.x) - mean)
+		}
+		spread = math.Sqrt(sq / float64(n-1))
+	}
+	for id := range m.algo {
+		var g float64 // the factor of the other classes with the same kind of base
+		switch {
+		case m.probed[id] && pmed > 0:
+			g = pmed
+		case !m.probed[id] && m.nm[id] > 0 && m.algoWork[m.algo[id]] > 0:
+			g = m.algoObs[m.algo[id]] / m.algoWork[m.algo[id]]
+		case !m.probed[id] && m.nm[id] > 0 && m.wWork > 0:
+			g = m.wObs / m.wWork
+		case !m.probed[id] && m.nm[id] == 0:
+			g = mean
+		}
+		if m.cCnt[id] > 0 {
+			if g > 0 { // one pseudo-run of the class's mean base at g
+				pb := m.cBase[id] / float64(m.cCnt[id])
+				f[id] = (m.cObs[id] + g*pb) / (m.cBase[id] + pb)
+			} else {
+				f[id] = m.cObs[id] / m.cBase[id]
+			}
 			continue
 		}
-		var e float64
-		switch {
-		case m.cnt[id] > 0:
-			e = m.sum[id] / float64(m.cnt[id])
-		case m.probe[id] > 0:
-			e = m.probe[id] * calib
-		case m.work[id] > 0 && m.algoWork[m.algo[id]] > 0:
-			e = m.work[id] * m.algoWall[m.algo[id]] / m.algoWork[m.algo[id]]
-		case m.work[id] > 0 && m.wrk > 0:
-			e = m.work[id] * m.wall / m.wrk
-		default:
-			e = mean
-		}
-		sum += float64(left) * e
-		longest = max(longest, e)
+		f[id] = g
 	}
-	return sum, longest, true
+	return f, spread
+}
+
+// weighted is a value with a weight.
+type weighted struct{ x, w float64 }
+
+// quantile returns the q-quantile of the values in xs by weight (the least x with at
+// least q of the weight at or below it; 0 for none), sorting xs. O(len(xs) log len(xs)).
+func quantile(xs []weighted, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].x < xs[j].x })
+	var tot float64
+	for _, v := range xs {
+		tot += v.w
+	}
+	var acc float64
+	for _, v := range xs {
+		acc += v.w
+		if acc >= q*tot {
+			return v.x
+		}
+	}
+	return xs[len(xs)-1].x
+}
+
+// runEstimate returns the estimated wall seconds of run i under the factors f.
+func (m *costModel) runEstimate(i int, f []float64) float64 {
+	return m.base(i) * f[m.class[i]]
+}
+
+// runningRun is a run in progress: its index in todo and seconds since it started.
+type runningRun struct {
+	i       int
+	elapsed float64
+	beside  bool // started while sizeRuns probed: slowed by the probes
+}
+
+// remaining returns the estimated wall seconds until the sweep ends: the factor of
+// each class is at least the time so far over the base cost of any of its runs in
+// progress, the runs in progress finish their estimated time (at least a tenth of the
+// time they have run already, when they overrun it), and the runs not started, next
+// in todo order from index next, go to whichever of the workers is free first. ok is
+// false while the model is estimating: no run has finished, or the runs whose class
+// has no finished run, a share u of the estimate, could put it off by more than a
+// factor of 2: u·(x − 1) > 1 with x = exp(2.5·σ·√(1/k + 1.57/n)), σ the log spread of
+// the factors of n ≥ 3 finished classes (+Inf below 3) and k the effective number of
+// classes the unowned share is spread over. It costs O(R log W + C) for R runs left,
+// W workers and C classes.
+func (m *costModel) remaining(running []runningRun, next, workers int) (secs float64, ok bool) {
+	if m.allCnt == 0 {
+		return 0, false
+	}
+	f, spread := m.factors()
+	// A run in progress for longer than its estimate shows that its class's factor is
+	// at least its time so far over its base cost (probes of the first steps from a
+	// point mass miss what later steps cost on a network the load spreads over slowly).
+	// A run started beside the probes is left out: they slowed it.
+	for _, r := range running {
+		if r.beside {
+			continue
+		}
+		id := m.class[r.i]
+		f[id] = max(f[id], r.elapsed/m.base(r.i))
+	}
+	var unowned, total float64
+	uc := make([]float64, len(m.algo)) // per class without finished runs: its estimate
+	free := make(minHeap, 0, max(workers, len(running)))
+	for _, r := range running {
+		e := m.runEstimate(r.i, f)
+		rem := max(e-r.elapsed, r.elapsed/10)
+		free = append(free, rem)
+		total += rem
+		if m.cCnt[m.class[r.i]] == 0 {
+			unowned += rem
+			uc[m.class[r.i]] += rem
+		}
+	}
+	for len(free) < workers {
+		free = append(free, 0)
+	}
+	heap.Init(&free)
+	for i := next; i < len(m.class); i++ {
+		if m.done[i] {
+			continue
+		}
+		e := m.runEstimate(i, f)
+		total += e
+		if m.cCnt[m.class[i]] == 0 {
+			unowned += e
+			uc[m.class[i]] += e
+		}
+		free[0] += e
+		heap.Fix(&free, 0)
+	}
+	for _, t := range free {
+		secs = max(secs, t)
+	}
+	// The runs of classes without finished runs are estimated at the median factor. If
+	// a class's factor differs from it as the finished classes' factors do (log standard
+	// deviation σ over n classes, each class independent of the others), the unowned
+	// part, spread over classes as if over k of equal shares, is off by a log error of
+	// about σ·√(1/k + 1.57/n) (the second term: the median's own error). At 2.5 times
+	// that (x; the margin stands for the assumption of independent classes), the whole
+	// is off by at most 1 + u·(x − 1), u the unowned share of the estimate.
+	if unowned == 0 {
+		return secs, true
+	}
+	var sq float64
+	for _, e := range uc {
+		sq += e * e
+	}
+	k := unowned * unowned / sq
+	n := 0
+	for id := range m.algo {
+		if m.probed[id] && m.cCnt[id] > 0 {
+			n++
+		}
+	}
+	x := math.Exp(2.5 * spread * math.Sqrt(1/k+1.57/float64(max(n, 1))))
+	return secs, (unowned/total)*(x-1) <= 1
+}
+
+// minHeap is a min-heap of worker free times.
+type minHeap []float64
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // progress draws a bar on a terminal or prints plain lines periodically: runs done of
-// the total, failures, elapsed time and the ETA of the cost model.
+// the total, failures, elapsed time and the ETA of the cost model. begin may be called
+// from the workers; the other methods from one goroutine.
 type progress struct {
 	w        io.Writer
 	term     bool
@@ -224,54 +512,114 @@ type progress struct {
 	cost     *costModel
 	start    time.Time
 	lastLine time.Time
+
+	mu      sync.Mutex
+	started map[string]time.Time // runs in progress: start time by key
+	begun   int                  // runs started, a prefix of todo in dispatch order
 }
 
-func newProgress(o SweepOptions, reg *registry.Registry, todo []Run, skipped, workers int) *progress {
-	p := &progress{w: o.Progress, term: o.Terminal, every: o.Every, total: len(todo), skipped: skipped, workers: max(workers, 1), start: time.Now()}
+// newProgressShell returns the progress display without its cost model, so that the
+// workers can report starts (begin) while sizeRuns sizes and probes.
+func newProgressShell(o SweepOptions, todo []Run, skipped, workers int) *progress {
+	p := &progress{w: o.Progress, term: o.Terminal, every: o.Every, total: len(todo), skipped: skipped, workers: max(workers, 1), start: time.Now(),
+		started: map[string]time.Time{}}
 	if p.every <= 0 {
 		p.every = 10 * time.Second
 	}
 	p.lastLine = p.start
-	if p.w != nil {
-		if reg != nil && len(todo) > 0 {
-			fmt.Fprintf(p.w, "sweep: sizing and timing each kind of run for the ETA (about %s)\n", sizeBudget)
-		}
-		p.cost = newCostModel(reg, todo)
-		fmt.Fprintf(p.w, "sweep: %d runs to do, %d already in the database\n", len(todo), skipped)
-		p.start = time.Now() // sizing the runs is not part of their ETA
-		p.lastLine = p.start
-	}
 	return p
 }
 
+// sizeRuns builds the cost model (sizing and probing the runs, at most sizeBudget) and
+// prints the count of runs to do.
+func (p *progress) sizeRuns(reg *registry.Registry, todo []Run) {
+	if p.w == nil {
+		return
+	}
+	if reg != nil && len(todo) > 0 {
+		fmt.Fprintf(p.w, "sweep: sizing and timing each kind of run for the ETA (at most %s)\n", sizeBudget)
+	}
+	p.cost = newCostModel(reg, todo)
+	fmt.Fprintf(p.w, "sweep: %d runs to do, %d already in the database\n", len(todo), p.skipped)
+	p.start = time.Now() // sizing the runs is not part of their ETA
+	p.lastLine = p.start
+}
+
+func newProgress(o SweepOptions, reg *registry.Registry, todo []Run, skipped, workers int) *progress {
+	p := newProgressShell(o, todo, skipped, workers)
+	p.sizeRuns(reg, todo)
+	return p
+}
+
+// begin records that a worker started the run with key k. Safe for concurrent use.
+func (p *progress) begin(k string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.started[k] = time.Now()
+	p.begun++
+	p.mu.Unlock()
+}
+
+// add records finished runs. A run that spent more than a quarter of its time while
+// sizeRuns probed (the workers start at once) counts as done but not as evidence: the
+// probes slowed it, and its class's factor would overstate the runs that follow.
 func (p *progress) add(recs []Record, failed int) {
 	p.done += len(recs)
 	p.failed = failed
+	p.mu.Lock()
+	slowed := make([]bool, len(recs))
+	for j, r := range recs {
+		if t0, ok := p.started[r.Run.Key]; ok && p.start.Sub(t0) > r.Wall/4 {
+			slowed[j] = true
+		}
+		delete(p.started, r.Run.Key)
+	}
+	p.mu.Unlock()
 	if p.cost != nil {
-		for _, r := range recs {
-			p.cost.finished(r)
+		for j, r := range recs {
+			if slowed[j] {
+				p.cost.skip(r)
+			} else {
+				p.cost.finished(r)
+			}
 		}
 	}
 }
 
-// eta returns the estimated time left: the estimated wall time of the remaining runs
-// shared among the workers, and at least the longest remaining run's; "?" before the
-// first run finishes.
+// eta returns the estimated time left (costModel.remaining), "estimating" while the
+// model lacks evidence, "?" without a model.
 func (p *progress) eta() string {
 	if p.cost == nil {
 		return "?"
 	}
-	sum, longest, ok := p.cost.remaining()
-	if !ok {
-		return "?"
+	now := time.Now()
+	p.mu.Lock()
+	var running []runningRun
+	for k, t := range p.started {
+		if i, ok := p.cost.byKey[k]; ok && !p.cost.done[i] {
+			running = append(running, runningRun{i, now.Sub(t).Seconds(), t.Before(p.start)})
+		}
 	}
-	left := max(sum/float64(min(p.workers, max(p.total-p.done, 1))), longest)
+	next := p.begun
+	p.mu.Unlock()
+	left, ok := p.cost.remaining(running, next, p.workers)
+	if !ok {
+		return "estimating"
+	}
 	return time.Duration(left * float64(time.Second)).Round(time.Second).String()
 }
 
 func (p *progress) tick() {
 	if p.w == nil {
 		return
+	}
+	if p.cost != nil {
+		p.mu.Lock()
+		next := p.begun
+		p.mu.Unlock()
+		p.cost.sizeAhead(next, time.Now().Add(sizeAheadTime))
 	}
 	el := time.Since(p.start).Round(time.Second)
 	if p.term {

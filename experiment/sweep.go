@@ -202,6 +202,7 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 	defer cancel()
 	jobs := make(chan Run)
 	results := make(chan Record, 4*workers)
+	prog := newProgressShell(o, todo, st.Skipped, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -213,6 +214,7 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 				}
 				t0 := time.Now()
 				fl.add(r)
+				prog.begin(r.Key)
 				out, err := runSafely(wctx, reg, r, &tokendist.RunOptions{Workers: 1})
 				wall := time.Since(t0)
 				if wctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || out.Result.Status == tokendist.StatusCanceled) {
@@ -240,7 +242,7 @@ func sweep(ctx context.Context, reg *registry.Registry, runs []Run, db *DB, o Sw
 		wg.Wait()
 		close(results)
 	}()
-	prog := newProgress(o, reg, todo, st.Skipped, workers)
+	prog.sizeRuns(reg, todo) // while the workers run
 	var pending []Record
 	var werr error
 	flush := func() {

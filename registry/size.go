@@ -58,7 +58,7 @@ func (r *Registry) Size(s Spec) (RunSize, error) {
 		if err != nil {
 			return out, wrapf(err, "stop tau")
 		}
-		tau, err := tokendist.BalancingTime(sp.LambdaMax, g.Order(), max(out.InitialDiscrepancy, 1))
+		tau, err := tokendist.BalancingTime(sp.Upper, g.Order(), max(out.InitialDiscrepancy, 1))
 		if err != nil {
 			return out, wrapf(err, "stop tau")
 		}

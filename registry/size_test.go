@@ -18,6 +18,10 @@ func TestSize(t *testing.T) {
 			Stop: StopRule{Tau: true, MaxSteps: 7, NoStability: true}},
 		{Network: ch("random-regular", "n", 40, "d", 3), Loads: ch("random-range", "hi", 9), Algorithm: ch("random-matching"), Seed: 2,
 			Stop: StopRule{MaxSteps: 11, NoStability: true}},
+		// A random network whose certified upper bound on λ_max is above the Lanczos
+		// value: τ comes from the bound, in Size as in the run.
+		{Network: ch("erdos-renyi", "n", 256, "p", 0.03), Loads: ch("point-mass", "tokens", 100000), Algorithm: ch("randomized-diffusion"), Seed: 1,
+			Stop: StopRule{Tau: true, NoStability: true}},
 	} {
 		sz, err := r.Size(s)
 		require.NoError(t, err)
