@@ -265,3 +265,59 @@ func TestSelectRunNumericKeyPrefix(t *testing.T) {
 	_, err = selectRun(runs, "-1")
 	require.ErrorContains(t, err, "--run -1: the file has runs 0..2")
 }
+
+// animateNetworks are the networks TestAnimateEveryAlgorithm tries, in order, for an
+// algorithm: the first it accepts is drawn (the ring for KS-BF, the hypercube for
+// Balance, a tree for the perfect-tree protocol and the tree algorithms).
+var animateNetworks = []string{
+	"name: torus\n    sides: [4, 4]",
+	"name: hypercube\n    d: 3",
+	"name: kary-tree\n    height: 3",
+	"name: ring\n    n: 8",
+	"name: complete\n    n: 6",
+}
+
+// TestAnimateEveryAlgorithm: tokendist animate writes a GIF and an HTML page of a run
+// of every algorithm of the default registry, with its default parameters, on the
+// first network of animateNetworks it accepts: the GIF decodes, with more than one
+// frame, and the page is self-contained SVG (package animate's tests check that the
+// frames show the loads).
+func TestAnimateEveryAlgorithm(t *testing.T) {
+	entries := registry.Default().Entries(registry.KindAlgorithm)
+	require.GreaterOrEqual(t, len(entries), 10)
+	dir := t.TempDir()
+	for _, e := range entries {
+		drawn := ""
+		var tried []string
+		for i, netSpec := range animateNetworks {
+			file := filepath.Join(dir, fmt.Sprintf("%s-%d.yaml", e.Name, i))
+			text := fmt.Sprintf("networks:\n  - %s\nloads:\n  - name: uniform-random\n    tokens: 64\nalgorithms: [%s]\nstop:\n  max_steps: 12\n  no_stability: true\nseeds: 1\n", netSpec, e.Name)
+			if e.Name == "ring" { // Gao and Rosenberg's dag grows from one task on node 0
+				text = strings.Replace(text, "name: uniform-random\n    tokens: 64", "name: point-mass\n    tokens: 1", 1)
+			}
+			require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+			gifOut := filepath.Join(dir, e.Name+".gif")
+			code, _, errs := runMain(t, "animate", file, "--out", gifOut)
+			if code != ExitOK {
+				tried = append(tried, errs)
+				continue
+			}
+			b, err := os.ReadFile(gifOut)
+			require.NoError(t, err)
+			g, err := gif.DecodeAll(bytes.NewReader(b))
+			require.NoError(t, err, e.Name)
+			require.Greater(t, len(g.Image), 1, e.Name)
+			htmlOut := filepath.Join(dir, e.Name+".html")
+			code, _, errs = runMain(t, "animate", file, "--out", htmlOut)
+			require.Equal(t, ExitOK, code, "%s: %s", e.Name, errs)
+			page, err := os.ReadFile(htmlOut)
+			require.NoError(t, err)
+			require.Contains(t, string(page), "<svg", e.Name)
+			require.NotContains(t, string(page), "http://cdn", e.Name)
+			drawn = strings.SplitN(netSpec, "\n", 2)[0]
+			break
+		}
+		require.NotEmpty(t, drawn, "%s: no network of animateNetworks was animated:\n%s", e.Name, strings.Join(tried, "\n"))
+		t.Logf("%s: %s", e.Name, drawn)
+	}
+}
