@@ -374,7 +374,10 @@ func (n *Node) frame(f inFrame) {
 // flush persists the node's Ready, and only then sends its datagrams.
 func (n *Node) flush() error {
 	if n.nd.HasReady() {
-		rd := n.nd.Ready()
+		rd, err := n.nd.Ready()
+		if err != nil {
+			return err
+		}
 		if rd.State != nil {
 			if err := n.save(rd.State); err != nil {
 				return err
