@@ -164,3 +164,32 @@ func TestIntervalFloor(t *testing.T) {
 		}
 	}
 }
+
+// flood adds k tokens to node 0 at each call (or reports negative arrivals).
+type flood struct{ k int64 }
+
+func (flood) Init(*tokendist.State) error { return nil }
+func (f flood) Apply(s *tokendist.State) (int64, int64, error) {
+	if f.k < 0 {
+		return f.k, 0, nil
+	}
+	s.Loads[0] += f.k
+	return f.k, 0, nil
+}
+
+// TestWorkloadOverflow: a workload whose arrivals would take the total past the int64
+// range is refused with ErrBadLoads, as Run refuses it, and one reporting negative
+// arrivals with ErrBadParameter; the run fails before the loads change.
+func TestWorkloadOverflow(t *testing.T) {
+	g, _ := tokendist.Ring(4)
+	res, err := Simulate(context.Background(), g, sharePrograms{}, tokendist.Loads{1, 1, 1, 1},
+		&Options{Workload: flood{1 << 62}, MaxTime: 10})
+	if !errors.Is(err, tokendist.ErrBadLoads) || res.Status != tokendist.StatusFailed || res.Arrived != 1<<62 {
+		t.Errorf("overflow: %v %v, arrived %d", res.Status, err, res.Arrived)
+	}
+	res, err = Simulate(context.Background(), g, sharePrograms{}, tokendist.Loads{1, 1, 1, 1},
+		&Options{Workload: flood{-1}, MaxTime: 10})
+	if !errors.Is(err, tokendist.ErrBadParameter) || res.Status != tokendist.StatusFailed || !strings.Contains(err.Error(), "-1 arrivals") {
+		t.Errorf("negative: %v %v", res.Status, err)
+	}
+}

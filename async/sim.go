@@ -798,6 +798,13 @@ func (s *sim) workload() error {
 	if err != nil {
 		return errs.Wrapf(err, "workload %v at time %g", s.opts.Workload, s.now)
 	}
+	if a < 0 || c < 0 {
+		return errs.BadParam("workload %v reported %d arrivals and %d completions at time %g", s.opts.Workload, a, c, s.now)
+	}
+	if a > math.MaxInt64-s.res.Arrived || s.expected > math.MaxInt64-a {
+		// As Run refuses it (the run's total must fit an int64).
+		return fmt.Errorf("%w: workload %v overflows the total at time %g", tokendist.ErrBadLoads, s.opts.Workload, s.now)
+	}
 	st.Arrived += a
 	st.Completed += c
 	s.res.Arrived += a
