@@ -71,7 +71,9 @@ type Result struct {
 	// StatusMaxSteps at MaxTime or MaxEvents, StatusCanceled for the context and
 	// StatusFailed with an error.
 	Status tokendist.Status
-	// Loads are the final loads (the persisted ones: a down node's are its storage's).
+	// Loads are the final loads, the persisted ones (a down node's are its storage's;
+	// after a program's failure, the loads of the last persisted states, which with
+	// InFlight still account for every token).
 	Loads tokendist.Loads
 	// Moved and Messages are the sums of the programs' node.Context counters.
 	Moved, Messages int64
