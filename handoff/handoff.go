@@ -172,12 +172,12 @@ type Machine struct {
 	stats   Stats
 	started bool
 
-	itemMode bool
-	items    []uint64 // item mode: the IDs held; len(items) == ctx.Load between calls
-
 	// idle is the program's Idle, evaluated under recover right after each call of
 	// Start, Receive, Tick and RestoreState (the only calls that change its state).
 	idle bool
+
+	itemMode bool
+	items    []uint64 // item mode: the IDs held; len(items) == ctx.Load between calls
 }
 
 // CountMachine is a Machine whose tokens are counts: the host's work changes the load
