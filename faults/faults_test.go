@@ -127,9 +127,13 @@ func TestMinInterval(t *testing.T) {
 	if err := Constant(1e-300).Validate(); err == nil || !strings.Contains(err.Error(), "1e-300") {
 		t.Errorf("Delay.Validate: %v", err)
 	}
-	// Drift shortens every tick interval: 1e-3 with Drift 0.9999 is 1e-7.
-	m := Model{TickInterval: []float64{1e-3}, Drift: 0.9999}
-	if err := m.Validate(1); err == nil || !strings.Contains(err.Error(), "TickInterval[0] = 0.001") {
+	// Drift shortens every tick interval: 1.5e-6 with Drift 0.5 is 7.5e-7.
+	m := Model{TickInterval: []float64{1.5e-6}, Drift: 0.5}
+	if err := m.Validate(1); err == nil || !strings.Contains(err.Error(), "TickInterval[0] = 1.5e-06: with Drift 0.5 the tick interval 7.5e-07") {
 		t.Errorf("drifted tick interval: %v", err)
+	}
+	m = Model{CrashRate: 2e6}
+	if err := m.Validate(1); err == nil || !strings.Contains(err.Error(), "CrashRate 2e+06 (want 0 ≤ CrashRate ≤ 1/MinInterval = 1e+06)") {
+		t.Errorf("crash rate: %v", err)
 	}
 }
