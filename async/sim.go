@@ -219,7 +219,9 @@ type sim struct {
 // every opts.CheckEvery events and at the end; a violation fails the run with a
 // *ConservationError. The run ends when every program is idle, no data is in flight
 // and no node is down (StatusDone), or at a bound. Errors start with "tokendist: " and
-// name the bad value; a program's error or panic fails the run naming the node. The
+// name the bad value; a program's error or panic (in any of its methods) fails the run
+// naming the node and the method, and a sum of the nodes' Moved or Messages that would
+// overflow int64 fails it with an error wrapping tokendist.ErrOverflow, as Run's. The
 // run is deterministic in (net, loads, programs, opts) and starts no goroutine. Cost:
 // O(log(events pending)) per event plus the programs' calls and a node's state
 // encoding per event that changes it; memory O(n + m + pending events + logs).
