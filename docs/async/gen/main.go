@@ -285,8 +285,8 @@ func threshold1(rows []row) (string, error) {
 	return b.String(), nil
 }
 
-// diffusion: per fault and patience, the mean (largest) discrepancy on each network and
-// the mean simulated time on the first.
+// diffusion: per fault and patience, the mean (largest) discrepancy and the mean
+// simulated time on each network (the networks in the order of their names).
 func diffusion(rows []row) (string, error) {
 	var nets []string
 	for _, r := range rows {
@@ -294,6 +294,7 @@ func diffusion(rows []row) (string, error) {
 			nets = append(nets, r.network)
 		}
 	}
+	slices.Sort(nets)
 	keys, by := group(rows, func(r row) (string, int) {
 		return fmt.Sprintf("| %s | %d |", r.fault, r.patience), r.faultRank*10 + int(r.patience)
 	})
@@ -302,31 +303,30 @@ func diffusion(rows []row) (string, error) {
 	for _, n := range nets {
 		b.WriteString(" " + n + " |")
 	}
-	b.WriteString(" time (" + nets[0] + ") |\n|---|---|" + strings.Repeat("---|", len(nets)+1) + "\n")
+	for _, n := range nets {
+		b.WriteString(" time, " + n + " |")
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", 2*len(nets)) + "\n")
 	for _, k := range keys {
 		b.WriteString(k)
-		var times []float64
-		for i, n := range nets {
-			var ds []float64
+		var times []string
+		for _, n := range nets {
+			var ds, ts []float64
 			for _, r := range by[k] {
 				if r.network == n {
 					ds = append(ds, r.discrepancy)
-					if i == 0 {
-						times = append(times, r.time)
-					}
+					ts = append(ts, r.time)
 				}
 			}
 			if len(ds) == 0 {
 				b.WriteString(" – |")
+				times = append(times, " – |")
 				continue
 			}
 			fmt.Fprintf(&b, " %.1f (%s) |", mean(ds), g(slices.Max(ds)))
+			times = append(times, " "+thousands(mean(ts))+" |")
 		}
-		if len(times) == 0 {
-			b.WriteString(" – |\n")
-			continue
-		}
-		fmt.Fprintf(&b, " %s |\n", thousands(mean(times)))
+		b.WriteString(strings.Join(times, "") + "\n")
 	}
 	return b.String(), nil
 }
