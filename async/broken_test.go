@@ -63,8 +63,11 @@ func (n *brokenNode) Step(d handoff.Datagram) error {
 // Ready sends the acks (brokenAckBeforePersist) or every datagram
 // (brokenSendBeforePersist) at once, before the simulator persists the State (and
 // before its crash point faults.CrashBeforePersist), and leaves the rest to the simulator.
-func (n *brokenNode) Ready() handoff.Ready {
-	rd := n.counter.Ready()
+func (n *brokenNode) Ready() (handoff.Ready, error) {
+	rd, err := n.counter.Ready()
+	if err != nil {
+		return rd, err
+	}
 	switch n.b {
 	case brokenSendBeforePersist:
 		n.s.sendAll(n.v, rd.Datagrams, handoff.DatagramData)
@@ -80,5 +83,5 @@ func (n *brokenNode) Ready() handoff.Ready {
 		}
 		rd.Datagrams = data
 	}
-	return rd
+	return rd, nil
 }

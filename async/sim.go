@@ -41,9 +41,10 @@ type Options struct {
 	// RetransmitTicks is handoff.Config.RetransmitTicks (0:
 	// handoff.DefaultRetransmitTicks).
 	RetransmitTicks int64
-	// Workload, when not nil, changes the loads every WorkloadEvery time units (its
-	// Apply sees a tokendist.State of the current loads with Steps counting its calls);
-	// a run with a workload ends only at MaxTime, MaxEvents or the context.
+	// Workload, when not nil, changes the loads every WorkloadEvery time units (0: 1;
+	// a positive WorkloadEvery below faults.MinInterval, negative, NaN or infinite is an
+	// error); its Apply sees a tokendist.State of the current loads with Steps counting
+	// its calls; a run with a workload ends only at MaxTime, MaxEvents or the context.
 	Workload      tokendist.Workload
 	WorkloadEvery float64
 	// MaxTime and MaxEvents bound the run (0: DefaultMaxTime, DefaultMaxEvents); the
@@ -55,10 +56,11 @@ type Options struct {
 	// O(1) per event amortized); the O(1) checks run after every event regardless.
 	CheckEvery int64
 	// Observer, when not nil, receives a Snapshot of the run at the start, every
-	// ObserveEvery time units (0: 1; negative, NaN or infinite is an error) and at the
-	// end (see Observer for the contract). Each snapshot costs O(n + m + datagrams in
-	// flight), so a run makes about Result.Time/ObserveEvery of them at that cost; nil
-	// (the zero value) observes nothing and costs nothing (one comparison per event).
+	// ObserveEvery time units (0: 1; a positive value below faults.MinInterval,
+	// negative, NaN or infinite is an error) and at the end (see Observer for the
+	// contract). Each snapshot costs O(n + m + datagrams in flight), so a run makes
+	// about Result.Time/ObserveEvery of them at that cost; nil (the zero value) observes
+	// nothing and costs nothing (one comparison per event).
 	Observer     Observer
 	ObserveEvery float64
 }
@@ -69,7 +71,9 @@ type Result struct {
 	// StatusMaxSteps at MaxTime or MaxEvents, StatusCanceled for the context and
 	// StatusFailed with an error.
 	Status tokendist.Status
-	// Loads are the final loads (the persisted ones: a down node's are its storage's).
+	// Loads are the final loads, the persisted ones (a down node's are its storage's;
+	// after a program's failure, the loads of the last persisted states, which with
+	// InFlight still account for every token).
 	Loads tokendist.Loads
 	// Moved and Messages are the sums of the programs' node.Context counters.
 	Moved, Messages int64
@@ -115,10 +119,10 @@ type nodeMachine interface {
 	Tick(now int64) error
 	SetLoad(int64) error
 	HasReady() bool
-	Ready() handoff.Ready
+	Ready() (handoff.Ready, error)
 	Advance()
 	NodeContext() *node.Context
-	Program() node.Program
+	ProgramIdle() bool
 	Stats() handoff.Stats
 	Idle() bool
 	Unacked() int
@@ -215,7 +219,9 @@ type sim struct {
 // every opts.CheckEvery events and at the end; a violation fails the run with a
 // *ConservationError. The run ends when every program is idle, no data is in flight
 // and no node is down (StatusDone), or at a bound. Errors start with "tokendist: " and
-// name the bad value; a program's error or panic fails the run naming the node. The
+// name the bad value; a program's error or panic (in any of its methods) fails the run
+// naming the node and the method, and a sum of the nodes' Moved or Messages that would
+// overflow int64 fails it with an error wrapping tokendist.ErrOverflow, as Run's. The
 // run is deterministic in (net, loads, programs, opts) and starts no goroutine. Cost:
 // O(log(events pending)) per event plus the programs' calls and a node's state
 // encoding per event that changes it; memory O(n + m + pending events + logs).
@@ -243,7 +249,9 @@ func simulate(ctx context.Context, net tokendist.Network, progs node.Programs, l
 			err = s.observe(s.now, true)
 		}
 	}
-	s.finish()
+	if ferr := s.finish(); err == nil {
+		err = ferr
+	}
 	if err != nil && s.res.Status != tokendist.StatusCanceled {
 		s.res.Status = tokendist.StatusFailed
 	}
@@ -276,8 +284,8 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 	if o.RetransmitTicks < 0 {
 		return errs.BadParam("RetransmitTicks %d", o.RetransmitTicks)
 	}
-	if !finite(o.WorkloadEvery) || o.WorkloadEvery < 0 {
-		return errs.BadParam("WorkloadEvery %v", o.WorkloadEvery)
+	if !finite(o.WorkloadEvery) || o.WorkloadEvery < 0 || (o.WorkloadEvery > 0 && o.WorkloadEvery < faults.MinInterval) {
+		return errs.BadParam("WorkloadEvery %v (want 0 or at least faults.MinInterval %v)", o.WorkloadEvery, faults.MinInterval)
 	}
 	if !finite(o.MaxTime) || o.MaxTime < 0 {
 		return errs.BadParam("MaxTime %v", o.MaxTime)
@@ -285,8 +293,8 @@ func (s *sim) init(net tokendist.Network, loads tokendist.Loads, mk newNode) err
 	if o.MaxEvents < 0 || o.CheckEvery < 0 {
 		return errs.BadParam("MaxEvents %d, CheckEvery %d", o.MaxEvents, o.CheckEvery)
 	}
-	if !finite(o.ObserveEvery) || o.ObserveEvery < 0 {
-		return errs.BadParam("ObserveEvery %v", o.ObserveEvery)
+	if !finite(o.ObserveEvery) || o.ObserveEvery < 0 || (o.ObserveEvery > 0 && o.ObserveEvery < faults.MinInterval) {
+		return errs.BadParam("ObserveEvery %v (want 0 or at least faults.MinInterval %v)", o.ObserveEvery, faults.MinInterval)
 	}
 	if o.WorkloadEvery == 0 {
 		o.WorkloadEvery = 1
@@ -448,7 +456,10 @@ func (s *sim) flush(v int) error {
 	sn := &s.nodes[v]
 	nd := sn.nd
 	if nd.HasReady() {
-		rd := nd.Ready()
+		rd, err := nd.Ready()
+		if err != nil {
+			return err
+		}
 		if sn.armedOn && sn.armed == faults.CrashBeforePersist {
 			return s.crash(v)
 		}
@@ -594,7 +605,7 @@ func (s *sim) crash(v int) error {
 // refreshBusy updates the count of nodes whose program is not idle.
 func (s *sim) refreshBusy(v int) {
 	sn := &s.nodes[v]
-	busy := !sn.nd.Program().Idle()
+	busy := !sn.nd.ProgramIdle()
 	if busy != sn.busy {
 		if busy {
 			s.busy++
@@ -791,6 +802,13 @@ func (s *sim) workload() error {
 	if err != nil {
 		return errs.Wrapf(err, "workload %v at time %g", s.opts.Workload, s.now)
 	}
+	if a < 0 || c < 0 {
+		return errs.BadParam("workload %v reported %d arrivals and %d completions at time %g", s.opts.Workload, a, c, s.now)
+	}
+	if a > math.MaxInt64-s.res.Arrived || s.expected > math.MaxInt64-a {
+		// As Run refuses it (the run's total must fit an int64).
+		return fmt.Errorf("%w: workload %v overflows the total at time %g", tokendist.ErrBadLoads, s.opts.Workload, s.now)
+	}
 	st.Arrived += a
 	st.Completed += c
 	s.res.Arrived += a
@@ -812,7 +830,10 @@ func (s *sim) workload() error {
 		if sn.down {
 			// A down node's storage takes the change; nothing is sent (SetLoad
 			// logs and delivers nothing, so the ledger's in-flight part stays).
-			rd := sn.nd.Ready()
+			rd, err := sn.nd.Ready()
+			if err != nil {
+				return err
+			}
 			sn.store = append(sn.store[:0], rd.State...)
 			s.sumLoad += st.Loads[v] - sn.load
 			sn.load = st.Loads[v]
@@ -871,21 +892,32 @@ func (s *sim) fullCheck() error {
 	return nil
 }
 
-func (s *sim) finish() {
+// finish fills the result; it returns an error wrapping ErrOverflow when a sum of the
+// nodes' counters (Moved, Messages) exceeds the int64 range, as Run refuses one.
+func (s *sim) finish() error {
 	if s.nodes == nil {
-		return
+		return nil
 	}
 	s.res.Time = s.now
 	s.res.Loads = make(tokendist.Loads, len(s.nodes))
+	var err error
+	ovf := false
 	for v := range s.nodes {
 		sn := &s.nodes[v]
+		s.res.Loads[v] = sn.load // the persisted load: after a failure, memory may be ahead
 		if sn.nd == nil {
 			continue
 		}
 		c := sn.nd.NodeContext()
-		s.res.Loads[v] = c.Load
-		s.res.Moved += c.Moved
-		s.res.Messages += c.Messages
+		if !ovf {
+			if s.res.Moved > math.MaxInt64-c.Moved || s.res.Messages > math.MaxInt64-c.Messages {
+				ovf = true
+				err = errs.Overflowf("async: the total of Moved (%d + node %d's %d) or Messages (%d + %d) overflows int64", s.res.Moved, v, c.Moved, s.res.Messages, c.Messages)
+			} else {
+				s.res.Moved += c.Moved
+				s.res.Messages += c.Messages
+			}
+		}
 		st := sn.nd.Stats()
 		s.res.Retransmissions += sn.stats.Retransmissions + st.Retransmissions
 		s.res.Duplicates += sn.stats.Duplicates + st.Duplicates
@@ -893,6 +925,7 @@ func (s *sim) finish() {
 	}
 	s.res.InFlight = s.inFlight
 	s.res.Undelivered = s.undelivered
+	return err
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -129,6 +129,19 @@ func (d Delay) normal() Delay {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// MinInterval is the shortest time interval a Model accepts, in its time unit (a unit
+// delay is one tick): a positive tick interval (after Drift), a delay's scale (a
+// constant's value, a uniform's Max, an exponential's Min + Mean, a Pareto's Min), a
+// ReorderDelay and 1/CrashRate must be at least MinInterval, and so must the period
+// options of the simulator (package async: WorkloadEvery, ObserveEvery). A timer of the
+// simulator then fires at most MaxTime/MinInterval times, and simulated time advances
+// at every firing while MaxTime < 2^52·MinInterval; shorter intervals (1e-300) would
+// make a run that never reaches MaxTime.
+const MinInterval = 1e-6
+
+// below reports whether x is a positive time interval shorter than MinInterval.
+func below(x float64) bool { return x > 0 && x < MinInterval }
+
 func (d Delay) check(what string) error {
 	for _, x := range []float64{d.Min, d.Max, d.Mean, d.Alpha} {
 		if !finite(x) || x < 0 {
@@ -144,12 +157,30 @@ func (d Delay) check(what string) error {
 	default:
 		return errs.BadParam("%s: unknown delay kind %d", what, d.Kind)
 	}
+	if x := d.scale(); x < MinInterval {
+		return errs.BadParam("%s %v: its scale %v is below MinInterval %v", what, d, x, MinInterval)
+	}
 	return nil
+}
+
+// scale is the delay's typical length, which MinInterval bounds from below: a
+// constant's value, a uniform's Max, an exponential's Min + Mean, a Pareto's Min (the
+// zero fields taking their defaults).
+func (d Delay) scale() float64 {
+	d = d.normal()
+	switch d.Kind {
+	case DelayUniform:
+		return d.Max
+	case DelayExponential:
+		return d.Min + d.Mean
+	}
+	return d.Min
 }
 
 // Validate returns an error wrapping ErrBadParameter, naming the value, for a
 // distribution Sample cannot draw from: a negative or non-finite parameter, an empty
-// uniform range or an unknown kind. O(1).
+// uniform range or an unknown kind, and for a scale below MinInterval (a constant's
+// value, a uniform's Max, an exponential's Min + Mean, a Pareto's Min). O(1).
 func (d Delay) Validate() error { return d.check("delay") }
 
 // Sample draws one value from d (which Validate accepts) with r; the zero fields take
@@ -252,7 +283,8 @@ type Model struct {
 }
 
 // Validate returns an error wrapping ErrBadParameter, naming the field and value, for a
-// model that a simulator refuses on a network of n nodes; n < 0 skips the checks that need
+// model that a simulator refuses on a network of n nodes (among them a time interval
+// below MinInterval: see there); n < 0 skips the checks that need
 // the order (crash nodes, TickInterval's length). O(len(Crashes) + len(TickInterval)).
 func (m *Model) Validate(n int) error {
 	if err := m.Delay.check("Delay"); err != nil {
@@ -269,19 +301,25 @@ func (m *Model) Validate(n int) error {
 	if m.Loss == 1 {
 		return errs.BadParam("Loss probability 1 loses every datagram")
 	}
-	if !finite(m.ReorderDelay) || m.ReorderDelay < 0 {
-		return errs.BadParam("ReorderDelay %v", m.ReorderDelay)
+	if !finite(m.ReorderDelay) || m.ReorderDelay < 0 || below(m.ReorderDelay) {
+		return errs.BadParam("ReorderDelay %v (want 0 or at least MinInterval %v)", m.ReorderDelay, MinInterval)
 	}
 	if m.TickInterval != nil && n >= 0 && len(m.TickInterval) != n {
 		return errs.BadParam("TickInterval has %d entries for %d nodes", len(m.TickInterval), n)
+	}
+	if !finite(m.Drift) || m.Drift < 0 || m.Drift >= 1 {
+		return errs.BadParam("Drift %v outside [0, 1)", m.Drift)
+	}
+	if below(1 - m.Drift) {
+		return errs.BadParam("Drift %v: the shortest tick interval 1·(1 − Drift) is below MinInterval %v", m.Drift, MinInterval)
 	}
 	for v, x := range m.TickInterval {
 		if !finite(x) || x < 0 {
 			return errs.BadParam("TickInterval[%d] = %v", v, x)
 		}
-	}
-	if !finite(m.Drift) || m.Drift < 0 || m.Drift >= 1 {
-		return errs.BadParam("Drift %v outside [0, 1)", m.Drift)
+		if below(x * (1 - m.Drift)) {
+			return errs.BadParam("TickInterval[%d] = %v: with Drift %v the tick interval %v is below MinInterval %v", v, x, m.Drift, x*(1-m.Drift), MinInterval)
+		}
 	}
 	for i, c := range m.Crashes {
 		if c.Node < 0 || (n >= 0 && c.Node >= n) {
@@ -294,8 +332,8 @@ func (m *Model) Validate(n int) error {
 			return errs.BadParam("Crashes[%d]: unknown crash point %d", i, c.Point)
 		}
 	}
-	if !finite(m.CrashRate) || m.CrashRate < 0 {
-		return errs.BadParam("CrashRate %v", m.CrashRate)
+	if !finite(m.CrashRate) || m.CrashRate < 0 || m.CrashRate > 1/MinInterval {
+		return errs.BadParam("CrashRate %v (want 0 ≤ CrashRate ≤ 1/MinInterval = %v)", m.CrashRate, 1/MinInterval)
 	}
 	return m.DownTime.check("DownTime")
 }

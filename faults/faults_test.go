@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tokendist/tokendist"
@@ -87,5 +88,52 @@ func TestModelJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &back); !errors.Is(err, tokendist.ErrBadParameter) {
 			t.Errorf("%s: %v", bad, err)
 		}
+	}
+}
+
+// TestMinInterval: every time interval of a Model below MinInterval (1e-300, which
+// would make a run that never reaches its MaxTime) is refused with an error naming the
+// field and the value; small sane values, and MinInterval itself, are accepted.
+func TestMinInterval(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(m *Model, x float64)
+		tiny float64 // the refused value (1e-300, or what makes the interval 1e-300)
+	}{
+		{"Delay", func(m *Model, x float64) { m.Delay = Constant(x) }, 1e-300},
+		{"Delay", func(m *Model, x float64) { m.Delay = Uniform(0, x) }, 1e-300},
+		{"Delay", func(m *Model, x float64) { m.Delay = Exponential(0, x) }, 1e-300},
+		{"Delay", func(m *Model, x float64) { m.Delay = Pareto(x, 2) }, 1e-300},
+		{"DownTime", func(m *Model, x float64) { m.DownTime = Constant(x) }, 1e-300},
+		{"ReorderDelay", func(m *Model, x float64) { m.ReorderDelay = x }, 1e-300},
+		{"TickInterval[1]", func(m *Model, x float64) { m.TickInterval = []float64{1, x} }, 1e-300},
+		{"CrashRate", func(m *Model, x float64) { m.CrashRate = 1 / x }, 1e-300},
+		{"Drift", func(m *Model, x float64) { m.Drift = 1 - x }, 1e-9},
+	} {
+		var m Model
+		c.set(&m, c.tiny)
+		err := m.Validate(2)
+		if !errors.Is(err, tokendist.ErrBadParameter) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s at %v: %v", c.name, c.tiny, err)
+		}
+		for _, x := range []float64{MinInterval, 1e-3, 0.5} {
+			m = Model{}
+			c.set(&m, x)
+			if err := m.Validate(2); err != nil {
+				t.Errorf("%s at %v: %v", c.name, x, err)
+			}
+		}
+	}
+	if err := Constant(1e-300).Validate(); err == nil || !strings.Contains(err.Error(), "1e-300") {
+		t.Errorf("Delay.Validate: %v", err)
+	}
+	// Drift shortens every tick interval: 1.5e-6 with Drift 0.5 is 7.5e-7.
+	m := Model{TickInterval: []float64{1.5e-6}, Drift: 0.5}
+	if err := m.Validate(1); err == nil || !strings.Contains(err.Error(), "TickInterval[0] = 1.5e-06: with Drift 0.5 the tick interval 7.5e-07") {
+		t.Errorf("drifted tick interval: %v", err)
+	}
+	m = Model{CrashRate: 2e6}
+	if err := m.Validate(1); err == nil || !strings.Contains(err.Error(), "CrashRate 2e+06 (want 0 ≤ CrashRate ≤ 1/MinInterval = 1e+06)") {
+		t.Errorf("crash rate: %v", err)
 	}
 }

@@ -649,7 +649,10 @@ func (n *Node) limitedLog(cause, format string, args ...any) {
 // flush persists the node's Ready, and only then sends its datagrams.
 func (n *Node) flush() error {
 	if n.nd.HasReady() {
-		rd := n.nd.Ready()
+		rd, err := n.nd.Ready()
+		if err != nil {
+			return err
+		}
 		if rd.State != nil {
 			if err := n.save(rd.State); err != nil {
 				return err

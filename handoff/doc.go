@@ -44,6 +44,17 @@
 // buffers (Scratch).
 //
 // Every error starts with "tokendist: ", names the node and the bad value, and wraps
-// tokendist.ErrBadParameter or the program's error; a panic in a program is recovered
-// and returned as an error naming the node.
+// tokendist.ErrBadParameter or the program's error.
+//
+// # The program's methods
+//
+// The machine calls every method of its node.Program itself, each under a recover; a
+// host calls none. Idle is evaluated right after each call of Start, Receive, Tick and
+// RestoreState (the calls that change the program's state) and cached: Machine.Idle and
+// Machine.ProgramIdle read the cache in O(1). AppendState is called in Ready. A panic in
+// any method (Start, Receive, Tick, Idle, AppendState, RestoreState) is returned as an
+// error naming the node and the method, by the call that made it (Start, Step, Tick,
+// Ready, RestoreCountMachine, RestoreItemMachine); a Ready that fails has nothing to
+// persist or send, so the last persisted state stands and no token is lost or doubled.
+// The host then stops the machine (the simulator of package async fails its run).
 package handoff

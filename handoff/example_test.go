@@ -30,7 +30,7 @@ func Example() {
 	b, _ := handoff.NewCountMachine(gift{}, handoff.Config{ID: 1, Degree: 1}, 0)
 	_ = a.Start()
 	_ = b.Start()
-	rd := a.Ready() // persist rd.State, then send rd.Datagrams (this one is lost)
+	rd, _ := a.Ready() // persist rd.State, then send rd.Datagrams (this one is lost)
 	fmt.Println("sent", rd.Datagrams[0].Kind, rd.Datagrams[0].Seq, "tokens", rd.Datagrams[0].Msg.Tokens)
 	a.Advance()
 	b.Advance()
@@ -38,7 +38,7 @@ func Example() {
 	var again []handoff.Datagram
 	for now := int64(1); len(again) == 0; now++ {
 		_ = a.Tick(now)
-		rd = a.Ready()
+		rd, _ = a.Ready()
 		again = append(again, rd.Datagrams...)
 		a.Advance()
 		if len(again) > 0 {
@@ -47,7 +47,7 @@ func Example() {
 	}
 	_ = b.Step(again[0])
 	_ = b.Step(again[0]) // a duplicate: dropped
-	rd = b.Ready()       // the delivery is persisted before the ack goes out
+	rd, _ = b.Ready()    // the delivery is persisted before the ack goes out
 	ack := rd.Datagrams[0]
 	b.Advance()
 	_ = a.Step(ack)
@@ -67,14 +67,14 @@ func ExampleItemMachine() {
 	b, _ := handoff.NewItemMachine(gift{}, handoff.Config{ID: 1, Degree: 1}, nil)
 	_ = a.Start()
 	_ = b.Start()
-	rd := a.Ready() // persist rd.State, then send:
+	rd, _ := a.Ready() // persist rd.State, then send:
 	data := rd.Datagrams[0]
 	fmt.Println("sent", data.Kind, data.Seq, data.Items, "in flight", a.InFlight())
 	a.Advance()
 	b.Advance()
 
 	_ = b.Step(data)
-	rd = b.Ready() // the delivery is persisted before the ack goes out
+	rd, _ = b.Ready() // the delivery is persisted before the ack goes out
 	ack := rd.Datagrams[0]
 	b.Advance()
 	_ = a.Step(ack)
@@ -102,7 +102,11 @@ func ExampleRestoreCountMachine() {
 		if !n.HasReady() {
 			return
 		}
-		rd := n.Ready()
+		rd, err := n.Ready()
+		if err != nil { // the program panicked in AppendState: stop the node
+			fmt.Println(err)
+			return
+		}
 		if rd.State != nil {
 			*store = append((*store)[:0], rd.State...) // persist first
 		}

@@ -172,6 +172,10 @@ type Machine struct {
 	stats   Stats
 	started bool
 
+	// idle is the program's Idle, evaluated under recover right after each call of
+	// Start, Receive, Tick and RestoreState (the only calls that change its state).
+	idle bool
+
 	itemMode bool
 	items    []uint64 // item mode: the IDs held; len(items) == ctx.Load between calls
 }
@@ -322,9 +326,15 @@ func (n *Machine) scratch() *Scratch {
 // CountMachine) or AddItems and CompleteItems (an ItemMachine). O(1).
 func (n *Machine) NodeContext() *node.Context { return &n.ctx }
 
-// Program returns the machine's program; Program().Idle() is the program's idleness
-// (Idle is the machine's). O(1).
+// Program returns the machine's program. A host calls none of its methods: the machine
+// calls them, each under a recover (ProgramIdle gives the program's idleness). O(1).
 func (n *Machine) Program() node.Program { return n.prog }
+
+// ProgramIdle reports the program's idleness (its Idle) as of its last call: the
+// machine calls Idle, under a recover, right after each call of Start, Receive, Tick and
+// RestoreState, and caches the answer (Idle is the machine's: the program's and the
+// logs'). False before Start. O(1).
+func (n *Machine) ProgramIdle() bool { return n.idle }
 
 // Stats returns the machine's handoff counters. O(1).
 func (n *Machine) Stats() Stats { return n.stats }
@@ -343,18 +353,29 @@ func (n *Machine) Start() error {
 	return n.call("Start", -1, func() error { return n.prog.Start(&n.ctx) })
 }
 
-// call runs a program method with a recover, then moves the program's outbox into the
-// links' logs and the pending datagrams.
+// call runs a program method and then its Idle with a recover, then moves the
+// program's outbox into the links' logs and the pending datagrams.
 func (n *Machine) call(what string, port int, f func() error) (err error) {
 	n.ctx.Reset()
+	method := what
+	var panicked error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("%sprogram of node %d panicked in %s: %v", errs.Prefix, n.ctx.ID, what, r)
+				if port >= 0 && method == what {
+					method = fmt.Sprintf("%s on port %d", what, port)
+				}
+				panicked = fmt.Errorf("%sprogram of node %d panicked in %s: %v", errs.Prefix, n.ctx.ID, method, r)
 			}
 		}()
-		err = f()
+		if err = f(); err == nil {
+			method = "Idle"
+			n.idle = n.prog.Idle()
+		}
 	}()
+	if panicked != nil {
+		return panicked
+	}
 	if err != nil {
 		if port >= 0 {
 			return errs.Wrapf(err, "program of node %d: %s on port %d", n.ctx.ID, what, port)
@@ -499,7 +520,7 @@ func (n *Machine) Tick(now int64) error {
 			}
 		}
 	}
-	if n.prog.Idle() {
+	if n.idle {
 		return nil
 	}
 	n.ctx.Now = now
@@ -569,8 +590,9 @@ func (n *Machine) InFlight() int64 {
 
 // Idle reports whether the machine needs no ticks: its program is idle and every data
 // datagram it sent is acknowledged. A host stops ticking an idle machine and resumes
-// when a datagram arrives. O(program's Idle).
-func (n *Machine) Idle() bool { return n.unacked == 0 && n.prog.Idle() }
+// when a datagram arrives. The program's part is ProgramIdle (cached; no program call).
+// O(1).
+func (n *Machine) Idle() bool { return n.unacked == 0 && n.idle }
 
 // Unacked returns the number of data datagrams in the machine's outgoing logs. O(1).
 func (n *Machine) Unacked() int { return n.unacked }
@@ -609,12 +631,19 @@ func (n *Machine) HasReady() bool {
 // Ready returns what to persist and send now (see Ready); the host persists, sends and
 // then calls Advance before calling any other method. Acks are added here, one per link
 // that received data, each reporting the link's delivered counter, which is in State
-// (or was persisted before). The slices are reused after Advance. O(Degree + state).
-func (n *Machine) Ready() Ready {
+// (or was persisted before). The slices are reused after Advance. It returns an error,
+// naming the node, when the program panics in AppendState: then nothing is to be
+// persisted or sent (the persisted state stays the last one, consistent) and the host
+// stops the machine. O(Degree + state).
+func (n *Machine) Ready() (Ready, error) {
 	var rd Ready
 	b := n.scratch()
 	if n.dirty {
-		b.state = n.encode(b.state[:0])
+		st, err := n.encode(b.state[:0])
+		if err != nil {
+			return Ready{}, err
+		}
+		b.state = st
 		rd.State = b.state
 	}
 	for p := range n.links {
@@ -625,7 +654,7 @@ func (n *Machine) Ready() Ready {
 		}
 	}
 	rd.Datagrams = b.pending
-	return rd
+	return rd, nil
 }
 
 // Advance tells the machine that the last Ready was persisted and sent. O(datagrams of

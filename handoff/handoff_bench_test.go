@@ -35,7 +35,7 @@ func BenchmarkHandoffRoundTrip(b *testing.B) {
 	var store []byte
 	var wire, next []Datagram
 	flush := func(n *CountMachine) {
-		rd := n.Ready()
+		rd := mustReady(n)
 		store = append(store[:0], rd.State...)
 		next = append(next, rd.Datagrams...)
 		n.Advance()

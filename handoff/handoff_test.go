@@ -41,7 +41,7 @@ func drain(n *CountMachine) []Datagram {
 	if !n.HasReady() {
 		return nil
 	}
-	rd := n.Ready()
+	rd := mustReady(n)
 	out := slices.Clone(rd.Datagrams)
 	n.Advance()
 	return out
@@ -61,7 +61,7 @@ func TestHandoffTwoNodes(t *testing.T) {
 	if err := b.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rd := a.Ready()
+	rd := mustReady(a)
 	if rd.State == nil || len(rd.Datagrams) != 5 || a.NodeContext().Load != 0 || a.Unacked() != 5 {
 		t.Fatalf("after Start: %d datagrams, load %d, unacked %d", len(rd.Datagrams), a.NodeContext().Load, a.Unacked())
 	}
@@ -78,8 +78,8 @@ func TestHandoffTwoNodes(t *testing.T) {
 	if b.NodeContext().Load != 2 || b.Stats().Duplicates != 1 || b.Stats().OutOfOrder != 1 {
 		t.Fatalf("load %d, stats %+v", b.NodeContext().Load, b.Stats())
 	}
-	bState := slices.Clone(b.Ready().State)
-	acks := slices.Clone(b.Ready().Datagrams)
+	bState := slices.Clone(mustReady(b).State)
+	acks := slices.Clone(mustReady(b).Datagrams)
 	b.Advance()
 	if len(acks) != 1 || acks[0].Kind != DatagramAck || acks[0].Seq != 2 {
 		t.Fatalf("acks %+v", acks)
@@ -147,7 +147,7 @@ func TestHandoffRetransmitTimer(t *testing.T) {
 func TestRestoreCounterRejectsBadState(t *testing.T) {
 	a, _ := NewCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, 3)
 	_ = a.Start()
-	good := slices.Clone(a.Ready().State)
+	good := slices.Clone(mustReady(a).State)
 	a.Advance()
 	if _, err := RestoreCountMachine(&pushProgram{}, Config{ID: 4, Degree: 2}, good); err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestMachineErrors(t *testing.T) {
 	if err := zero.Tick(1); err == nil {
 		t.Fatal("Tick on the zero Machine")
 	}
-	if zero.HasReady() || len(zero.Ready().Datagrams) != 0 {
+	if zero.HasReady() || len(mustReady(&zero).Datagrams) != 0 {
 		t.Fatal("the zero Machine has something to do")
 	}
 	zero.Advance()
@@ -256,7 +256,7 @@ func TestMachineErrors(t *testing.T) {
 func FuzzRestoreCounter(f *testing.F) {
 	a, _ := NewCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3, Rounds: 2}, 40)
 	_ = a.Start()
-	f.Add(slices.Clone(a.Ready().State))
+	f.Add(slices.Clone(mustReady(a).State))
 	a.Advance()
 	f.Add([]byte{stateMagic, stateVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -271,7 +271,7 @@ func FuzzRestoreCounter(f *testing.F) {
 		_ = n.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Round: 1, Tokens: 1}})
 		_ = n.Step(Datagram{Port: 2, Kind: DatagramAck, Seq: 1})
 		if n.HasReady() {
-			rd := n.Ready()
+			rd := mustReady(n)
 			if rd.State != nil {
 				if _, err := RestoreCountMachine(&shareProgram{}, Config{ID: 1, Degree: 3}, rd.State); err != nil {
 					t.Fatalf("a state the node wrote does not restore: %v", err)

@@ -74,7 +74,7 @@ func (in *itemNet) flush(v int) (crashed bool) {
 	if !nd.HasReady() {
 		return false
 	}
-	rd := nd.Ready()
+	rd := mustReady(nd)
 	send := func() {
 		for _, d := range rd.Datagrams {
 			d.Items = slices.Clone(d.Items)
@@ -326,7 +326,7 @@ func TestItemModeErrors(t *testing.T) {
 	if err := it.Step(Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Round: 1, Tokens: 2}, Items: []uint64{5}}); err == nil {
 		t.Error("a datagram with 2 tokens and 1 item was accepted")
 	}
-	rd := it.Ready()
+	rd := mustReady(it)
 	st := slices.Clone(rd.State)
 	it.Advance()
 	ps, err := DecodeState(st)
@@ -338,7 +338,7 @@ func TestItemModeErrors(t *testing.T) {
 		t.Errorf("restoring an ItemMachine's state as a CountMachine: %v", err)
 	}
 	_ = cnt.Start()
-	cst := slices.Clone(cnt.Ready().State)
+	cst := slices.Clone(mustReady(cnt).State)
 	cnt.Advance()
 	if _, err := RestoreItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, cst); err == nil ||
 		!strings.Contains(err.Error(), "of a CountMachine restored as an ItemMachine") {
@@ -363,10 +363,10 @@ func TestItemModeErrors(t *testing.T) {
 func FuzzDecodeState(f *testing.F) {
 	it, _ := NewItemMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, []uint64{7, 8, 9, 1 << 40})
 	_ = it.Start()
-	f.Add(slices.Clone(it.Ready().State))
+	f.Add(slices.Clone(mustReady(it).State))
 	cnt, _ := NewCountMachine(&shareProgram{}, Config{ID: 0, Degree: 2}, 9)
 	_ = cnt.Start()
-	f.Add(slices.Clone(cnt.Ready().State))
+	f.Add(slices.Clone(mustReady(cnt).State))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ps, err := DecodeState(b)
 		if err != nil {

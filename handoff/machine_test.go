@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestStatsSequenceLogged(t *testing.T) {
 	if m, ok := a.Logged(0, 3); !ok || m.Round != 2 {
 		t.Fatalf("Logged(0, 3) = %+v, %t", m, ok)
 	}
-	ps, err := DecodeState(a.Ready().State)
+	ps, err := DecodeState(mustReady(a).State)
 	a.Advance()
 	if err != nil || ps.Links[0].Sequence != a.Sequence(0) || len(ps.Links[0].Log) != 1 {
 		t.Fatalf("DecodeState: %+v, %v", ps, err)
@@ -79,7 +80,7 @@ func TestScratchShared(t *testing.T) {
 			if err := m.Start(); err != nil {
 				t.Fatal(err)
 			}
-			rd := m.Ready()
+			rd := mustReady(m)
 			out = append(out, slices.Clone(rd.State))
 			dgs = append(dgs, rd.Datagrams...)
 			m.Advance()
@@ -89,7 +90,7 @@ func TestScratchShared(t *testing.T) {
 			if err := a.Step(d); err != nil {
 				t.Fatal(err)
 			}
-			rd := a.Ready()
+			rd := mustReady(a)
 			out = append(out, slices.Clone(rd.State))
 			dgs = append(dgs, rd.Datagrams...)
 			a.Advance()
@@ -115,11 +116,11 @@ func TestScratchShared(t *testing.T) {
 		t.Fatal("y sees x's datagrams before any call")
 	}
 	_ = y.Start()
-	if rd := y.Ready(); len(rd.Datagrams) != 0 {
+	if rd := mustReady(y); len(rd.Datagrams) != 0 {
 		t.Fatalf("y's Ready holds x's datagrams: %+v", rd.Datagrams)
 	}
 	y.Advance()
-	if x.HasReady() && len(x.Ready().Datagrams) != 0 {
+	if x.HasReady() && len(mustReady(x).Datagrams) != 0 {
 		t.Fatal("x kept datagrams after y used the Scratch")
 	}
 }
@@ -182,12 +183,15 @@ func TestProgramErrors(t *testing.T) {
 			case "RestoreState":
 				p.what = ""
 				_ = m.Start()
-				st := slices.Clone(m.Ready().State)
+				st := slices.Clone(mustReady(m).State)
 				_, err = RestoreCountMachine(&failProgram{what: c.what, panic: panics}, Config{ID: 5, Degree: 2}, st)
 			}
 			want := c.want
 			if panics {
 				want = "program of node 5 panicked in " + c.what + ": boom"
+				if c.what == "Receive" {
+					want = "program of node 5 panicked in Receive on port 1: boom"
+				}
 			}
 			if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s (panic %t): %v, want %q", c.what, panics, err, want)
@@ -239,7 +243,7 @@ func TestBackoffAndAcks(t *testing.T) {
 	if a.Idle() || a.InFlight() != 3 || a.Unacked() != 3 {
 		t.Fatalf("after Start: idle %t, in flight %d, unacked %d", a.Idle(), a.InFlight(), a.Unacked())
 	}
-	saved := slices.Clone(a.Ready().State)
+	saved := slices.Clone(mustReady(a).State)
 	a.Advance()
 	if a.HasReady() {
 		t.Fatal("HasReady after Advance with nothing new")
@@ -320,5 +324,82 @@ func TestBackoffAndAcks(t *testing.T) {
 	}
 	if _, err := StateLoad(saved[:loadOffset+8]); err != nil {
 		t.Fatalf("StateLoad of the header and load alone: %v", err)
+	}
+}
+
+// kthPanic is a program that panics in the k-th call of Idle or AppendState (what).
+type kthPanic struct {
+	what string
+	k, n int
+}
+
+func (p *kthPanic) hit(what string) {
+	if p.what == what {
+		if p.n++; p.n == p.k {
+			panic(fmt.Sprintf("boom %d", p.n))
+		}
+	}
+}
+func (p *kthPanic) Start(*node.Context) error                      { return nil }
+func (p *kthPanic) Receive(*node.Context, int, node.Message) error { return nil }
+func (p *kthPanic) Tick(*node.Context) error                       { return nil }
+func (p *kthPanic) Idle() bool                                     { p.hit("Idle"); return false }
+func (p *kthPanic) AppendState(b []byte) []byte                    { p.hit("AppendState"); return b }
+func (p *kthPanic) RestoreState([]byte) error                      { return nil }
+
+// TestPanicsInIdleAndAppendState: the machine calls Idle only right after a program
+// call, under a recover (Idle and ProgramIdle do not call it), and AppendState in Ready
+// under a recover; a panic in either is an error naming the node and the method, and a
+// failed Ready has nothing to persist or send, so the last persisted state stands.
+func TestPanicsInIdleAndAppendState(t *testing.T) {
+	data := Datagram{Port: 1, Kind: DatagramData, Seq: 1, Msg: node.Message{Tokens: 4}}
+
+	p := &kthPanic{what: "Idle", k: 3}
+	m, _ := NewCountMachine(p, Config{ID: 5, Degree: 2}, 1)
+	if err := m.Start(); err != nil { // Idle call 1
+		t.Fatal(err)
+	}
+	for range 10 {
+		if m.Idle() || m.ProgramIdle() {
+			t.Fatal("idle")
+		}
+	}
+	if err := m.Tick(1); err != nil { // Idle call 2
+		t.Fatal(err)
+	}
+	if err := m.Step(data); err == nil || err.Error() != "tokendist: program of node 5 panicked in Idle: boom 3" {
+		t.Errorf("Idle's panic in Step: %v", err)
+	}
+	st := slices.Clone(mustReady(m).State)
+	if _, err := RestoreCountMachine(&kthPanic{what: "Idle", k: 1}, Config{ID: 5, Degree: 2}, st); err == nil ||
+		err.Error() != "tokendist: program of node 5 panicked in Idle: boom 1" {
+		t.Errorf("Idle's panic after RestoreState: %v", err)
+	}
+
+	p = &kthPanic{what: "AppendState", k: 2}
+	m, _ = NewCountMachine(p, Config{ID: 5, Degree: 2}, 1)
+	_ = m.Start()
+	rd, err := m.Ready() // AppendState call 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := slices.Clone(rd.State)
+	m.Advance()
+	if err := m.Step(data); err != nil {
+		t.Fatal(err)
+	}
+	rd, err = m.Ready() // call 2: the delivery is not persisted, so no ack goes out
+	if err == nil || err.Error() != "tokendist: program of node 5 panicked in AppendState: boom 2" ||
+		rd.State != nil || len(rd.Datagrams) != 0 {
+		t.Fatalf("AppendState's panic: %v, Ready %+v", err, rd)
+	}
+	if !m.HasReady() {
+		t.Error("the failed Ready's state is no longer due")
+	}
+	if load, _ := StateLoad(saved); load != 1 {
+		t.Errorf("persisted load %d, want 1 (the datagram's 4 tokens stay in the sender's log)", load)
+	}
+	if rd, err = m.Ready(); err != nil || len(rd.Datagrams) != 1 || rd.Datagrams[0].Kind != DatagramAck {
+		t.Errorf("the next Ready: %v, %+v", err, rd)
 	}
 }

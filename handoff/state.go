@@ -30,7 +30,7 @@ func StateLoad(state []byte) (int64, error) {
 	return int64(binary.LittleEndian.Uint64(state[loadOffset:])), nil
 }
 
-func (n *Machine) encode(b []byte) []byte {
+func (n *Machine) encode(b []byte) ([]byte, error) {
 	v := byte(stateVersion)
 	if n.itemMode {
 		v = stateVersionItem
@@ -61,9 +61,23 @@ func (n *Machine) encode(b []byte) []byte {
 		}
 	}
 	// The program's state last, length-prefixed.
-	n.buf.prog = n.prog.AppendState(n.buf.prog[:0])
+	prog, err := n.appendProgram(n.buf.prog[:0])
+	if err != nil {
+		return b, err
+	}
+	n.buf.prog = prog
 	b = binary.AppendUvarint(b, uint64(len(n.buf.prog)))
-	return append(b, n.buf.prog...)
+	return append(b, n.buf.prog...), nil
+}
+
+// appendProgram calls the program's AppendState under a recover.
+func (n *Machine) appendProgram(b []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = b, fmt.Errorf("%sprogram of node %d panicked in AppendState: %v", errs.Prefix, n.ctx.ID, r)
+		}
+	}()
+	return n.prog.AppendState(b), nil
 }
 
 // State is what a machine's persisted State records, as DecodeState decodes it, for a
@@ -183,10 +197,16 @@ func (n *Machine) decode(state []byte) error {
 }
 
 func (n *Machine) restoreProgram(b []byte) (err error) {
+	method := "RestoreState"
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%sprogram of node %d panicked in RestoreState: %v", errs.Prefix, n.ctx.ID, r)
+			err = fmt.Errorf("%sprogram of node %d panicked in %s: %v", errs.Prefix, n.ctx.ID, method, r)
 		}
 	}()
-	return errs.Wrapf(n.prog.RestoreState(b), "program of node %d: RestoreState", n.ctx.ID)
+	if err := n.prog.RestoreState(b); err != nil {
+		return errs.Wrapf(err, "program of node %d: RestoreState", n.ctx.ID)
+	}
+	method = "Idle"
+	n.idle = n.prog.Idle()
+	return nil
 }

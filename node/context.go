@@ -1,6 +1,8 @@
 package node
 
 import (
+	"math"
+
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/rng"
 )
@@ -43,13 +45,18 @@ type Context struct {
 // Send queues message m on port. It takes m.Tokens from Load at once (the tokens are then
 // in flight until the receiver's host adds them) and returns an error wrapping
 // tokendist.ErrBadParameter, sending nothing, for a port out of range, negative tokens
-// or more tokens than the node holds. O(1) amortized; the outbox is reused after Reset.
+// or more tokens than the node holds, and an error wrapping tokendist.ErrOverflow,
+// sending nothing, when Moved or Messages would exceed the int64 range (as Run refuses
+// a run whose counters overflow). O(1) amortized; the outbox is reused after Reset.
 func (c *Context) Send(port int, m Message) error {
 	if port < 0 || port >= c.Degree {
 		return errs.BadParam("node %d sends on port %d; it has ports 0..%d", c.ID, port, c.Degree-1)
 	}
 	if m.Tokens < 0 || m.Tokens > c.Load {
 		return errs.BadParam("node %d sends %d tokens on port %d; it holds %d", c.ID, m.Tokens, port, c.Load)
+	}
+	if c.Moved > math.MaxInt64-m.Tokens || (m.Counted && c.Messages == math.MaxInt64) {
+		return errs.Overflowf("node %d sends %d tokens on port %d: its Moved %d or Messages %d would overflow int64", c.ID, m.Tokens, port, c.Moved, c.Messages)
 	}
 	c.Load -= m.Tokens
 	c.Moved += m.Tokens

@@ -27,7 +27,13 @@ package node
 //   - All its state is in AppendState's output, and its random choices come from
 //     Context.Random, so that a restart and a replay make the same choices.
 //   - A call must not block or take more than O(degree) time and memory beyond the
-//     messages it sends. A non-nil error stops the host's run (StatusFailed).
+//     messages it sends. A non-nil error stops the host's run (StatusFailed), and so
+//     does a panic in any method: the host (the machine of package handoff) calls
+//     each method under a recover and fails its run with an error naming the node and
+//     the method.
+//   - Idle depends only on the program's state: the host evaluates it right after each
+//     call of Start, Receive, Tick and RestoreState and caches the answer until the
+//     next such call (a workload's change of Context.Load does not re-evaluate it).
 //
 // Built-in algorithms offer their programs through tokendist.NodeAlgorithm.
 type Program interface {
