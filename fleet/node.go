@@ -374,7 +374,10 @@ func (n *Node) open() (err error) {
 		// Save the first state now, with the identity: the store records what it was
 		// created for before anything is sent, and a used data directory is marked.
 		if n.nd.HasReady() {
-			rd := n.nd.Ready()
+			rd, err := n.nd.Ready()
+			if err != nil {
+				return err
+			}
 			if rd.State != nil {
 				if err := n.save(rd.State); err != nil {
 					return err
