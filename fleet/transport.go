@@ -33,8 +33,10 @@ type Transport interface {
 
 // TCPOptions configure NewTCPTransport. The zero value takes the defaults.
 type TCPOptions struct {
-	// MaxFrame bounds a frame's size in bytes (0: 1 MiB); a larger incoming frame
-	// closes its connection.
+	// MaxFrame bounds a frame's size in bytes, without the 8 bytes of length and
+	// sender (0: DefaultMaxFrame; at most MaxMaxFrame). It means the same on both
+	// ends: Send refuses a larger frame, and a larger incoming frame closes its
+	// connection; a frame of exactly MaxFrame bytes goes through.
 	MaxFrame int
 	// Queue is the number of frames queued per peer before Send drops (0: 1024).
 	Queue int
@@ -54,8 +56,11 @@ func (o *TCPOptions) withDefaults() (TCPOptions, error) {
 	if t.MaxFrame < 0 || t.Queue < 0 || t.DialTimeout < 0 || t.WriteTimeout < 0 {
 		return t, errs.BadParam("negative TCPOptions %+v", t)
 	}
+	if t.MaxFrame > MaxMaxFrame {
+		return t, errs.BadParam("TCPOptions.MaxFrame %d over the limit %d", t.MaxFrame, MaxMaxFrame)
+	}
 	if t.MaxFrame == 0 {
-		t.MaxFrame = 1 << 20
+		t.MaxFrame = DefaultMaxFrame
 	}
 	if t.Queue == 0 {
 		t.Queue = 1024
