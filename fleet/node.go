@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokendist/tokendist/node"
@@ -92,9 +93,10 @@ type Node struct {
 	logged        map[string]logLimit // per refusal cause
 	startup       []handoff.Datagram  // the first Ready's datagrams, sent once the transport is up
 
-	recv  chan inFrame
-	admin chan adminReq
-	done  chan struct{}
+	recv   chan inFrame
+	queued atomic.Int64 // bytes of the frames in recv
+	admin  chan adminReq
+	done   chan struct{}
 
 	started       time.Time
 	firstDelivery time.Duration // since started; 0: none yet
@@ -120,6 +122,10 @@ type inFrame struct {
 // (a slow link, or a second live process started from an older copy of the node's
 // state); they are refused either way.
 const DuplicateGrace = 2 * time.Second
+
+// maxQueuedBytes bounds the bytes of the frames queued for the node's goroutine (at
+// least one Config.MaxFrame); a frame over it is dropped, and its sender retransmits.
+const maxQueuedBytes = 64 << 20
 
 // maxFaults bounds Status.Faults.
 const maxFaults = 16
@@ -401,10 +407,17 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: identity file in data directory %q", n.cfg.ID, n.cfg.Data)
 	}
 	n.items = nil
+	budget := max(maxQueuedBytes, int64(n.cfg.maxFrame()))
 	recv := func(from int, frame []byte) {
+		k := int64(len(frame))
+		if n.queued.Add(k) > budget {
+			n.queued.Add(-k) // over the budget: the frame is lost, the sender retransmits
+			return
+		}
 		select {
 		case n.recv <- inFrame{from, frame}:
 		default: // full: the frame is lost, the sender retransmits
+			n.queued.Add(-k)
 		}
 	}
 	if n.opts.Transport != nil {
@@ -464,8 +477,8 @@ func (n *Node) logf(format string, args ...any) {
 // and the snapshots, one at a time. After each it persists and sends (see Node). When
 // ctx is done it persists the last state, closes the transport (waiting for its
 // goroutines) and the store, and returns nil. A failed Save, a program error in a tick
-// or a frame the transport refuses (over TCPOptions.MaxFrame: a message carrying more
-// than about 100,000 items) returns the error after the same cleanup, without
+// or a frame over Config.MaxFrame (which AddItems and the deferral of datagrams keep
+// from happening: see MaxItemBytes) returns the error after the same cleanup, without
 // persisting the event: the process should exit, and a restart resumes from the last
 // saved state. A frame refused for its identity (another fleet, another receiver, a
 // sender that is not a neighbour or not the link's, a superseded or duplicate
@@ -490,6 +503,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		case <-ctx.Done():
 			return n.flush()
 		case f := <-n.recv:
+			n.queued.Add(-int64(len(f.frame)))
 			n.frame(f)
 		case <-ticker.C:
 			if !n.nd.Idle() {
@@ -665,19 +679,30 @@ func (n *Node) limitedLog(cause, format string, args ...any) {
 	n.logged[cause] = l
 }
 
-// flush persists the node's Ready, and only then sends its datagrams.
+// flush persists the node's Ready, and only then sends its datagrams. It encodes
+// the frames first: one over Config.MaxFrame (which MaxItemBytes keeps from
+// happening) returns an error before anything is persisted or sent.
 func (n *Node) flush() error {
 	if n.nd.HasReady() {
 		rd := n.nd.Ready()
+		frames := make([][]byte, len(rd.Datagrams))
+		for i, d := range rd.Datagrams {
+			f, err := n.encode(d)
+			if err != nil {
+				return err
+			}
+			frames[i] = f
+		}
 		if rd.State != nil {
 			if err := n.save(rd.State); err != nil {
 				return err
 			}
 		}
-		for _, d := range rd.Datagrams {
-			if err := n.send(d); err != nil {
+		for i, d := range rd.Datagrams {
+			if err := n.tr.Send(n.nbrs[d.Port], frames[i]); err != nil {
 				return err
 			}
+			n.st.Sent++
 		}
 		n.nd.Advance()
 	}
@@ -685,11 +710,24 @@ func (n *Node) flush() error {
 	return nil
 }
 
-// send encodes d with the node's identity and hands it to the transport.
-func (n *Node) send(d handoff.Datagram) error {
+// encode returns d's frame with the node's identity, or an error for a frame over
+// Config.MaxFrame (the transport would refuse it).
+func (n *Node) encode(d handoff.Datagram) ([]byte, error) {
 	to := n.nbrs[d.Port]
 	frame := AppendFrame(nil, FrameHeader{Fleet: n.id.Fleet, From: n.cfg.ID, To: to, Epoch: n.epoch, Incarnation: n.inc}, d)
-	if err := n.tr.Send(to, frame); err != nil {
+	if len(frame) > n.cfg.maxFrame() {
+		return nil, errs.BadParam("node %d: a frame of %d bytes (%d items) for node %d, over max_frame %d; not persisted, not sent", n.cfg.ID, len(frame), len(d.Items), to, n.cfg.maxFrame())
+	}
+	return frame, nil
+}
+
+// send encodes d with the node's identity and hands it to the transport.
+func (n *Node) send(d handoff.Datagram) error {
+	frame, err := n.encode(d)
+	if err != nil {
+		return err
+	}
+	if err := n.tr.Send(n.nbrs[d.Port], frame); err != nil {
 		return err
 	}
 	n.st.Sent++
