@@ -323,3 +323,71 @@ func TestReadConfigStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreOverFrame: a node restarted with a smaller max_frame than the items it
+// holds need refuses to start, naming the limit (on main there was no max_frame; a
+// node holding more than a frame's items failed only when its program sent them).
+func TestRestoreOverFrame(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 2}), Loads: choice("point-mass", map[string]any{"tokens": 0}), Algorithm: choice("threshold-1", nil)}
+	b := build(t, spec)
+	cfgs := configs(t, b, spec, t.TempDir(), func(_, v int, listen []string) string { return listen[v] })
+	nd, err := NewNode(cfgs[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- nd.Run(ctx) }()
+	var ids []uint64
+	for i := range 1000 {
+		ids = append(ids, 1<<63+uint64(i))
+	}
+	err = nd.AddItems(ctx, ids)
+	cancel()
+	if err2 := <-errc; err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	c := cfgs[0]
+	c.MaxFrame = MinMaxFrame
+	nd, err = NewNode(c, nil)
+	if err == nil {
+		_ = nd.Close()
+		t.Fatal("NewNode with a max_frame too small for the items held succeeded")
+	}
+	if !strings.HasPrefix(err.Error(), "tokendist: ") || !strings.Contains(err.Error(), fmt.Sprintf("over the limit of %d (max_frame %d", MinMaxFrame-MaxFrameOverhead, MinMaxFrame)) {
+		t.Errorf("NewNode: %v", err)
+	}
+	nd, err = NewNode(cfgs[0], nil)
+	if err != nil {
+		t.Fatalf("NewNode with the max_frame it ran with: %v", err)
+	}
+	_ = nd.Close()
+}
+
+// TestInitialOverFrame: a node whose initial items would not fit one frame refuses
+// to start, naming the limit, instead of failing when its program sends them.
+func TestInitialOverFrame(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// 3000 initial items on one node: IDs 0..2999 take 128·1 + 2872·2 = 5872 bytes.
+	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 2}), Loads: choice("point-mass", map[string]any{"tokens": 3000}), Algorithm: choice("threshold-1", nil)}
+	b := build(t, spec)
+	cfgs := configs(t, b, spec, t.TempDir(), func(_, v int, listen []string) string { return listen[v] })
+	refused := 0
+	for v := range 2 {
+		c := cfgs[v]
+		c.MaxFrame = MinMaxFrame
+		nd, err := NewNode(c, nil)
+		if err != nil {
+			refused++
+			if !strings.Contains(err.Error(), "3000 initial items take 5872 bytes in a frame, over the limit of 4002") {
+				t.Errorf("NewNode(%d): %v", v, err)
+			}
+			continue
+		}
+		_ = nd.Close()
+	}
+	if refused != 1 {
+		t.Errorf("%d nodes refused; want the one with the 3000 items", refused)
+	}
+}

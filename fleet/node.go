@@ -361,6 +361,10 @@ func (n *Node) open() (err error) {
 		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, stored.State); err != nil {
 			return err
 		}
+		if size := itemBytes(n.nd.Items()); size > n.maxItemBytes {
+			return errs.BadParam("node %d: the %d items it holds take %d bytes in a frame, over the limit of %d (max_frame %d less %d bytes of header): start it with the max_frame it ran with",
+				n.cfg.ID, len(n.nd.Items()), size, n.maxItemBytes, n.cfg.maxFrame(), MaxFrameOverhead)
+		}
 		n.restored = true
 		n.now = n.nd.NodeContext().Now
 		// The new epoch is durable before the process sends anything.
