@@ -113,17 +113,19 @@ const (
 	// MaxTicks bounds patience and rounds (2⁴⁰: 35 years of 1 ms ticks), far
 	// from int64's overflow in any sum of ticks.
 	MaxTicks = 1 << 40
-	// MinTick and MaxTick bound a non-zero tick: below 1 ms the timer outruns a
-	// Save (an fsync); above a minute retransmission and pacing stall.
+	// MinTick is the shortest non-zero tick: below 1 ms the timer outruns a Save
+	// (an fsync).
 	MinTick = time.Millisecond
+	// MaxTick is the longest tick: above a minute retransmission and pacing stall.
 	MaxTick = time.Minute
 	// MaxRetransmitTicks bounds retransmit_ticks (2²⁰: 17 minutes of 1 ms ticks; the
 	// handoff's backoff multiplies it by up to 64).
 	MaxRetransmitTicks = 1 << 20
-	// MinMaxFrame and MaxMaxFrame bound a non-zero max_frame: 4 KiB holds about 400
-	// items of any IDs after the header; 64 MiB is the most the reader allocates for
-	// one frame of a connection.
+	// MinMaxFrame is the smallest non-zero max_frame: 4 KiB holds 400 items of any
+	// IDs after the header.
 	MinMaxFrame = 4 << 10
+	// MaxMaxFrame is the largest max_frame (and TCPOptions.MaxFrame): the most the
+	// reader allocates for one frame of a connection.
 	MaxMaxFrame = 64 << 20
 	// MaxNodeID bounds id (a frame carries node IDs below 2³¹).
 	MaxNodeID = 1<<31 - 1

@@ -45,12 +45,15 @@ type ItemsResponse struct {
 //   - GET /status: the Status as JSON.
 //   - GET /items: the IDs held, as an ItemsResponse.
 //   - POST /work with a WorkRequest: adds the items; answers 200 with the new Status
-//     once they are persisted.
+//     once they are persisted. O(len(items) + load).
 //   - POST /complete with a CompleteRequest: completes up to Count items; answers with
 //     their IDs (an ItemsResponse) once their removal is persisted.
 //
-// A bad request answers 400, a wrong method 405, a stopped node 503, each with a
-// one-line error. The handler is safe for concurrent use; a request waits at most 10 s
+// Bodies are read strictly (an unknown field, a repeated key, trailing data or a second
+// value is a bad request). A bad request answers 400, a body over 8 MiB 413, a wrong
+// method 405, a stopped node 503; /work answers 400 for an ID twice, 409 for an ID the
+// node holds, 413 for items the node could not send in one frame (AddItems); each
+// with a one-line error. The handler is safe for concurrent use; a request waits at most 10 s
 // for the node.
 func (n *Node) Handler() http.Handler {
 	mux := http.NewServeMux()
