@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -206,11 +207,11 @@ func TestWorkOverFrame(t *testing.T) {
 	})
 }
 
-// nopTransport drops what is sent.
-type nopTransport struct{}
+// nopTransport drops what is sent, counting it.
+type nopTransport struct{ sent *atomic.Int64 }
 
-func (nopTransport) Send(int, []byte) error { return nil }
-func (nopTransport) Close() error           { return nil }
+func (t nopTransport) Send(int, []byte) error { t.sent.Add(1); return nil }
+func (nopTransport) Close() error             { return nil }
 
 // TestDeferOverFrame: a data datagram whose items the node could not send on (they
 // would take more than MaxItemBytes with the items it holds) is left with its sender
@@ -224,9 +225,10 @@ func TestDeferOverFrame(t *testing.T) {
 	c := cfgs[0]
 	c.MaxFrame = MinMaxFrame
 	recvc := make(chan func(int, []byte), 1)
+	var sent atomic.Int64
 	nd, err := NewNode(c, &Options{Transport: func(recv func(int, []byte)) (Transport, error) {
 		recvc <- recv
-		return nopTransport{}, nil
+		return nopTransport{&sent}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -265,6 +267,38 @@ func TestDeferOverFrame(t *testing.T) {
 	waitFor(t, "delivered", func() bool { return nd.Snapshot().Delivered == 1 })
 	if st := nd.Snapshot(); st.Deferred != 1 || st.Load < int64(k-2) {
 		t.Errorf("after the retransmission: %+v", st)
+	}
+	// The limit itself: items of exactly MaxItemBytes are taken, one byte more is not.
+	room := nd.MaxItemBytes()
+	items, err := nd.Items(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	room -= itemBytes(items)
+	var fill []uint64
+	for i := 0; room > 0; i++ {
+		id := uint64(1)<<63 + 1<<50 + uint64(i)
+		if room < 10 {
+			id = 1<<(7*(room-1)) + uint64(i) // room bytes
+		}
+		fill = append(fill, id)
+		room -= uvarintLen(id)
+	}
+	if err := nd.AddItems(ctx, fill); err != nil {
+		t.Fatalf("AddItems of exactly the room left: %v", err)
+	}
+	err = nd.AddItems(ctx, []uint64{2})
+	want := fmt.Sprintf("would make the %d items it holds %d bytes in a frame, over the limit of %d (MaxItemBytes: TCPOptions.MaxFrame %d less %d bytes of header)",
+		len(items)+len(fill)+1, nd.MaxItemBytes()+1, nd.MaxItemBytes(), MinMaxFrame, MaxFrameOverhead)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("AddItems of one byte over: %v; want %q", err, want)
+	}
+	st := nd.Snapshot()
+	if st.Added != int64(k-1+len(fill)) || st.Load != int64(len(items)+len(fill)) {
+		t.Errorf("added %d, load %d; want %d, %d", st.Added, st.Load, k-1+len(fill), len(items)+len(fill))
+	}
+	if st.Sent != sent.Load() {
+		t.Errorf("Status.Sent %d; the transport had %d", st.Sent, sent.Load())
 	}
 }
 

@@ -331,6 +331,45 @@ func TestTCPTransportBounds(t *testing.T) {
 	if in.count(7) != 1 {
 		t.Errorf("%d frames received; want 1", in.count(7))
 	}
+	// The loop goes on accepting after those; a frame that brings the budget to
+	// exactly MaxBuffered (60 + 90) is read.
+	c6 := dial()
+	defer c6.Close()
+	if _, err := c6.Write(frame(90)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a frame up to MaxBuffered", func() bool { return in.count(7) == 2 })
+	// Every byte counted is given back: once c3 and c6 close (c3 mid-frame), a
+	// frame of MaxFrame bytes fits the budget again.
+	_ = c3.Close()
+	_ = c6.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for in.count(7) < 3 && time.Now().Before(deadline) {
+		c := dial()
+		_, _ = c.Write(frame(100))
+		for i := 0; i < 100 && in.count(7) < 3; i++ {
+			time.Sleep(time.Millisecond)
+		}
+		_ = c.Close()
+	}
+	if in.count(7) != 3 {
+		t.Errorf("no frame of MaxFrame bytes read after the connections closed: the budget leaked (%d frames)", in.count(7))
+	}
+	// The option bounds, at their edges.
+	for _, o := range []TCPOptions{{MaxFrame: MaxMaxFrame + 1}, {MaxFrame: 100, MaxBuffered: 99}} {
+		if tr, err := NewTCPTransport(0, "127.0.0.1:0", nil, in.recv, &o); err == nil {
+			_ = tr.Close()
+			t.Errorf("NewTCPTransport with %+v succeeded", o)
+		}
+	}
+	for _, o := range []TCPOptions{{MaxFrame: MaxMaxFrame}, {MaxFrame: 100, MaxBuffered: 100}} {
+		tr, err := NewTCPTransport(0, "127.0.0.1:0", nil, in.recv, &o)
+		if err != nil {
+			t.Errorf("NewTCPTransport with %+v: %v", o, err)
+			continue
+		}
+		_ = tr.Close()
+	}
 	// Send refuses one byte over MaxFrame, the same limit.
 	b, err := NewTCPTransport(1, "127.0.0.1:0", map[int]string{0: a.Addr()}, in.recv, &TCPOptions{MaxFrame: 100})
 	if err != nil {
