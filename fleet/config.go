@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tokendist/tokendist/internal/errs"
 	"github.com/tokendist/tokendist/internal/files"
+	"github.com/tokendist/tokendist/internal/strictjson"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -47,6 +47,20 @@ type Config struct {
 	Tick Duration `json:"tick,omitempty"`
 	// RetransmitTicks is handoff.Config.RetransmitTicks (0: its default).
 	RetransmitTicks int64 `json:"retransmit_ticks,omitempty"`
+	// MaxFrame is TCPOptions.MaxFrame, the largest frame in bytes the node sends and
+	// receives (0: DefaultMaxFrame); every node of a fleet must have the same. It
+	// bounds the items a node holds (Node.MaxItemBytes).
+	MaxFrame int `json:"max_frame,omitempty"`
+}
+
+// DefaultMaxFrame is Config.MaxFrame's and TCPOptions.MaxFrame's default: 1 MiB.
+const DefaultMaxFrame = 1 << 20
+
+func (c *Config) maxFrame() int {
+	if c.MaxFrame == 0 {
+		return DefaultMaxFrame
+	}
+	return c.MaxFrame
 }
 
 // Duration is a time.Duration written as a string in JSON ("10ms").
@@ -75,16 +89,16 @@ const DefaultTick = 10 * time.Millisecond
 // maxConfigBytes bounds a config file.
 const maxConfigBytes = 1 << 20
 
-// ReadConfig reads and checks a JSON config file (unknown keys are errors).
+// ReadConfig reads and checks a JSON config file, strictly: an unknown key, a key
+// repeated in one object (at any depth), trailing data or a second value is an error
+// naming it, as is a value out of its range (Check). O(file size).
 func ReadConfig(path string) (Config, error) {
 	data, err := files.ReadFile(path, "config file", maxConfigBytes)
 	if err != nil {
 		return Config{}, err
 	}
 	var c Config
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, errs.Wrapf(err, "config file %s", files.Name(path))
 	}
 	if err := c.Check(); err != nil {
@@ -93,22 +107,50 @@ func ReadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// Check returns an error naming the first bad field: a negative ID, patience, rounds,
-// tick or retransmission timeout, an address that is not host:port, an empty data
-// directory. It does not build the network (NewNode does, and checks the ID and the
-// peers against it).
+// The ranges of the config's numbers (docs/fleet.md, "Limits"); 0 takes the default
+// where there is one.
+const (
+	// MaxTicks bounds patience and rounds (2⁴⁰: 35 years of 1 ms ticks), far
+	// from int64's overflow in any sum of ticks.
+	MaxTicks = 1 << 40
+	// MinTick is the shortest non-zero tick: below 1 ms the timer outruns a Save
+	// (an fsync).
+	MinTick = time.Millisecond
+	// MaxTick is the longest tick: above a minute retransmission and pacing stall.
+	MaxTick = time.Minute
+	// MaxRetransmitTicks bounds retransmit_ticks (2²⁰: 17 minutes of 1 ms ticks; the
+	// handoff's backoff multiplies it by up to 64).
+	MaxRetransmitTicks = 1 << 20
+	// MinMaxFrame is the smallest non-zero max_frame: 4 KiB holds 400 items of any
+	// IDs after the header.
+	MinMaxFrame = 4 << 10
+	// MaxMaxFrame is the largest max_frame (and TCPOptions.MaxFrame): the most the
+	// reader allocates for one frame of a connection.
+	MaxMaxFrame = 64 << 20
+	// MaxNodeID bounds id (a frame carries node IDs below 2³¹).
+	MaxNodeID = 1<<31 - 1
+)
+
+// Check returns an error naming the first bad field and its value: an ID outside
+// 0..MaxNodeID, patience or rounds outside 0..MaxTicks, a tick other than 0 outside
+// MinTick..MaxTick, retransmit_ticks outside 0..MaxRetransmitTicks, max_frame other
+// than 0 outside MinMaxFrame..MaxMaxFrame, an address that is not host:port, an
+// empty data directory. It does not build the network (NewNode does, and checks the
+// ID and the peers against it). O(len(Peers)).
 func (c *Config) Check() error {
 	switch {
-	case c.ID < 0:
-		return errs.BadParam("id %d is negative", c.ID)
-	case c.Patience < 0:
-		return errs.BadParam("patience %d is negative", c.Patience)
-	case c.Rounds < 0:
-		return errs.BadParam("rounds %d is negative", c.Rounds)
-	case c.Tick < 0:
-		return errs.BadParam("tick %v is negative", time.Duration(c.Tick))
-	case c.RetransmitTicks < 0:
-		return errs.BadParam("retransmit_ticks %d is negative", c.RetransmitTicks)
+	case c.ID < 0 || c.ID > MaxNodeID:
+		return errs.BadParam("id %d: want 0 ≤ id ≤ %d", c.ID, MaxNodeID)
+	case c.Patience < 0 || c.Patience > MaxTicks:
+		return errs.BadParam("patience %d: want 0 ≤ patience ≤ %d (2^40) ticks", c.Patience, int64(MaxTicks))
+	case c.Rounds < 0 || c.Rounds > MaxTicks:
+		return errs.BadParam("rounds %d: want 0 ≤ rounds ≤ %d (2^40)", c.Rounds, int64(MaxTicks))
+	case c.Tick != 0 && (time.Duration(c.Tick) < MinTick || time.Duration(c.Tick) > MaxTick):
+		return errs.BadParam("tick %v: want 0 (the default %v) or %v ≤ tick ≤ %v", time.Duration(c.Tick), DefaultTick, MinTick, MaxTick)
+	case c.RetransmitTicks < 0 || c.RetransmitTicks > MaxRetransmitTicks:
+		return errs.BadParam("retransmit_ticks %d: want 0 (the default) ≤ retransmit_ticks ≤ %d (2^20)", c.RetransmitTicks, MaxRetransmitTicks)
+	case c.MaxFrame != 0 && (c.MaxFrame < MinMaxFrame || c.MaxFrame > MaxMaxFrame):
+		return errs.BadParam("max_frame %d: want 0 (the default %d) or %d ≤ max_frame ≤ %d", c.MaxFrame, DefaultMaxFrame, MinMaxFrame, MaxMaxFrame)
 	case c.Data == "":
 		return errs.BadParam("data directory is empty")
 	}

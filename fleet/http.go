@@ -5,9 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/strictjson"
 )
 
 // maxRequestBytes bounds the body of a /work or /complete request.
@@ -40,12 +45,15 @@ type ItemsResponse struct {
 //   - GET /status: the Status as JSON.
 //   - GET /items: the IDs held, as an ItemsResponse.
 //   - POST /work with a WorkRequest: adds the items; answers 200 with the new Status
-//     once they are persisted.
+//     once they are persisted. O(len(items) + load).
 //   - POST /complete with a CompleteRequest: completes up to Count items; answers with
 //     their IDs (an ItemsResponse) once their removal is persisted.
 //
-// A bad request answers 400, a wrong method 405, a stopped node 503, each with a
-// one-line error. The handler is safe for concurrent use; a request waits at most 10 s
+// Bodies are read strictly (an unknown field, a repeated key, trailing data or a second
+// value is a bad request). A bad request answers 400, a body over 8 MiB 413, a wrong
+// method 405, a stopped node 503; /work answers 400 for an ID twice, 409 for an ID the
+// node holds, 413 for items the node could not send in one frame (AddItems); each
+// with a one-line error. The handler is safe for concurrent use; a request waits at most 10 s
 // for the node.
 func (n *Node) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -109,11 +117,22 @@ func nonNil(ids []uint64) []uint64 {
 	return ids
 }
 
+// readJSON decodes the request's body into v strictly (internal/strictjson: unknown
+// fields, repeated keys, trailing data and a second value are refused), answering 413
+// for a body over maxRequestBytes and 400 for a bad one.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		http.Error(w, "tokendist: bad request body: "+err.Error(), http.StatusBadRequest)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			http.Error(w, fmt.Sprintf("tokendist: request body over the limit of %d bytes", mb.Limit), http.StatusRequestEntityTooLarge)
+			return false
+		}
+		http.Error(w, "tokendist: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	if err := strictjson.Decode(body, v); err != nil {
+		http.Error(w, "tokendist: bad request body: "+strings.TrimPrefix(err.Error(), errs.Prefix), http.StatusBadRequest)
 		return false
 	}
 	return true
@@ -126,7 +145,10 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 func httpError(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
-	if errors.Is(err, ErrStopped) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	var rf *refusal
+	if errors.As(err, &rf) {
+		code = rf.code
+	} else if errors.Is(err, ErrStopped) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		code = http.StatusServiceUnavailable
 	}
 	http.Error(w, err.Error(), code)
@@ -156,6 +178,7 @@ func (s Status) metrics() []metric {
 		{"tokendist_node_duplicates_total", "Data datagrams dropped as already delivered.", "counter", float64(s.Duplicates), ""},
 		{"tokendist_node_out_of_order_total", "Data datagrams dropped as early.", "counter", float64(s.OutOfOrder), ""},
 		{"tokendist_node_rejected_frames_total", "Frames refused: undecodable, refused for their identity, or refused by the handoff.", "counter", float64(s.Rejected), ""},
+		{"tokendist_node_deferred_datagrams_total", "Data datagrams left with their sender because the items would not fit one frame (back-pressure).", "counter", float64(s.Deferred), ""},
 		{"tokendist_node_saves_total", "States persisted since the process started.", "counter", float64(s.Saves), ""},
 		{"tokendist_node_save_seconds_total", "Seconds spent persisting states since the process started.", "counter", s.SaveSeconds, ""},
 		{"tokendist_node_added_items_total", "Items added since the process started.", "counter", float64(s.Added), ""},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokendist/tokendist/node"
@@ -78,6 +79,7 @@ type Node struct {
 	store         Store
 	tr            Transport
 	tick          time.Duration
+	maxItemBytes  int // the item bytes of one frame: cfg.maxFrame() - MaxFrameOverhead
 	restored      bool
 	now           int64
 	id            Identity         // this node's identity
@@ -91,9 +93,10 @@ type Node struct {
 	logged        map[string]logLimit // per refusal cause
 	startup       []handoff.Datagram  // the first Ready's datagrams, sent once the transport is up
 
-	recv  chan inFrame
-	admin chan adminReq
-	done  chan struct{}
+	recv   chan inFrame
+	queued atomic.Int64 // bytes of the frames in recv
+	admin  chan adminReq
+	done   chan struct{}
 
 	started       time.Time
 	firstDelivery time.Duration // since started; 0: none yet
@@ -119,6 +122,10 @@ type inFrame struct {
 // (a slow link, or a second live process started from an older copy of the node's
 // state); they are refused either way.
 const DuplicateGrace = 2 * time.Second
+
+// maxQueuedBytes bounds the bytes of the frames queued for the node's goroutine (at
+// least one Config.MaxFrame); a frame over it is dropped, and its sender retransmits.
+const maxQueuedBytes = 64 << 20
 
 // maxFaults bounds Status.Faults.
 const maxFaults = 16
@@ -215,6 +222,11 @@ type Status struct {
 	OutOfOrder      int64 `json:"out_of_order"`
 	Rejected        int64 `json:"rejected"`
 	Saves           int64 `json:"saves"`
+	// Deferred counts data datagrams not taken because the items the node would then
+	// hold would not fit one frame (Node.MaxItemBytes): the sender keeps them and
+	// retransmits until the node has room (back-pressure), since this process
+	// started.
+	Deferred int64 `json:"deferred"`
 	// Refused breaks down the frames refused for their identity (also counted in
 	// Rejected); Faults lists the distinct link faults behind them (at most 16, the
 	// first found); DuplicatePeers the neighbours whose ID two live processes of one
@@ -273,7 +285,7 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), id: id, inc: newIncarnation(),
+	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), maxItemBytes: cfg.maxFrame() - MaxFrameOverhead, id: id, inc: newIncarnation(),
 		faultIdx: map[faultKey]int{}, logged: map[string]logLimit{},
 		recv: make(chan inFrame, 4096), admin: make(chan adminReq), done: make(chan struct{})}
 	n.portOf = make(map[int]int, g.Degree(cfg.ID))
@@ -349,6 +361,10 @@ func (n *Node) open() (err error) {
 		if n.nd, err = handoff.RestoreItemMachine(prog, n.acfg, stored.State); err != nil {
 			return err
 		}
+		if size := itemBytes(n.nd.Items()); size > n.maxItemBytes {
+			return errs.BadParam("node %d: the %d items it holds take %d bytes in a frame, over the limit of %d (max_frame %d less %d bytes of header): start it with the max_frame it ran with",
+				n.cfg.ID, len(n.nd.Items()), size, n.maxItemBytes, n.cfg.maxFrame(), MaxFrameOverhead)
+		}
 		n.restored = true
 		n.now = n.nd.NodeContext().Now
 		// The new epoch is durable before the process sends anything.
@@ -365,6 +381,10 @@ func (n *Node) open() (err error) {
 				n.cfg.ID, n.cfg.Data, marker)
 		}
 		n.epoch = markerEpoch + 1
+		if size := itemBytes(n.items); size > n.maxItemBytes {
+			return errs.BadParam("node %d: its %d initial items take %d bytes in a frame, over the limit of %d (max_frame %d less %d bytes of header): the node could not send them",
+				n.cfg.ID, len(n.items), size, n.maxItemBytes, n.cfg.maxFrame(), MaxFrameOverhead)
+		}
 		if n.nd, err = handoff.NewItemMachine(prog, n.acfg, n.items); err != nil {
 			return err
 		}
@@ -394,16 +414,23 @@ func (n *Node) open() (err error) {
 		return errs.Wrapf(err, "node %d: identity file in data directory %q", n.cfg.ID, n.cfg.Data)
 	}
 	n.items = nil
+	budget := max(maxQueuedBytes, int64(n.cfg.maxFrame()))
 	recv := func(from int, frame []byte) {
+		k := int64(len(frame))
+		if n.queued.Add(k) > budget {
+			n.queued.Add(-k) // over the budget: the frame is lost, the sender retransmits
+			return
+		}
 		select {
 		case n.recv <- inFrame{from, frame}:
 		default: // full: the frame is lost, the sender retransmits
+			n.queued.Add(-k)
 		}
 	}
 	if n.opts.Transport != nil {
 		n.tr, err = n.opts.Transport(recv)
 	} else {
-		n.tr, err = NewTCPTransport(n.cfg.ID, n.cfg.Listen, n.cfg.Peers, recv, nil)
+		n.tr, err = NewTCPTransport(n.cfg.ID, n.cfg.Listen, n.cfg.Peers, recv, &TCPOptions{MaxFrame: n.cfg.maxFrame()})
 	}
 	if err != nil {
 		return errs.Wrapf(err, "node %d: transport", n.cfg.ID)
@@ -457,8 +484,8 @@ func (n *Node) logf(format string, args ...any) {
 // and the snapshots, one at a time. After each it persists and sends (see Node). When
 // ctx is done it persists the last state, closes the transport (waiting for its
 // goroutines) and the store, and returns nil. A failed Save, a program error in a tick
-// or a frame the transport refuses (over TCPOptions.MaxFrame: a message carrying more
-// than about 100,000 items) returns the error after the same cleanup, without
+// or a frame over Config.MaxFrame (which AddItems and the deferral of datagrams keep
+// from happening: see MaxItemBytes) returns the error after the same cleanup, without
 // persisting the event: the process should exit, and a restart resumes from the last
 // saved state. A frame refused for its identity (another fleet, another receiver, a
 // sender that is not a neighbour or not the link's, a superseded or duplicate
@@ -483,6 +510,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		case <-ctx.Done():
 			return n.flush()
 		case f := <-n.recv:
+			n.queued.Add(-int64(len(f.frame)))
 			n.frame(f)
 		case <-ticker.C:
 			if !n.nd.Idle() {
@@ -550,6 +578,15 @@ func (n *Node) frame(f inFrame) {
 		return
 	}
 	d.Port = port
+	if d.Kind == handoff.DatagramData && len(d.Items) > 0 && d.Seq == n.nd.Sequence(port).Delivered+1 {
+		if size := itemBytes(n.nd.Items()) + itemBytes(d.Items); size > n.maxItemBytes {
+			// Taking the items would let the program send a frame over the limit:
+			// leave them with the sender, which retransmits until the node has room.
+			n.st.Deferred++
+			n.limitedLog("deferred", "node %d: deferred a datagram of %d items from %d: the items held would take %d bytes in a frame, over the limit of %d", n.cfg.ID, len(d.Items), f.from, size, n.maxItemBytes)
+			return
+		}
+	}
 	delivered := n.nd.Stats().Delivered
 	if err := n.nd.Step(d); err != nil {
 		n.st.Rejected++
@@ -649,22 +686,33 @@ func (n *Node) limitedLog(cause, format string, args ...any) {
 	n.logged[cause] = l
 }
 
-// flush persists the node's Ready, and only then sends its datagrams.
+// flush persists the node's Ready, and only then sends its datagrams. It encodes
+// the frames first: one over Config.MaxFrame (which MaxItemBytes keeps from
+// happening) returns an error before anything is persisted or sent.
 func (n *Node) flush() error {
 	if n.nd.HasReady() {
 		rd, err := n.nd.Ready()
 		if err != nil {
 			return err
 		}
+		frames := make([][]byte, len(rd.Datagrams))
+		for i, d := range rd.Datagrams {
+			f, err := n.encode(d)
+			if err != nil {
+				return err
+			}
+			frames[i] = f
+		}
 		if rd.State != nil {
 			if err := n.save(rd.State); err != nil {
 				return err
 			}
 		}
-		for _, d := range rd.Datagrams {
-			if err := n.send(d); err != nil {
+		for i, d := range rd.Datagrams {
+			if err := n.tr.Send(n.nbrs[d.Port], frames[i]); err != nil {
 				return err
 			}
+			n.st.Sent++
 		}
 		n.nd.Advance()
 	}
@@ -672,11 +720,24 @@ func (n *Node) flush() error {
 	return nil
 }
 
-// send encodes d with the node's identity and hands it to the transport.
-func (n *Node) send(d handoff.Datagram) error {
+// encode returns d's frame with the node's identity, or an error for a frame over
+// Config.MaxFrame (the transport would refuse it).
+func (n *Node) encode(d handoff.Datagram) ([]byte, error) {
 	to := n.nbrs[d.Port]
 	frame := AppendFrame(nil, FrameHeader{Fleet: n.id.Fleet, From: n.cfg.ID, To: to, Epoch: n.epoch, Incarnation: n.inc}, d)
-	if err := n.tr.Send(to, frame); err != nil {
+	if len(frame) > n.cfg.maxFrame() {
+		return nil, errs.BadParam("node %d: a frame of %d bytes (%d items) for node %d, over max_frame %d; not persisted, not sent", n.cfg.ID, len(frame), len(d.Items), to, n.cfg.maxFrame())
+	}
+	return frame, nil
+}
+
+// send encodes d with the node's identity and hands it to the transport.
+func (n *Node) send(d handoff.Datagram) error {
+	frame, err := n.encode(d)
+	if err != nil {
+		return err
+	}
+	if err := n.tr.Send(n.nbrs[d.Port], frame); err != nil {
 		return err
 	}
 	n.st.Sent++
@@ -758,12 +819,75 @@ func (n *Node) do(ctx context.Context, f func()) error {
 
 // AddItems adds work: the items ids arrive at the node. It returns once they are
 // persisted (from then on the fleet keeps them exactly once until they complete). The
-// IDs must be new to the fleet (see InitialItemID). O(len(ids)) plus a Save.
+// IDs must be new to the fleet (see InitialItemID). It refuses, adding nothing, a
+// request that names an ID twice or an ID the node holds (the fleet's other nodes are
+// not asked), and one after which the items the node holds would not fit one frame
+// (MaxItemBytes: a node's program may send its whole load in one message, and a frame
+// over TCPOptions.MaxFrame is never sent); the error wraps tokendist.ErrBadParameter
+// and names the ID or the limit. O(len(ids) + load) plus a Save.
 func (n *Node) AddItems(ctx context.Context, ids []uint64) error {
-	return n.do(ctx, func() {
+	seen := make(map[uint64]struct{}, len(ids))
+	for _, id := range ids {
+		if _, dup := seen[id]; dup {
+			return &refusal{code: 400, err: errs.BadParam("node %d: item %d appears twice in one request", n.cfg.ID, id)}
+		}
+		seen[id] = struct{}{}
+	}
+	var refused error
+	err := n.do(ctx, func() {
+		held := n.nd.Items()
+		for _, id := range held {
+			if _, dup := seen[id]; dup {
+				refused = &refusal{code: 409, err: errs.BadParam("node %d: item %d is held by the node already", n.cfg.ID, id)}
+				return
+			}
+		}
+		if size := itemBytes(held) + itemBytes(ids); size > n.maxItemBytes {
+			refused = &refusal{code: 413, err: errs.BadParam("node %d: adding %d items would make the %d items it holds %d bytes in a frame, over the limit of %d (MaxItemBytes: TCPOptions.MaxFrame %d less %d bytes of header); complete items first, or add them to another node",
+				n.cfg.ID, len(ids), len(held)+len(ids), size, n.maxItemBytes, n.maxItemBytes+MaxFrameOverhead, MaxFrameOverhead)}
+			return
+		}
 		n.nd.AddItems(slices.Clone(ids))
 		n.st.Added += int64(len(ids))
 	})
+	if err != nil {
+		return err
+	}
+	return refused
+}
+
+// refusal is a request the node refused; code is the HTTP status it answers.
+type refusal struct {
+	code int
+	err  error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// MaxFrameOverhead is the most bytes of a frame that are not item IDs: the version
+// and kind bytes, the identity header, the sequence number, the message and the item
+// count, each varint at its longest (AppendFrame). A frame whose items take at most
+// TCPOptions.MaxFrame − MaxFrameOverhead bytes fits any transport with that MaxFrame.
+const MaxFrameOverhead = 2 + 10 + 5 + 5 + 10 + 10 + 10 + (2 + 3*10) + 10
+
+// itemBytes is the bytes that ids take in a frame (each a uvarint, 1 to 10 bytes).
+// O(len(ids)).
+func itemBytes(ids []uint64) int {
+	k := 0
+	for _, id := range ids {
+		k += uvarintLen(id)
+	}
+	return k
+}
+
+func uvarintLen(x uint64) int {
+	k := 1
+	for x >= 0x80 {
+		x >>= 7
+		k++
+	}
+	return k
 }
 
 // CompleteItems finishes up to k items the node holds (the oldest first) and returns
@@ -787,6 +911,14 @@ func (n *Node) Items(ctx context.Context) ([]uint64, error) {
 	err := n.do(ctx, func() { out = slices.Clone(n.nd.Items()) })
 	return out, err
 }
+
+// MaxItemBytes returns the bytes the item IDs of one frame may take:
+// Config.MaxFrame (its default when 0) less MaxFrameOverhead. A node holds at most
+// items that take this many bytes in a frame (each ID a uvarint of 1 to 10 bytes: at
+// least MaxItemBytes/10 items of any IDs), so that any message its program sends fits
+// one frame: AddItems refuses more, and a data datagram that would bring more waits
+// with its sender (Status.Deferred). O(1).
+func (n *Node) MaxItemBytes() int { return n.maxItemBytes }
 
 // Snapshot returns the node's status. O(1).
 func (n *Node) Snapshot() Status {

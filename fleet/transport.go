@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,8 +34,10 @@ type Transport interface {
 
 // TCPOptions configure NewTCPTransport. The zero value takes the defaults.
 type TCPOptions struct {
-	// MaxFrame bounds a frame's size in bytes (0: 1 MiB); a larger incoming frame
-	// closes its connection.
+	// MaxFrame bounds a frame's size in bytes, without the 8 bytes of length and
+	// sender (0: DefaultMaxFrame; at most MaxMaxFrame). It means the same on both
+	// ends: Send refuses a larger frame, and a larger incoming frame closes its
+	// connection; a frame of exactly MaxFrame bytes goes through.
 	MaxFrame int
 	// Queue is the number of frames queued per peer before Send drops (0: 1024).
 	Queue int
@@ -44,18 +47,42 @@ type TCPOptions struct {
 	// WriteTimeout bounds one frame's write (0: 2 s); a write that times out closes
 	// the connection and drops the frame.
 	WriteTimeout time.Duration
+	// IdleTimeout closes an incoming connection on which a frame (its header and its
+	// bytes) does not arrive within this time (0: DefaultIdleTimeout). The sender
+	// dials again for its next frame.
+	IdleTimeout time.Duration
+	// MaxConns bounds the open incoming connections (0: 256); one more is closed
+	// as soon as it is accepted.
+	MaxConns int
+	// MaxBuffered bounds the bytes of frames being read, over all incoming
+	// connections (0: 64 MiB, and at least MaxFrame); a frame that would pass it
+	// closes its connection (the sender dials again and retransmits). Each connection
+	// holds besides a 4 KiB read buffer.
+	MaxBuffered int64
+
+	// listener, when not nil, is listened on instead of the listen address (tests).
+	listener net.Listener
 }
+
+// DefaultIdleTimeout is TCPOptions.IdleTimeout's default.
+const DefaultIdleTimeout = time.Minute
+
+// maxAcceptBackoff bounds the wait after a failed Accept (EMFILE, ENFILE, ...).
+const maxAcceptBackoff = time.Second
 
 func (o *TCPOptions) withDefaults() (TCPOptions, error) {
 	var t TCPOptions
 	if o != nil {
 		t = *o
 	}
-	if t.MaxFrame < 0 || t.Queue < 0 || t.DialTimeout < 0 || t.WriteTimeout < 0 {
+	if t.MaxFrame < 0 || t.Queue < 0 || t.DialTimeout < 0 || t.WriteTimeout < 0 || t.IdleTimeout < 0 || t.MaxConns < 0 || t.MaxBuffered < 0 {
 		return t, errs.BadParam("negative TCPOptions %+v", t)
 	}
+	if t.MaxFrame > MaxMaxFrame {
+		return t, errs.BadParam("TCPOptions.MaxFrame %d over the limit %d", t.MaxFrame, MaxMaxFrame)
+	}
 	if t.MaxFrame == 0 {
-		t.MaxFrame = 1 << 20
+		t.MaxFrame = DefaultMaxFrame
 	}
 	if t.Queue == 0 {
 		t.Queue = 1024
@@ -66,6 +93,18 @@ func (o *TCPOptions) withDefaults() (TCPOptions, error) {
 	if t.WriteTimeout == 0 {
 		t.WriteTimeout = 2 * time.Second
 	}
+	if t.IdleTimeout == 0 {
+		t.IdleTimeout = DefaultIdleTimeout
+	}
+	if t.MaxConns == 0 {
+		t.MaxConns = 256
+	}
+	if t.MaxBuffered == 0 {
+		t.MaxBuffered = max(64<<20, int64(t.MaxFrame))
+	}
+	if t.MaxBuffered < int64(t.MaxFrame) {
+		return t, errs.BadParam("TCPOptions.MaxBuffered %d under MaxFrame %d: no frame of that size could be read", t.MaxBuffered, t.MaxFrame)
+	}
 	return t, nil
 }
 
@@ -74,13 +113,20 @@ type TCPStats struct {
 	// Sent and Received count frames written and read; Dropped counts frames Send
 	// dropped (full queue, failed connection); Dials counts connection attempts.
 	Sent, Received, Dropped, Dials int64
+	// Closed counts incoming connections the transport closed: idle past
+	// IdleTimeout, a frame over MaxFrame or over MaxBuffered, or over MaxConns.
+	// AcceptErrors counts failed Accepts (each followed by a backoff and a retry).
+	Closed, AcceptErrors int64
 }
 
 // TCPTransport is the reference Transport: one listening socket, and one outgoing TCP
 // connection per peer, each fed by its own goroutine from a bounded queue. A frame on
 // the wire is its length and the sender's ID (two big-endian uint32) and its bytes.
 // Incoming connections may come from any address (a proxy may stand in between): the
-// sender's ID is in every frame.
+// sender's ID is in every frame. What it reads is bounded (TCPOptions): at most
+// MaxConns incoming connections, each holding a 4 KiB buffer and one frame of at most
+// MaxFrame bytes, all frames being read at most MaxBuffered bytes, and a connection
+// idle past IdleTimeout closed; a failed Accept (EMFILE) is retried after a backoff.
 type TCPTransport struct {
 	self  int
 	opts  TCPOptions
@@ -93,7 +139,9 @@ type TCPTransport struct {
 	mu    sync.Mutex // guards conns
 	conns map[net.Conn]struct{}
 	rmu   sync.Mutex // serialises recv calls
-	stats struct{ sent, received, dropped, dials atomic.Int64 }
+	stats struct{ sent, received, dropped, dials, closed, acceptErrors atomic.Int64 }
+	nconn atomic.Int64 // open incoming connections
+	inUse atomic.Int64 // bytes of frames being read
 }
 
 type tcpPeer struct {
@@ -124,9 +172,11 @@ func NewTCPTransport(self int, listen string, peers map[int]string, recv func(fr
 			return nil, errs.BadParam("peer %d address %q: %v", id, a, err)
 		}
 	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return nil, errs.Wrapf(err, "node %d listen on %q", self, listen)
+	ln := o.listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", listen); err != nil {
+			return nil, errs.Wrapf(err, "node %d listen on %q", self, listen)
+		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	t := &TCPTransport{self: self, opts: o, ln: ln, recv: recv, peers: make(map[int]*tcpPeer, len(peers)),
@@ -147,7 +197,8 @@ func (t *TCPTransport) Addr() string { return t.ln.Addr().String() }
 
 // Stats returns the counters so far.
 func (t *TCPTransport) Stats() TCPStats {
-	return TCPStats{Sent: t.stats.sent.Load(), Received: t.stats.received.Load(), Dropped: t.stats.dropped.Load(), Dials: t.stats.dials.Load()}
+	return TCPStats{Sent: t.stats.sent.Load(), Received: t.stats.received.Load(), Dropped: t.stats.dropped.Load(), Dials: t.stats.dials.Load(),
+		Closed: t.stats.closed.Load(), AcceptErrors: t.stats.acceptErrors.Load()}
 }
 
 // Send queues frame for node to, or drops it if the peer's queue is full.
@@ -260,37 +311,76 @@ func (t *TCPTransport) writeLoop(p *tcpPeer) {
 	}
 }
 
+// acceptLoop accepts connections until Close. A failed Accept (EMFILE, ENFILE, a
+// connection reset before it was accepted) is counted and retried after a backoff
+// that doubles from 5 ms to maxAcceptBackoff; only Close ends the loop.
 func (t *TCPTransport) acceptLoop() {
 	defer t.wg.Done()
+	backoff := time.Duration(0)
 	for {
 		c, err := t.ln.Accept()
 		if err != nil {
-			return // closed: Close is stopping us
+			if t.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return // Close is stopping us
+			}
+			t.stats.acceptErrors.Add(1)
+			backoff = min(max(2*backoff, 5*time.Millisecond), maxAcceptBackoff)
+			select {
+			case <-t.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		if t.nconn.Load() >= int64(t.opts.MaxConns) {
+			t.stats.closed.Add(1)
+			_ = c.Close()
+			continue
 		}
 		if !t.track(c) {
 			return
 		}
+		t.nconn.Add(1)
 		t.wg.Add(1)
 		go t.readLoop(c)
 	}
 }
 
-// readLoop reads frames from one incoming connection until it fails or Close.
+// readLoop reads frames from one incoming connection until it fails, idles past
+// IdleTimeout, sends a frame over MaxFrame or over the MaxBuffered budget, or Close.
+// It holds at most a 4 KiB buffer and one frame.
 func (t *TCPTransport) readLoop(c net.Conn) {
 	defer t.wg.Done()
 	defer t.untrack(c)
-	r := bufio.NewReader(c)
+	defer t.nconn.Add(-1) // before the close: a peer that sees it may dial at once
+	r := bufio.NewReaderSize(c, 4096)
 	var hdr [8]byte
 	for {
+		_ = c.SetReadDeadline(time.Now().Add(t.opts.IdleTimeout))
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.stats.closed.Add(1)
+			}
 			return
 		}
 		n, from := binary.BigEndian.Uint32(hdr[:4]), int(binary.BigEndian.Uint32(hdr[4:]))
 		if int64(n) > int64(t.opts.MaxFrame) {
+			t.stats.closed.Add(1)
 			return // a corrupt or hostile stream: drop the connection
 		}
+		if t.inUse.Add(int64(n)) > t.opts.MaxBuffered {
+			t.inUse.Add(-int64(n))
+			t.stats.closed.Add(1)
+			return // over the budget: the sender dials again and retransmits
+		}
 		frame := make([]byte, n)
-		if _, err := io.ReadFull(r, frame); err != nil {
+		_, err := io.ReadFull(r, frame)
+		if err != nil {
+			t.inUse.Add(-int64(n))
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				t.stats.closed.Add(1)
+			}
 			return
 		}
 		t.stats.received.Add(1)
@@ -299,5 +389,6 @@ func (t *TCPTransport) readLoop(c net.Conn) {
 			t.recv(from, frame)
 		}
 		t.rmu.Unlock()
+		t.inUse.Add(-int64(n))
 	}
 }

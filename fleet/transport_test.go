@@ -1,9 +1,15 @@
 package fleet
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,6 +75,9 @@ func TestTCPTransportLoopback(t *testing.T) {
 			t.Fatalf("frame %d = %q", i, f)
 		}
 	}
+	// The sender counts a frame once its write returns, which may be after the
+	// receiver has it.
+	waitFor(t, "the sender's count", func() bool { return b.Stats().Sent == n })
 	if st := b.Stats(); st.Sent != n || st.Dropped != 0 || st.Dials != 1 {
 		t.Errorf("sender stats %+v; want %d sent, 0 dropped, 1 dial", st, n)
 	}
@@ -164,5 +173,213 @@ func TestTCPTransportBadInput(t *testing.T) {
 	}
 	if err := tr.Send(1, []byte("12345")); err == nil || !strings.Contains(err.Error(), "5 bytes") {
 		t.Errorf("Send of an oversized frame = %v", err)
+	}
+}
+
+// flakyListener fails its first fails Accepts with a temporary error, as a listener
+// out of file descriptors does (EMFILE), then accepts.
+type flakyListener struct {
+	net.Listener
+	mu    sync.Mutex
+	fails int
+	calls []time.Time
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	l.calls = append(l.calls, time.Now())
+	fail := l.fails > 0
+	if fail {
+		l.fails--
+	}
+	l.mu.Unlock()
+	if fail {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// TestTCPTransportAcceptEMFILE: on main, acceptLoop returned on the first Accept
+// error, so a node that ran out of file descriptors once never accepted a connection
+// again. Now it backs off (5 ms doubling, at most 1 s) and retries until Close.
+func TestTCPTransportAcceptEMFILE(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fails = 5 // backoffs 5+10+20+40+80 ms
+	fl := &flakyListener{Listener: ln, fails: fails}
+	var in0, in1 inbox
+	a, err := NewTCPTransport(0, "", map[int]string{}, in0.recv, &TCPOptions{listener: fl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := NewTCPTransport(1, "127.0.0.1:0", map[int]string{0: a.Addr()}, in1.recv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Send(0, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a frame after the accept errors", func() bool { return in0.count(1) == 1 })
+	if got := a.Stats().AcceptErrors; got != fails {
+		t.Errorf("AcceptErrors = %d; want %d", got, fails)
+	}
+	fl.mu.Lock()
+	calls := slices.Clone(fl.calls)
+	fl.mu.Unlock()
+	if len(calls) < fails+1 {
+		t.Fatalf("%d Accept calls; want at least %d", len(calls), fails+1)
+	}
+	// The waits double: the k-th retry comes at least 5·2^(k-1) ms after the one before.
+	for k := 1; k <= fails; k++ {
+		if gap, want := calls[k].Sub(calls[k-1]), 5*time.Millisecond<<(k-1); gap < want {
+			t.Errorf("retry %d after %v; want at least %v", k, gap, want)
+		}
+	}
+}
+
+// TestTCPTransportBounds: on main, an incoming connection could stay open and idle
+// for ever, and a reader allocated MaxFrame bytes per connection with no total bound.
+// Now an idle connection is closed after IdleTimeout, one over MaxConns at once, and
+// a frame over MaxBuffered closes its connection; a frame of exactly MaxFrame bytes
+// goes through, and Send refuses one byte more.
+func TestTCPTransportBounds(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var in inbox
+	a, err := NewTCPTransport(0, "127.0.0.1:0", map[int]string{}, in.recv,
+		&TCPOptions{MaxFrame: 100, IdleTimeout: 100 * time.Millisecond, MaxConns: 2, MaxBuffered: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", a.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	frame := func(n int) []byte {
+		b := make([]byte, 8+n)
+		binary.BigEndian.PutUint32(b, uint32(n))
+		binary.BigEndian.PutUint32(b[4:], 7)
+		return b
+	}
+	closed := func(c net.Conn) bool { // the transport closed c within 2 s
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_, err := c.Read(make([]byte, 1))
+		return err == io.EOF
+	}
+	// Exactly MaxFrame: received.
+	c1 := dial()
+	defer c1.Close()
+	if _, err := c1.Write(frame(100)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a frame of MaxFrame bytes", func() bool { return in.count(7) == 1 })
+	// Idle: closed after IdleTimeout.
+	t0 := time.Now()
+	if !closed(c1) {
+		t.Fatal("an idle connection stayed open")
+	}
+	if d := time.Since(t0); d < 50*time.Millisecond {
+		t.Errorf("idle connection closed after %v; want about 100ms", d)
+	}
+	// The rest on a transport with a long IdleTimeout: a connection closed within
+	// 2 s is closed for the bound under test.
+	a2, err := NewTCPTransport(0, "127.0.0.1:0", map[int]string{}, in.recv,
+		&TCPOptions{MaxFrame: 100, IdleTimeout: time.Minute, MaxConns: 2, MaxBuffered: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.Close()
+	dial = func() net.Conn {
+		c, err := net.Dial("tcp", a2.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// Over MaxFrame: closed.
+	c2 := dial()
+	defer c2.Close()
+	_, _ = c2.Write(frame(101))
+	if !closed(c2) {
+		t.Error("a frame over MaxFrame left its connection open")
+	}
+	// Over MaxConns: the third open connection is closed at once.
+	c3, c4, c5 := dial(), dial(), dial()
+	defer c3.Close()
+	defer c4.Close()
+	defer c5.Close()
+	if !closed(c5) {
+		t.Error("a connection over MaxConns stayed open")
+	}
+	// MaxBuffered: with 60 of 150 bytes held by c3's half-read frame, c4's frame of
+	// 100 bytes is over the budget.
+	_, _ = c3.Write(frame(60)[:20])
+	time.Sleep(20 * time.Millisecond)
+	_, _ = c4.Write(frame(100))
+	if !closed(c4) {
+		t.Error("a frame over MaxBuffered left its connection open")
+	}
+	waitFor(t, "the counters", func() bool { return a.Stats().Closed == 1 && a2.Stats().Closed == 3 })
+	if in.count(7) != 1 {
+		t.Errorf("%d frames received; want 1", in.count(7))
+	}
+	// The loop goes on accepting after those; a frame that brings the budget to
+	// exactly MaxBuffered (60 + 90) is read.
+	c6 := dial()
+	defer c6.Close()
+	if _, err := c6.Write(frame(90)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a frame up to MaxBuffered", func() bool { return in.count(7) == 2 })
+	// Every byte counted is given back: once c3 and c6 close (c3 mid-frame), a
+	// frame of MaxFrame bytes fits the budget again.
+	_ = c3.Close()
+	_ = c6.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for in.count(7) < 3 && time.Now().Before(deadline) {
+		c := dial()
+		_, _ = c.Write(frame(100))
+		for i := 0; i < 100 && in.count(7) < 3; i++ {
+			time.Sleep(time.Millisecond)
+		}
+		_ = c.Close()
+	}
+	if in.count(7) != 3 {
+		t.Errorf("no frame of MaxFrame bytes read after the connections closed: the budget leaked (%d frames)", in.count(7))
+	}
+	// The option bounds, at their edges.
+	for _, o := range []TCPOptions{{MaxFrame: MaxMaxFrame + 1}, {MaxFrame: 100, MaxBuffered: 99}} {
+		if tr, err := NewTCPTransport(0, "127.0.0.1:0", nil, in.recv, &o); err == nil {
+			_ = tr.Close()
+			t.Errorf("NewTCPTransport with %+v succeeded", o)
+		}
+	}
+	for _, o := range []TCPOptions{{MaxFrame: MaxMaxFrame}, {MaxFrame: 100, MaxBuffered: 100}} {
+		tr, err := NewTCPTransport(0, "127.0.0.1:0", nil, in.recv, &o)
+		if err != nil {
+			t.Errorf("NewTCPTransport with %+v: %v", o, err)
+			continue
+		}
+		_ = tr.Close()
+	}
+	// Send refuses one byte over MaxFrame, the same limit.
+	b, err := NewTCPTransport(1, "127.0.0.1:0", map[int]string{0: a.Addr()}, in.recv, &TCPOptions{MaxFrame: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Send(0, make([]byte, 101)); err == nil || !strings.Contains(err.Error(), "frame of 101 bytes over the limit 100") {
+		t.Errorf("Send of 101 bytes: %v", err)
+	}
+	if err := b.Send(0, make([]byte, 100)); err != nil {
+		t.Errorf("Send of 100 bytes: %v", err)
 	}
 }

@@ -7,6 +7,8 @@
 #   scripts/chaos.sh identity # issue 36: a wrong peer address, a duplicate node ID, a
 #                             # restart with another spec (swap, dupid, respec; ~30 s)
 #   scripts/chaos.sh swap|dupid|respec   # one of those
+#   scripts/chaos.sh fdburst  # issue 36, item 3: 300 connections against a node under
+#                             # ulimit -n 64; it must still accept afterwards (~5 s)
 #
 # It builds Shopify's toxiproxy (scripts/install-toxiproxy.sh, cached outside the work
 # tree) and cmd/tokendist-node (for broken: fleet/internal/brokennode, the same command
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-short}
-case "$mode" in short | long | broken | identity | swap | dupid | respec) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec" >&2; exit 2 ;; esac
+case "$mode" in short | long | broken | identity | swap | dupid | respec | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|fdburst" >&2; exit 2 ;; esac
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
@@ -28,7 +30,7 @@ node=./cmd/tokendist-node
 # The self-check's node: tokendist-node on a write-behind store (test-only code).
 if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
 go build -o "$tmp/tokendist-node" "$node"
-case "$mode" in identity | swap | dupid | respec)
+case "$mode" in identity | swap | dupid | respec | fdburst)
   cases=$mode
   if [ "$mode" = identity ]; then cases=all; fi
   rc=0
