@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -111,22 +112,29 @@ func (s Identity) diff(c Identity) []string {
 }
 
 // The store record: recordMagic, recordVersion, the identity's JSON (length-prefixed),
-// the epoch (uvarint) and the handoff state.
+// the epoch (uvarint), the handoff state and a CRC-32C (Castagnoli, big-endian) of
+// everything before it. Version 1 (no checksum) was never released and is refused.
 const (
 	recordMagic   = 0xd1
-	recordVersion = 1
+	recordVersion = 2
 	maxIdentity   = 1 << 16
+	recordCRC     = 4
 )
+
+// castagnoli is the CRC-32C table of the store record's checksum.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // appendRecord appends the store record of identity id, epoch epoch and handoff
 // state state.
 func appendRecord(b []byte, id Identity, epoch uint64, state []byte) []byte {
 	js, _ := json.Marshal(id) // cannot fail: strings and integers
+	start := len(b)
 	b = append(b, recordMagic, recordVersion)
 	b = binary.AppendUvarint(b, uint64(len(js)))
 	b = append(b, js...)
 	b = binary.AppendUvarint(b, epoch)
-	return append(b, state...)
+	b = append(b, state...)
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 }
 
 // Stored is what a Node keeps in its Store, as DecodeStored reads it.
@@ -141,13 +149,27 @@ type Stored struct {
 }
 
 // DecodeStored decodes what a Node saved in its Store: its Identity, epoch and
-// handoff state (for an audit; State aliases b). It returns an error wrapping
+// handoff state (for an audit; State aliases b). The record ends in a CRC-32C of the
+// rest: a record whose checksum does not match (a flipped bit anywhere, a cut) is
+// refused with an error saying "checksum". It returns an error wrapping
 // tokendist.ErrBadParameter, quoting the bytes, for anything else (a state saved by a
-// release before identities, said so); it never panics. O(len(b)).
+// release before identities or before checksums, said so); it never panics.
+// O(len(b)).
 func DecodeStored(b []byte) (Stored, error) {
+	if len(b) >= 2 && b[0] == recordMagic && b[1] == 1 {
+		return Stored{}, errs.BadParam("stored state %s: a record without a checksum (written by an unreleased tokendist before checksums); refusing it: start the node on a new data directory", errs.Quote(b))
+	}
 	if len(b) < 2 || b[0] != recordMagic || b[1] != recordVersion {
 		return Stored{}, errs.BadParam("stored state %s: no identity record (a store written by an older tokendist, or not by a Node)", errs.Quote(b))
 	}
+	if len(b) < 2+recordCRC {
+		return Stored{}, errs.BadParam("stored state %s: checksum missing (the record is cut)", errs.Quote(b))
+	}
+	body := b[:len(b)-recordCRC]
+	if want, got := binary.BigEndian.Uint32(b[len(body):]), crc32.Checksum(body, castagnoli); want != got {
+		return Stored{}, errs.BadParam("stored state %s: checksum mismatch (stored %08x, computed %08x): the store is damaged; refusing to restore it", errs.Quote(b), want, got)
+	}
+	b = body
 	k, used := binary.Uvarint(b[2:])
 	if used <= 0 || k > maxIdentity || k > uint64(len(b)-2-used) {
 		return Stored{}, errs.BadParam("stored state %s: bad identity record length", errs.Quote(b))

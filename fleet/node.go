@@ -352,7 +352,11 @@ func (n *Node) open() (err error) {
 	if raw != nil {
 		stored, err := DecodeStored(raw)
 		if err != nil {
-			return errs.Wrapf(err, "node %d: data directory %q", n.cfg.ID, n.cfg.Data)
+			where := fmt.Sprintf("data directory %q", n.cfg.Data)
+			if n.opts.Store == nil {
+				where = fmt.Sprintf("data file %q", filepath.Join(n.cfg.Data, StoreFile))
+			}
+			return errs.Wrapf(err, "node %d: %s", n.cfg.ID, where)
 		}
 		if d := stored.Identity.diff(n.id); len(d) > 0 {
 			return errs.BadParam("node %d: the store in data directory %q was created for another node or spec (%s); refusing to restore it: start the node with the config it was created with, or on another data directory",
