@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -519,17 +520,27 @@ func TestDecodeStored(t *testing.T) {
 		}
 	}
 	bad := func(edit func(b []byte) []byte) []byte { return edit(slices.Clone(rec)) }
+	// sealed appends a matching checksum, so that the structure is what is refused.
+	sealed := func(b []byte) []byte { return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)) }
 	for name, b := range map[string][]byte{
 		"magic":    bad(func(b []byte) []byte { b[0]++; return b }),
 		"version":  bad(func(b []byte) []byte { b[1]++; return b }),
-		"length":   append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, maxIdentity+1)...),
-		"trailing": append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 3)...), '{', '}', 'x', 1),
-		"epoch 0":  func() []byte { r := appendRecord(nil, id, 1, state); r[len(r)-len(state)-1] = 0; return r }(),
-		"json":     append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 2)...), '{', 'x', 1),
-		"unknown":  append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 7)...), append([]byte(`{"x":1}`), 1)...),
+		"length":   sealed(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, maxIdentity+1)...)),
+		"trailing": sealed(append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 3)...), '{', '}', 'x', 1)),
+		"epoch 0": func() []byte {
+			r := appendRecord(nil, id, 1, state)
+			r = r[:len(r)-recordCRC]
+			r[len(r)-len(state)-1] = 0
+			return sealed(r)
+		}(),
+		"json":    sealed(append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 2)...), '{', 'x', 1)),
+		"unknown": sealed(append(append([]byte{recordMagic, recordVersion}, binary.AppendUvarint(nil, 7)...), append([]byte(`{"x":1}`), 1)...)),
 	} {
-		if _, err := DecodeStored(b); err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
+		_, err := DecodeStored(b)
+		if err == nil || !strings.HasPrefix(err.Error(), "tokendist: ") {
 			t.Errorf("%s: %v; want an error", name, err)
+		} else if strings.Contains(err.Error(), "checksum") {
+			t.Errorf("%s: %v; want the structure refused, not the checksum", name, err)
 		}
 	}
 	if _, err := DecodeStored([]byte("a state of an older release")); err == nil || !strings.Contains(err.Error(), "older tokendist") {
