@@ -75,7 +75,7 @@ var (
 // checkBoltFile refuses a bbolt file shorter than its meta pages say: bbolt maps the
 // file and would fault (SIGBUS) reading a page past its end. A file too short to hold
 // a meta page, or whose meta pages are both invalid, is left to bbolt (it refuses it,
-// or initialises an empty file). O(1): two reads of 64 bytes.
+// or initialises an empty file). O(1): at most 16 reads of 80 bytes.
 func checkBoltFile(path string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -94,34 +94,46 @@ func checkBoltFile(path string) error {
 	// bytes each), the root bucket (16), freelist, high-water page id, txid and an
 	// FNV-64a checksum of the 56 bytes before it (8 each), little-endian.
 	var buf [16 + 64]byte
-	pageSize := int64(0)
-	for i := 0; i < 2; i++ {
-		off := int64(0)
-		if i == 1 {
-			if pageSize == 0 {
-				break
-			}
-			off = pageSize
-		}
+	// meta reads the meta page at off: its page size and page count, ok false when
+	// it is not a valid meta page.
+	meta := func(off int64) (ps int64, pages uint64, ok bool) {
 		if _, err := f.ReadAt(buf[:], off); err != nil {
-			continue
+			return 0, 0, false
 		}
 		m := buf[16:]
 		if binary.LittleEndian.Uint32(m[0:]) != 0xED0CDAED {
-			continue
+			return 0, 0, false
 		}
 		h := fnv.New64a()
 		_, _ = h.Write(m[:56])
 		if h.Sum64() != binary.LittleEndian.Uint64(m[56:]) {
-			continue
+			return 0, 0, false
 		}
-		ps := int64(binary.LittleEndian.Uint32(m[8:]))
-		if i == 0 {
-			pageSize = ps
-		}
-		pages := binary.LittleEndian.Uint64(m[40:])
+		return int64(binary.LittleEndian.Uint32(m[8:])), binary.LittleEndian.Uint64(m[40:]), true
+	}
+	check := func(i int, ps int64, pages uint64) error {
 		if ps <= 0 || pages > uint64(math.MaxInt64/ps) || int64(pages)*ps > size {
 			return errs.BadParam("store %q is truncated or damaged: %d bytes, but its meta page %d counts %d pages of %d bytes; refusing to open it: restore the file from a copy, or start the node afresh on a new data directory", path, size, i, pages, ps)
+		}
+		return nil
+	}
+	// Meta page 1 is one page in; with meta page 0 invalid, bbolt v1.4 looks for it
+	// at 1 KiB << i for i up to 14, and so does this.
+	var offsets []int64
+	for i := 0; i <= 14; i++ {
+		offsets = append(offsets, 1<<10<<i)
+	}
+	if ps, pages, ok := meta(0); ok {
+		if err := check(0, ps, pages); err != nil {
+			return err
+		}
+		offsets = []int64{ps}
+	}
+	for _, off := range offsets {
+		if ps, pages, ok := meta(off); ok && ps == off {
+			if err := check(1, ps, pages); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -151,8 +151,11 @@ func TestStoreDamageChecksumNode(t *testing.T) {
 // TestStoreDamageTruncated truncates a real node's store file to 0 bytes, 1 page,
 // half, and all but its last page, and opens it, as a BoltStore and as the node's
 // store: each is an error (the process survives; no SIGBUS, no panic), and the node
-// refuses to start. On the main branch, a truncated file whose meta pages count pages
-// past its end was mapped by bbolt and read past the end of the file.
+// refuses to start; also with meta page 0 invalid, so that meta page 1 alone counts
+// the pages. On the main branch, a truncated file whose meta pages count pages past
+// its end was mapped by bbolt, which read past the end of the file: SIGBUS, the test
+// binary killed (seen with bbolt v1.4.3); the first version of the size check missed
+// the case of meta page 0 invalid in the same way.
 func TestStoreDamageTruncated(t *testing.T) {
 	spec := damageSpec()
 	dir := t.TempDir()
@@ -173,6 +176,20 @@ func TestStoreDamageTruncated(t *testing.T) {
 	used := page * int(max(binary.LittleEndian.Uint64(pristine[16+40:]), binary.LittleEndian.Uint64(pristine[page+16+40:])))
 	if page < 512 || used < 4*page || used > len(pristine) {
 		t.Fatalf("page size %d, %d bytes in use, file %d bytes", page, used, len(pristine))
+	}
+	// Meta page 0 invalid (its checksum broken): meta page 1 alone counts the pages.
+	{
+		b := bytes.Clone(pristine[:used/2])
+		b[16+48] ^= 1
+		p := filepath.Join(t.TempDir(), StoreFile)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenBoltStore(p, nil)
+		if err == nil {
+			_ = s.Close()
+		}
+		wantErr(t, err, "truncated")
 	}
 	for _, size := range []int{0, page, used / 2, used - page} {
 		for _, asNode := range []bool{false, true} {
