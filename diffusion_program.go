@@ -3,6 +3,7 @@ package tokendist
 import (
 	"fmt"
 
+	"github.com/tokendist/tokendist/internal/nilcheck"
 	"github.com/tokendist/tokendist/node"
 )
 
@@ -60,7 +61,7 @@ func newDiffNodes(name string, ln *lazyNet, net Network, opts *node.Options) (*d
 	if err != nil {
 		return nil, err
 	}
-	if isNilValue(net) {
+	if nilcheck.IsNil(net) {
 		return nil, ErrNilNetwork
 	}
 	if err := ln.same(net); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tokendist/tokendist/internal/nilcheck"
 	"github.com/tokendist/tokendist/internal/par"
 )
 
@@ -240,7 +241,7 @@ var (
 // otherwise run with RunOptions.NoStability. It costs the colouring's construction or
 // validation, O(n + m).
 func NewDimensionExchange(g *Graph, ec *EdgeColoring, p Protocol) (*DimensionExchange, error) {
-	if isNilValue(p) {
+	if nilcheck.IsNil(p) {
 		return nil, badParam("nil Protocol (%T)", p)
 	}
 	d, err := newDimensionExchange(g, ec, custom, fmt.Sprintf("DIMENSION-EXCHANGE(%T)", p))

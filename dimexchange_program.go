@@ -5,7 +5,10 @@ package tokendist
 
 // Message kinds of the dimension-exchange programs.
 
-import "github.com/tokendist/tokendist/node"
+import (
+	"github.com/tokendist/tokendist/internal/nilcheck"
+	"github.com/tokendist/tokendist/node"
+)
 
 const (
 	dxKindLoad   uint8 = iota + 1 // Value: the sender's load at the start of the round (Counted)
@@ -52,7 +55,7 @@ func (d *DimensionExchange) NodePrograms(net Network, opts *node.Options) (node.
 	if err != nil {
 		return nil, err
 	}
-	if isNilValue(net) {
+	if nilcheck.IsNil(net) {
 		return nil, ErrNilNetwork
 	}
 	if g, ok := net.(*Graph); !ok || g != d.g {

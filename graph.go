@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/nilcheck"
 	"github.com/tokendist/tokendist/internal/par"
 )
 
@@ -213,7 +214,7 @@ func (g *Graph) EdgeList() [][2]int {
 // its Neighbors lists, which are checked against the Network rules. It costs O(1) for a
 // *Graph and O(n + m log Δ) for a copy.
 func AsGraph(net Network) (*Graph, error) {
-	if isNilValue(net) {
+	if nilcheck.IsNil(net) {
 		return nil, fmt.Errorf("%w (%T)", ErrNilNetwork, net)
 	}
 	if g, ok := net.(*Graph); ok {

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+
+	"github.com/tokendist/tokendist/internal/nilcheck"
 )
 
 // This file holds the lower bounds and worst cases of Plaxton's sections 2.2, 2.3, 2.4
@@ -174,7 +176,7 @@ func Fringe(net Network, set []int) (int, error) {
 // O(C(n, x)·x) for networks of at most 24 nodes. It serves to check Harper's theorem
 // and to measure small shuffle-exchanges, whose f has no closed form.
 func MinFringe(net Network, x int) (int, []int, error) {
-	if isNilValue(net) {
+	if nilcheck.IsNil(net) {
 		return 0, nil, ErrNilNetwork
 	}
 	if n := net.Order(); n > 24 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tokendist/tokendist/internal/nilcheck"
 )
 
 // RingPolicy is a balancing-plus-scheduling policy for growing dags on a ring of PEs.
@@ -230,10 +232,10 @@ func newRing(p int, tree TreeDag, grid GridDag, opts *RingOptions) (*RingSchedul
 		return nil, badParam("RingScheduler needs p ≥ 1 PEs, got p = %d", p)
 	}
 	// A typed nil (a nil TreeDagFunc or GridDagFunc) would panic in the first step.
-	if tree != nil && isNilValue(tree) {
+	if tree != nil && nilcheck.IsNil(tree) {
 		return nil, badParam("RingScheduler needs a tree growth rule, got a nil %T", tree)
 	}
-	if grid != nil && isNilValue(grid) {
+	if grid != nil && nilcheck.IsNil(grid) {
 		return nil, badParam("RingScheduler needs a grid growth rule, got a nil %T", grid)
 	}
 	if b.opts.Policy < 0 || int(b.opts.Policy) >= len(ringPolicyNames) {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/tokendist/tokendist/internal/nilcheck"
 	"github.com/tokendist/tokendist/internal/par"
 )
 
@@ -119,7 +120,7 @@ func Run(ctx context.Context, net Network, loads Loads, b Balancer, opts *RunOpt
 	if ctx == nil {
 		return Result{Status: StatusFailed, Balancer: safeName(b)}, errNilContext
 	}
-	if !isNilValue(b) {
+	if !nilcheck.IsNil(b) {
 		release, err := claim(b)
 		if err != nil {
 			return Result{Status: StatusFailed, Balancer: safeName(b)}, err
@@ -225,20 +226,6 @@ func nilReceiver(typ, method string) error {
 	return fmt.Errorf("%w: %s on a nil *%s", ErrNilBalancer, method, typ)
 }
 
-// isNilValue reports whether v is a nil interface or holds a nil pointer, map, slice,
-// func or chan (a typed nil).
-func isNilValue(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
-
 // runner is one execution of Run.
 type runner struct {
 	roundSteps float64 // State.RoundSteps after Init, at least 1
@@ -299,12 +286,12 @@ func newRunner(net Network, loads Loads, b Balancer, opts *RunOptions) (*runner,
 	if opts != nil {
 		r.opts = *opts
 	}
-	if isNilValue(b) {
+	if nilcheck.IsNil(b) {
 		return r, fmt.Errorf("%w (%T)", ErrNilBalancer, b)
 	}
 	r.b = b
 	r.res.Balancer = BalancerName(b)
-	if isNilValue(net) {
+	if nilcheck.IsNil(net) {
 		return r, fmt.Errorf("%w (%T)", ErrNilNetwork, net)
 	}
 	if n := net.Order(); n < 0 {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"reflect"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/nilcheck"
 )
 
 // Default limits of a Movie (Options.MaxNodes, MaxFrames, MaxBytes).
@@ -215,7 +215,7 @@ func NewRecorder(net tokendist.Network, b tokendist.Balancer, opts *Options) (*R
 	if err := o.resolve(); err != nil {
 		return nil, err
 	}
-	if isNil(net) {
+	if nilcheck.IsNil(net) {
 		return nil, fmt.Errorf("%w (%T)", tokendist.ErrNilNetwork, net)
 	}
 	if n := net.Order(); n > o.MaxNodes {
@@ -525,19 +525,6 @@ func Record(ctx context.Context, net tokendist.Network, loads tokendist.Loads, b
 		return nil, err
 	}
 	return r.Movie()
-}
-
-// isNil reports whether v is nil or a typed nil pointer, map, slice, func or chan.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }
 
 func abs(x int64) int64 {

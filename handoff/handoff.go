@@ -2,12 +2,12 @@ package handoff
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/tokendist/tokendist/node"
 
 	"github.com/tokendist/tokendist/internal/errs"
+	"github.com/tokendist/tokendist/internal/nilcheck"
 )
 
 // DatagramKind says what a Datagram carries.
@@ -222,7 +222,7 @@ func NewItemMachine(prog node.Program, c Config, items []uint64) (*ItemMachine, 
 }
 
 func (n *Machine) init(prog node.Program, c Config) error {
-	if isNil(prog) {
+	if nilcheck.IsNil(prog) {
 		return errs.BadParam("node %d: nil program", c.ID)
 	}
 	if c.Degree < 0 {
@@ -248,18 +248,6 @@ func (n *Machine) init(prog node.Program, c Config) error {
 		n.links[i] = link{next: 1, timer: -1, rto: rto}
 	}
 	return nil
-}
-
-func isNil(p node.Program) bool {
-	if p == nil {
-		return true
-	}
-	v := reflect.ValueOf(p)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }
 
 // RestoreCountMachine rebuilds a count machine from a State that a CountMachine's Ready
