@@ -64,6 +64,7 @@ type costModel struct {
 	byKey map[string]int // run key → index in todo
 
 	algo    []string  // algorithm name of each class
+	peer    []int     // peer group of each class (peerKey): the classes that differ only in their network model
 	nm      []float64 // n + m of each class (0: not sized)
 	cSteps  []float64 // step budget of the class's first run (0: none)
 	probed  []bool    // the class has a probe
@@ -93,9 +94,19 @@ func classKey(s registry.Spec) string {
 	return string(b)
 }
 
+// peerKey is the run's spec without its seed and network model, as JSON: classes of
+// one network, loads and algorithm under different fault models share their probes'
+// error far more than classes of other networks do (a probe of the first steps misses
+// what later steps cost in the same way), so a class without finished runs borrows its
+// peers' factor before the whole sweep's.
+func peerKey(s registry.Spec) string {
+	s.NetworkModel = nil
+	return classKey(s)
+}
+
 func newCostModel(reg *registry.Registry, todo []Run) *costModel {
 	m := &costModel{byKey: map[string]int{}, algoObs: map[string]float64{}, algoWork: map[string]float64{}}
-	ids := map[string]int{}
+	ids, peers := map[string]int{}, map[string]int{}
 	var rep []int // first run of each class
 	for i, r := range todo {
 		k := classKey(r.Spec)
@@ -105,6 +116,13 @@ func newCostModel(reg *registry.Registry, todo []Run) *costModel {
 			ids[k] = id
 			rep = append(rep, i)
 			m.algo = append(m.algo, r.Spec.Algorithm.Name)
+			pk := peerKey(r.Spec)
+			p, ok := peers[pk]
+			if !ok {
+				p = len(peers)
+				peers[pk] = p
+			}
+			m.peer = append(m.peer, p)
 		}
 		m.class = append(m.class, id)
 		m.byKey[r.Key] = i
@@ -292,10 +310,19 @@ func (m *costModel) finished(r Record) {
 	}
 }
 
+// factorStats is what factors learns besides the factors: how far they scatter.
+type factorStats struct {
+	spread     float64 // log standard deviation of the finished probed classes' factors (+Inf below 3)
+	peerSpread float64 // the pooled log standard deviation within peer groups (+Inf below 2 degrees of freedom)
+	peerDone   []int   // per peer group: its finished probed classes
+}
+
 // factors returns the factor that turns each class's base cost into wall seconds
-// (0: no evidence), and the spread (standard deviation of the logarithms) of the own
-// factors of the probed classes with finished runs (+Inf for fewer than three).
-func (m *costModel) factors() (f []float64, spread float64) {
+// (0: no evidence): a class with finished runs its own (with one pseudo-run at the
+// borrowed factor), else its peers' median (peerKey), else the whole sweep's. It also
+// returns the spreads of the probed classes' factors, over the sweep and within peer
+// groups.
+func (m *costModel) factors() (f []float64, st factorStats) {
 	f = make([]float64, len(m.algo))
 	mean := 0.0
 	if m.allCnt > 0 {
@@ -308,9 +335,11 @@ func (m *costModel) factors() (f []float64, spread float64) {
 	// Classes whose runs take less than minFactorWall are left out while others are
 	// there: their factors measure the overhead of a run more than its steps.
 	var pf, short []weighted
+	byPeer := map[int][]weighted{} // the factors of each peer group's finished probed classes
 	for id := range m.algo {
 		if m.probed[id] && m.cCnt[id] > 0 {
 			v := weighted{m.cObs[id] / m.cBase[id], m.cObs[id]}
+			byPeer[m.peer[id]] = append(byPeer[m.peer[id]], v)
 			if m.cObs[id] >= minFactorWall*float64(m.cCnt[id]) {
 				pf = append(pf, v)
 			} else {
@@ -322,9 +351,32 @@ func (m *costModel) factors() (f []float64, spread float64) {
 		pf = short
 	}
 	pmed := quantile(pf, 0.5) // sorts pf
+	peerMed := make(map[int]float64, len(byPeer))
+	st.peerDone = make([]int, len(m.peer)) // peer ids are < the number of classes
+	// Within a peer group the factors scatter around the group's mean log factor;
+	// pooled over the groups, with one degree of freedom lost per group.
+	var wsq float64
+	dof := 0
+	for p, xs := range byPeer {
+		peerMed[p] = quantile(xs, 0.5)
+		st.peerDone[p] = len(xs)
+		var mean float64
+		for _, v := range xs {
+			mean += math.Log(v.x)
+		}
+		mean /= float64(len(xs))
+		for _, v := range xs {
+			wsq += (math.Log(v.x) - mean) * (math.Log(v.x) - mean)
+		}
+		dof += len(xs) - 1
+	}
+	st.peerSpread = math.Inf(1)
+	if dof >= 2 {
+		st.peerSpread = math.Sqrt(wsq / float64(dof))
+	}
 	// The spread is the standard deviation of the logarithms of the factors,
 	// unweighted: a class is a sample of how far probes miss, whatever its runs' length.
-	spread = math.Inf(1)
+	spread := math.Inf(1)
 	if n := len(pf); n >= 3 {
 		var mean, sq float64
 		for _, v := range pf {
@@ -336,9 +388,12 @@ func (m *costModel) factors() (f []float64, spread float64) {
 		}
 		spread = math.Sqrt(sq / float64(n-1))
 	}
+	st.spread = spread
 	for id := range m.algo {
 		var g float64 // the factor of the other classes with the same kind of base
 		switch {
+		case m.probed[id] && peerMed[m.peer[id]] > 0:
+			g = peerMed[m.peer[id]]
 		case m.probed[id] && pmed > 0:
 			g = pmed
 		case !m.probed[id] && m.nm[id] > 0 && m.algoWork[m.algo[id]] > 0:
@@ -359,7 +414,7 @@ func (m *costModel) factors() (f []float64, spread float64) {
 		}
 		f[id] = g
 	}
-	return f, spread
+	return f, st
 }
 
 // weighted is a value with a weight.
@@ -404,16 +459,19 @@ type runningRun struct {
 // time they have run already, when they overrun it), and the runs not started, next
 // in todo order from index next, go to whichever of the workers is free first. ok is
 // false while the model is estimating: no run has finished, or the runs whose class
-// has no finished run, a share u of the estimate, could put it off by more than a
-// factor of 2: u·(x − 1) > 1 with x = exp(2.5·σ·√(1/k + 1.57/n)), σ the log spread of
-// the factors of n ≥ 3 finished classes (+Inf below 3) and k the effective number of
-// classes the unowned share is spread over. It costs O(R log W + C) for R runs left,
-// W workers and C classes.
+// has no finished run could put it off by more than a factor of 2. Those runs are of
+// two parts: the runs of classes with a finished peer (peerKey), a share u₁ of the
+// estimate, and the others, a share u₂; it is estimating while u₁·(x₁ − 1) + u₂·(x₂ −
+// 1) > 1, with x = exp(2.5·σ·√(1/k + 1.57/n)): for the first part σ the log spread
+// within peer groups and n the fewest finished peers of its classes, for the second σ
+// the log spread of the factors of the n ≥ 3 finished classes (+Inf below 3), and k
+// the effective number of classes the part is spread over. It costs O(R log W + C)
+// for R runs left, W workers and C classes.
 func (m *costModel) remaining(running []runningRun, next, workers int) (secs float64, ok bool) {
 	if m.allCnt == 0 {
 		return 0, false
 	}
-	f, spread := m.factors()
+	f, st := m.factors()
 	// A run in progress for longer than its estimate shows that its class's factor is
 	// at least its time so far over its base cost (probes of the first steps from a
 	// point mass miss what later steps cost on a network the load spreads over slowly).
@@ -468,19 +526,39 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	if unowned == 0 {
 		return secs, true
 	}
-	var sq float64
-	for _, e := range uc {
-		sq += e * e
+	// The two parts: classes with a finished peer (their factor is their peers'), and
+	// the others (the sweep's).
+	var sum, sq [2]float64
+	nPeer := math.MaxInt
+	for id, e := range uc {
+		if e == 0 {
+			continue
+		}
+		part := 1
+		if d := st.peerDone[m.peer[id]]; d > 0 {
+			part = 0
+			nPeer = min(nPeer, d)
+		}
+		sum[part] += e
+		sq[part] += e * e
 	}
-	k := unowned * unowned / sq
 	n := 0
 	for id := range m.algo {
 		if m.probed[id] && m.cCnt[id] > 0 {
 			n++
 		}
 	}
-	x := math.Exp(2.5 * spread * math.Sqrt(1/k+1.57/float64(max(n, 1))))
-	return secs, (unowned/total)*(x-1) <= 1
+	spreads, ns := [2]float64{st.peerSpread, st.spread}, [2]int{nPeer, max(n, 1)}
+	var off float64
+	for part := range 2 {
+		if sum[part] == 0 {
+			continue
+		}
+		k := sum[part] * sum[part] / sq[part]
+		x := math.Exp(2.5 * spreads[part] * math.Sqrt(1/k+1.57/float64(ns[part])))
+		off += sum[part] / total * (x - 1)
+	}
+	return secs, off <= 1
 }
 
 // minHeap is a min-heap of worker free times.

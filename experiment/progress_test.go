@@ -304,3 +304,64 @@ seeds: 3
 	}
 	require.Positive(t, shown, "no ETA shown (%d lines said estimating)", estimating)
 }
+
+// TestCostModelPeers: a sweep of one seed per class over fault models (as
+// experiments/async-diffusion.yaml with `seeds: 1`), in file order network by network,
+// where the probes of one network's classes miss by a factor of their own (a point mass
+// on a slow-mixing network: its later steps cost more than its first). No queued class
+// ever has a finished run of its own, so each borrows a factor; once a class of the same
+// network has finished, the estimate is within a factor of 2 of the truth (floor: half
+// the longest run, as in TestCostModelSynthetic), and it is shown at most of those
+// moments. With the whole sweep's median instead (the first network's long
+// runs dominate it by their wall time) the later networks' runs were overestimated by
+// 3 to 5 times.
+func TestCostModelPeers(t *testing.T) {
+	for trial := 0; trial < 12; trial++ {
+		rng := rand.New(rand.NewPCG(36, uint64(trial)))
+		const nets, models = 3, 16
+		var todo []Run
+		for g := range nets {
+			for k := range models {
+				todo = append(todo, Run{Key: fmt.Sprint(g, "/", k), Spec: registry.Spec{
+					Network: registry.Choice{Name: fmt.Sprint("net", g)}, NetworkModel: &registry.NetworkModel{Patience: int64(k)}}})
+			}
+		}
+		// Network 0's runs are long and its probes miss by 3.5 times; the others' runs
+		// are shorter and their probes right to within 1.3 times.
+		miss := []float64{3.5, 1, 1}
+		perStep := []float64{3e-3, 2e-3, 2e-3}
+		wall := make([]float64, len(todo))
+		m := newCostModel(nil, todo)
+		for i := range todo {
+			g := i / models
+			steps := int64(300 + rng.IntN(200))
+			probe := perStep[g] * math.Pow(1.3, 2*rng.Float64()-1)
+			c := m.class[i]
+			m.probed[c], m.setup[c], m.perStep[c] = true, 0.01, probe
+			m.setSteps(i, steps)
+			wall[i] = 1.5 * miss[g] * (0.01 + perStep[g]*float64(steps-1)) * math.Pow(1.2, 2*rng.Float64()-1)
+		}
+		floor := slices.Max(wall) / 2 // as in TestCostModelSynthetic: a run in progress is known only as well as its estimate
+		var seen, checked, hidden int
+		simulateSweep(m, todo, wall, 2, 0.05, func(at, est, truth float64, ok bool) {
+			// From when a run of the last network has finished.
+			seen = 0
+			for i := 2 * models; i < len(todo); i++ {
+				if m.done[i] {
+					seen++
+				}
+			}
+			if seen == 0 {
+				return
+			}
+			if !ok {
+				hidden++
+				return
+			}
+			checked++
+			r := max(est, floor) / max(truth, floor)
+			require.True(t, r >= 0.5 && r <= 2, "trial %d at %.2f s: ETA %.2f s, truth %.2f s", trial, at, est, truth)
+		})
+		require.Greater(t, checked, hidden, "trial %d: mostly estimating on the last network", trial)
+	}
+}
