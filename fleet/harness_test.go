@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/handoff"
@@ -179,6 +180,20 @@ func testKeyFile(t testing.TB, dir string) string {
 // tests' fleets sends it).
 func sealed(frame []byte) []byte {
 	return appendMAC(frame, deriveKeys([]byte(testKey)).frame)
+}
+
+// authClient is an HTTP client with the given timeout that sends the tests' fleets'
+// bearer token with every request.
+func authClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: bearer{http.DefaultTransport}}
+}
+
+type bearer struct{ rt http.RoundTripper }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	authorize(req)
+	return b.rt.RoundTrip(req)
 }
 
 // authorize sets req's bearer token to the tests' fleets' HTTP token.

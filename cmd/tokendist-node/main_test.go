@@ -30,8 +30,8 @@ func config(t *testing.T) (path, status string) {
 		"spec": map[string]any{"network": map[string]any{"name": "random-tree", "params": map[string]any{"n": 2}},
 			"loads": map[string]any{"name": "point-mass", "params": map[string]any{"tokens": 4}}, "algorithm": map[string]any{"name": "threshold-1"}},
 		"listen": freePort(t), "status": status, "data": filepath.Join(dir, "data"),
-		"peers": map[string]string{"1": freePort(t)}, // a neighbour that never answers
-		"key_file": "fleet.key", // relative to the config's directory
+		"peers":    map[string]string{"1": freePort(t)}, // a neighbour that never answers
+		"key_file": "fleet.key",                         // relative to the config's directory
 	}
 	b, _ := json.Marshal(c)
 	path = filepath.Join(dir, "node.json")
