@@ -233,7 +233,7 @@ type Status struct {
 	// retransmits until the node has room (back-pressure), since this process
 	// started.
 	Deferred int64 `json:"deferred"`
-	// Refused breaks down the frames refused for their identity (also counted in
+	// Refused breaks down the frames refused for their identity or MAC (also counted in
 	// Rejected); Faults lists the distinct link faults behind them (at most 16, the
 	// first found); DuplicatePeers the neighbours whose ID two live processes of one
 	// epoch claim (their frames are all refused from then on). All since this process
