@@ -62,6 +62,10 @@ func TestFrameMAC(t *testing.T) {
 	if _, ok := checkMAC(frame, k.frame); ok {
 		t.Error("a frame without a MAC was accepted")
 	}
+	// The tag alone is the MAC of the empty frame (which DecodeFrame refuses next).
+	if body, ok := checkMAC(appendMAC(nil, k.frame), k.frame); !ok || len(body) != 0 {
+		t.Errorf("the MAC of the empty frame: %v, %q", ok, body)
+	}
 }
 
 // TestForgedFramesRefused steps forged frames into an in-process node: a data frame
@@ -106,6 +110,16 @@ func TestForgedFramesRefused(t *testing.T) {
 	}
 	snap := func() state {
 		return state{fmt.Sprint(nd.nd.Items()), nd.nd.NodeContext().Load, nd.nd.InFlight(), nd.nd.Unacked(), nd.nd.Sequence(port)}
+	}
+	// What the node sends carries the MAC.
+	out, err := nd.encode(handoff.Datagram{Kind: handoff.DatagramAck, Port: port, Seq: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, ok := checkMAC(out, deriveKeys([]byte(testKey)).frame); !ok {
+		t.Errorf("the node's frame %q has no valid MAC", out)
+	} else if h, _, err := DecodeFrame(body, 0); err != nil || h.To != w {
+		t.Errorf("the node's frame: %+v, %v", h, err)
 	}
 	before, st0 := snap(), nd.st
 	for _, tc := range []struct {
@@ -193,7 +207,18 @@ func TestHTTPAuth(t *testing.T) {
 			{"POST", "/work", `{"items":[9223372036854775809]}`}, {"POST", "/complete", `{"count":1}`},
 			{"GET", "/items", ""}, {"GET", "/status", ""}, {"GET", "/metrics", ""},
 		}
+		if out, err := nd.encode(handoff.Datagram{Kind: handoff.DatagramAck, Seq: 1}); err != nil {
+			t.Fatal(err)
+		} else if _, _, err := DecodeFrame(out, 0); (err == nil) != insecure {
+			t.Errorf("insecure %t: the node's frame decodes without its last %d bytes: %v", insecure, MACSize, err)
+		}
 		if !insecure {
+			if code, msg := do("GET", "/status", "", ""); code != http.StatusUnauthorized || !strings.Contains(msg, "no Authorization header") {
+				t.Errorf("no header: %d %q", code, msg)
+			}
+			if code, msg := do("GET", "/status", "", "Bearer x"); code != http.StatusUnauthorized || !strings.Contains(msg, "missing or wrong bearer token") {
+				t.Errorf("a wrong token: %d %q", code, msg)
+			}
 			for _, e := range endpoints {
 				for _, auth := range []string{"", "Bearer " + deriveKeys([]byte(testKey+"x")).token, good[:len(good)-1], "Basic " + good[7:], good[7:]} {
 					if code, msg := do(e.method, e.path, e.body, auth); code != http.StatusUnauthorized || !strings.HasPrefix(msg, "tokendist: ") {
@@ -270,6 +295,7 @@ func TestAuthConfig(t *testing.T) {
 	for _, tc := range []struct{ name, path, want string }{
 		{"missing", filepath.Join(dir, "missing.key"), "key_file: stat"},
 		{"short", write("short.key", "0123456789abcdef0123456789abcde\n\n", 0o600), "holds 31 bytes of key; want at least 32"},
+		{"short after its white space", write("short2.key", "0123456789abcdef0123456789abcde \t\r\n", 0o600), "holds 31 bytes of key"},
 		{"group-readable", write("group.key", testKey, 0o640), "has mode -rw-r-----"},
 		{"a directory", dir, "key_file " + dir + " is a directory"},
 	} {
@@ -296,7 +322,18 @@ func TestAuthConfig(t *testing.T) {
 	if tok, err := got.HTTPToken(); err != nil || tok != deriveKeys([]byte(testKey)).token {
 		t.Errorf("HTTPToken = %q, %v", tok, err)
 	}
+	// Exactly 32 bytes: accepted; an absolute key_file is read as it is.
+	c.KeyFile = write("exact.key", "0123456789abcdef0123456789abcdef", 0o600)
+	p = writeConfig(t, c)
+	if got, err := ReadConfig(p); err != nil || got.KeyFile != c.KeyFile {
+		t.Errorf("ReadConfig of an absolute key_file: %q, %v", got.KeyFile, err)
+	} else if tok, err := got.HTTPToken(); err != nil || tok != deriveKeys([]byte("0123456789abcdef0123456789abcdef")).token {
+		t.Errorf("a 32-byte key: %q, %v", tok, err)
+	}
 	c.KeyFile, c.Insecure = "", true
+	if got, err := ReadConfig(writeConfig(t, c)); err != nil || got.KeyFile != "" {
+		t.Errorf("ReadConfig of an insecure config: key_file %q, %v; want none", got.KeyFile, err)
+	}
 	if tok, err := c.HTTPToken(); err != nil || tok != "" {
 		t.Errorf("HTTPToken of an insecure config = %q, %v; want none", tok, err)
 	}
