@@ -55,6 +55,7 @@ func startBounded(t *testing.T, tokens int, edit func(c *Config)) *boundedFleet 
 func (f *boundedFleet) do(v int, method, path, body string) (int, string) {
 	f.t.Helper()
 	req, _ := http.NewRequest(method, f.srvs[v].URL+path, strings.NewReader(body))
+	authorize(req)
 	resp, err := f.srvs[v].Client().Do(req)
 	if err != nil {
 		f.t.Fatal(err)
@@ -252,8 +253,8 @@ func TestDeferOverFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two 10-byte items from node 1: one more than fits.
-	frame := AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: 1, To: 0, Epoch: 1, Incarnation: 1},
-		handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Tokens: 2}, Items: []uint64{1<<63 + 1<<40, 1<<63 + 1<<40 + 1}})
+	frame := sealed(AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: 1, To: 0, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramData, Seq: 1, Msg: node.Message{Kind: 1, Tokens: 2}, Items: []uint64{1<<63 + 1<<40, 1<<63 + 1<<40 + 1}}))
 	recv(1, frame)
 	waitFor(t, "deferred", func() bool { return nd.Snapshot().Deferred == 1 })
 	if st := nd.Snapshot(); st.Load != int64(k-1) || st.Delivered != 0 {
@@ -307,7 +308,7 @@ func TestDeferOverFrame(t *testing.T) {
 // object), and retransmit_ticks 2^62 and tick 1µs were accepted.
 func TestReadConfigStrict(t *testing.T) {
 	good := Config{ID: 1, Spec: registry.Spec{Network: choice("torus", map[string]any{"sides": []int{3, 3}}), Loads: choice("uniform-random", map[string]any{"tokens": 9}),
-		Algorithm: choice("rsw-diffusion", nil)}, Listen: "127.0.0.1:1", Status: "127.0.0.1:2", Data: "d", Peers: map[int]string{0: "127.0.0.1:3"}}
+		Algorithm: choice("rsw-diffusion", nil)}, Listen: "127.0.0.1:1", Status: "127.0.0.1:2", Data: "d", Peers: map[int]string{0: "127.0.0.1:3"}, KeyFile: "k"}
 	b, err := json.Marshal(good)
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +415,7 @@ func TestInitialOverFrame(t *testing.T) {
 		nd, err := NewNode(c, nil)
 		if err != nil {
 			refused++
-			if !strings.Contains(err.Error(), "3000 initial items take 5872 bytes in a frame, over the limit of 4002") {
+			if !strings.Contains(err.Error(), fmt.Sprintf("3000 initial items take 5872 bytes in a frame, over the limit of %d", MinMaxFrame-MaxFrameOverhead)) {
 				t.Errorf("NewNode(%d): %v", v, err)
 			}
 			continue

@@ -12,11 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tokendist/tokendist/handoff"
+	"github.com/tokendist/tokendist/node"
 	"github.com/tokendist/tokendist/registry"
 )
 
@@ -37,6 +40,15 @@ import (
 //   - respec: a node restarted with another seed, or another algorithm, exits 1 naming
 //     the difference; with its own config it restores, and the fleet holds every item
 //     exactly once; with its store file deleted it exits 1 unless -reinit.
+//   - forge (issue 36, item 2): an attacker on loopback sends a hub node forged data
+//     frames and acknowledgements in its neighbour's name (without a MAC, under another
+//     key, a valid frame with one byte flipped) and valid frames replayed onto another
+//     link (to another node, and on another neighbour's link); and POSTs /work and GETs
+//     /status without the bearer token (401, nothing added). The refusal counters rise
+//     (mac, receiver, sender), and after draining every node through /complete every
+//     item came back exactly once (lost 0, doubled 0, none invented); the fleet
+//     balanced before the drain. Before authentication one forged acknowledgement lost
+//     19 items and four forged data frames invented 4.
 //   - fdburst (issue 36, item 3; only when named, not in "all"): the nodes run under
 //     ulimit -n 64; 300 loopback connections to one node's listen address exhaust its
 //     descriptors (its accepts fail with EMFILE); once they close, the node still
@@ -46,21 +58,21 @@ func TestChaosIdentity(t *testing.T) {
 	which := os.Getenv("TOKENDIST_CHAOS_IDENTITY")
 	nodeBin := os.Getenv("TOKENDIST_NODE")
 	if which == "" {
-		t.Skip("set TOKENDIST_CHAOS_IDENTITY=swap|dupid|respec|all and TOKENDIST_NODE (scripts/chaos.sh identity does)")
+		t.Skip("set TOKENDIST_CHAOS_IDENTITY=swap|dupid|respec|forge|all and TOKENDIST_NODE (scripts/chaos.sh identity does)")
 	}
 	if st, err := os.Stat(nodeBin); err != nil || st.IsDir() {
 		t.Fatalf("binary %q: %v", nodeBin, err)
 	}
 	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 8}), Loads: choice("uniform-random", map[string]any{"tokens": 160}),
 		Algorithm: choice("threshold-1", nil), Seed: 36}
-	for _, name := range []string{"swap", "dupid", "respec", "fdburst"} {
+	for _, name := range []string{"swap", "dupid", "respec", "forge", "fdburst"} {
 		if (which != "all" || name == "fdburst") && !slices.Contains(strings.Split(which, ","), name) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
 			c := newIDChaos(t, nodeBin, spec)
 			t.Cleanup(c.killAll)
-			map[string]func(){"swap": c.swap, "dupid": c.dupid, "respec": c.respec, "fdburst": c.fdburst}[name]()
+			map[string]func(){"swap": c.swap, "dupid": c.dupid, "respec": c.respec, "forge": c.forge, "fdburst": c.fdburst}[name]()
 		})
 	}
 }
@@ -68,7 +80,7 @@ func TestChaosIdentity(t *testing.T) {
 // newIDChaos makes the configs of a fleet of processes on loopback, direct links.
 func newIDChaos(t *testing.T, nodeBin string, spec registry.Spec) *chaos {
 	c := &chaos{t: t, nodeBin: nodeBin, top: topology{"identity", spec}, dir: t.TempDir(),
-		r: rand.New(rand.NewPCG(36, 1)), hc: &http.Client{Timeout: 10 * time.Second}, answered: map[int]bool{}}
+		r: rand.New(rand.NewPCG(36, 1)), hc: authClient(10 * time.Second), answered: map[int]bool{}}
 	c.b = build(t, spec)
 	c.cfgs = configs(t, c.b, spec, c.dir, func(_, v int, listen []string) string { return listen[v] })
 	c.paths = make([]string, len(c.cfgs))
@@ -375,4 +387,160 @@ func (c *chaos) fdburst() {
 	c.work(v, 20)
 	c.stopAll()
 	c.auditExactlyOnce("after the burst")
+}
+
+// sendRaw writes frames to addr as the transport of node from would (a length and
+// sender header before each), on one new connection.
+func (c *chaos) sendRaw(addr string, from int, frames ...[]byte) {
+	k, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer k.Close()
+	_ = k.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	var buf []byte
+	for _, f := range frames {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(f)))
+		buf = binary.BigEndian.AppendUint32(buf, uint32(from))
+		buf = append(buf, f...)
+	}
+	if _, err := k.Write(buf); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// drain completes every item of the running fleet through /complete until the fleet
+// holds nothing and has no tokens in flight (at most limit), and returns the IDs.
+func (c *chaos) drain(limit time.Duration) []uint64 {
+	var got []uint64
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		empty := true
+		for v := range c.cfgs {
+			var r ItemsResponse
+			if _, err := c.post(v, "/complete", CompleteRequest{Count: 1 << 20}, &r); err != nil {
+				c.t.Fatalf("node %d: /complete: %v", v, err)
+			}
+			got = append(got, r.Items...)
+			s, err := c.status(v)
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			if len(r.Items) > 0 || s.Load > 0 || s.InFlight > 0 {
+				empty = false
+			}
+		}
+		if empty {
+			return got
+		}
+	}
+	c.t.Fatalf("the fleet did not drain within %v (%d items completed)", limit, len(got))
+	return nil
+}
+
+// forge: see TestChaosIdentity.
+func (c *chaos) forge() {
+	t := c.t
+	u := c.hub()
+	nb := c.b.g.Neighbors(u)
+	a, other := int(nb[0]), int(nb[1])
+	c.startAll()
+	c.work(u, 40)
+	su, err := c.status(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := c.status(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleetID, err1 := strconv.ParseUint(su.Fleet, 16, 64)
+	incA, err2 := strconv.ParseUint(sa.Incarnation, 16, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("fleet %q, incarnation %q: %v %v", su.Fleet, sa.Incarnation, err1, err2)
+	}
+	// Frames in a's name to u: its real fleet, epoch and incarnation.
+	h := FrameHeader{Fleet: fleetID, From: a, To: u, Epoch: sa.Epoch, Incarnation: incA}
+	var plain [][]byte
+	for seq := uint64(1); seq <= 32; seq++ {
+		plain = append(plain, AppendFrame(nil, h, handoff.Datagram{Kind: handoff.DatagramAck, Seq: seq}))
+		plain = append(plain, AppendFrame(nil, h, handoff.Datagram{Kind: handoff.DatagramData, Seq: seq,
+			Msg: node.Message{Kind: 1, Tokens: 1}, Items: []uint64{1<<62 | seq}}))
+	}
+	wrong := deriveKeys([]byte("not this fleet's key: 0123456789abcdef0123456789")).frame
+	var noMAC, wrongKey, flipped [][]byte
+	for i, f := range plain {
+		noMAC = append(noMAC, f)
+		wrongKey = append(wrongKey, appendMAC(append([]byte{}, f...), wrong))
+		s := sealed(append([]byte{}, f...))
+		s[2+i%(len(f)-2)] ^= 1 // a byte of the header, message or items
+		flipped = append(flipped, s)
+	}
+	before := map[int]Status{}
+	for _, v := range []int{u, other} {
+		if before[v], err = c.status(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.sendRaw(c.cfgs[u].Listen, a, noMAC...)
+	c.sendRaw(c.cfgs[u].Listen, a, wrongKey...)
+	c.sendRaw(c.cfgs[u].Listen, a, flipped...)
+	// Valid frames of the link a → u replayed onto other links: to another node (it
+	// is not their receiver), and to u on the link of its other neighbour.
+	var valid [][]byte
+	for _, f := range plain {
+		valid = append(valid, sealed(append([]byte{}, f...)))
+	}
+	c.sendRaw(c.cfgs[other].Listen, a, valid...)
+	c.sendRaw(c.cfgs[u].Listen, other, valid...)
+	macs := int64(len(noMAC) + len(wrongKey) + len(flipped))
+	s, ok := c.waitStatus(u, 20*time.Second, func(s Status) bool {
+		return s.Refused.MAC-before[u].Refused.MAC >= macs && s.Refused.Sender-before[u].Refused.Sender >= int64(len(valid))
+	})
+	if !ok {
+		t.Errorf("node %d: refused %+v (before %+v); want %d more mac, %d more sender", u, s.Refused, before[u].Refused, macs, len(valid))
+	}
+	so, ok := c.waitStatus(other, 20*time.Second, func(s Status) bool {
+		return s.Refused.Receiver-before[other].Refused.Receiver >= int64(len(valid))
+	})
+	if !ok {
+		t.Errorf("node %d: refused %+v; want %d more receiver", other, so.Refused, len(valid))
+	}
+	m := c.metricsText(u)
+	if !strings.Contains(m, fmt.Sprintf(`tokendist_node_refused_frames_total{node="%d",cause="mac"} %d`, u, s.Refused.MAC)) {
+		t.Errorf("node %d's metrics do not count the mac refusals:\n%s", u, m)
+	}
+	t.Logf("forge: node %d refused mac %d, sender %d (of %d forged in node %d's name, %d replayed on another link); node %d refused receiver %d (%d replayed to it)",
+		u, s.Refused.MAC, s.Refused.Sender, macs, a, len(valid), other, so.Refused.Receiver, len(valid))
+	// HTTP without the token: 401, nothing added.
+	plainHC := &http.Client{Timeout: 10 * time.Second}
+	resp, err := plainHC.Post("http://"+c.cfgs[u].Status+"/work", "application/json", strings.NewReader(`{"items":[4611686018427387905]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(string(msg), "tokendist: ") {
+		t.Errorf("/work without a token: %s %q; want 401", resp.Status, msg)
+	}
+	if resp, err := plainHC.Get("http://" + c.cfgs[u].Status + "/status"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/status without a token: %v, %v; want 401", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if s2, err := c.status(u); err != nil || s2.Added != s.Added {
+		t.Errorf("node %d after a /work without a token: added %d → %d, %v", u, s.Added, s2.Added, err)
+	}
+	c.work(u, 20)
+	waitBalanced(t, c.b, c.liveLoads, 30*time.Second)
+	var expected []uint64
+	for id := range c.expected {
+		expected = append(expected, id)
+	}
+	got := c.drain(30 * time.Second)
+	lost, doubled, unknown := exactlyOnce(expected, got)
+	t.Logf("forge: drained %d items through /complete: lost %d, doubled %d, unknown %d", len(got), len(lost), len(doubled), len(unknown))
+	if len(lost)+len(doubled)+len(unknown) > 0 {
+		t.Errorf("lost %v, doubled %v, unknown %v", head(lost), head(doubled), head(unknown))
+	}
+	c.stopAll()
 }

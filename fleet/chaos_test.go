@@ -213,7 +213,7 @@ func (c *chaos) run(tot *chaosTotals) {
 	if !c.b.g.Connected() {
 		t.Fatalf("%s is not connected", c.top.name)
 	}
-	c.hc = &http.Client{Timeout: 15 * time.Second}
+	c.hc = authClient(15 * time.Second)
 	c.restartAt = map[int]time.Time{}
 	c.answered = map[int]bool{}
 	t.Cleanup(c.killAll)

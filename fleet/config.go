@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/tokendist/tokendist/internal/errs"
@@ -51,6 +52,17 @@ type Config struct {
 	// receives (0: DefaultMaxFrame); every node of a fleet must have the same. It
 	// bounds the items a node holds (Node.MaxItemBytes).
 	MaxFrame int `json:"max_frame,omitempty"`
+	// KeyFile is the file of the fleet's shared secret (at least MinKeyBytes bytes,
+	// the same file on every node, readable by its owner only): every frame carries a
+	// MAC under a key derived from it, and the HTTP endpoint wants a bearer token
+	// derived from it (Config.HTTPToken; docs/fleet.md, "Authentication"). ReadConfig
+	// reads a relative path from the config file's directory. Exactly one of KeyFile
+	// and Insecure is set.
+	KeyFile string `json:"key_file,omitempty"`
+	// Insecure turns authentication off: frames carry no MAC and the HTTP endpoint
+	// takes requests without a token. Only for experiments on loopback: Check refuses
+	// it unless Listen and Status are loopback addresses.
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // DefaultMaxFrame is Config.MaxFrame's and TCPOptions.MaxFrame's default: 1 MiB.
@@ -91,7 +103,9 @@ const maxConfigBytes = 1 << 20
 
 // ReadConfig reads and checks a JSON config file, strictly: an unknown key, a key
 // repeated in one object (at any depth), trailing data or a second value is an error
-// naming it, as is a value out of its range (Check). O(file size).
+// naming it, as is a value out of its range or a config without key_file and without
+// insecure (Check). A relative key_file is made relative to the config file's
+// directory; the key file itself is read by NewNode. O(file size).
 func ReadConfig(path string) (Config, error) {
 	data, err := files.ReadFile(path, "config file", maxConfigBytes)
 	if err != nil {
@@ -100,6 +114,9 @@ func ReadConfig(path string) (Config, error) {
 	var c Config
 	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, errs.Wrapf(err, "config file %s", files.Name(path))
+	}
+	if c.KeyFile != "" && !filepath.IsAbs(c.KeyFile) {
+		c.KeyFile = filepath.Join(filepath.Dir(path), c.KeyFile)
 	}
 	if err := c.Check(); err != nil {
 		return Config{}, errs.Wrapf(err, "config file %s", files.Name(path))
@@ -135,7 +152,9 @@ const (
 // 0..MaxNodeID, patience or rounds outside 0..MaxTicks, a tick other than 0 outside
 // MinTick..MaxTick, retransmit_ticks outside 0..MaxRetransmitTicks, max_frame other
 // than 0 outside MinMaxFrame..MaxMaxFrame, an address that is not host:port, an
-// empty data directory. It does not build the network (NewNode does, and checks the
+// empty data directory, neither key_file nor insecure (the message says what to add),
+// both, or insecure with a listen or status address that is not loopback. It does
+// not read the key file nor build the network (NewNode does, and checks the
 // ID and the peers against it). O(len(Peers)).
 func (c *Config) Check() error {
 	switch {
@@ -159,12 +178,39 @@ func (c *Config) Check() error {
 			return errs.BadParam("%s address %q: %v", a.key, a.addr, err)
 		}
 	}
+	switch {
+	case c.KeyFile == "" && !c.Insecure:
+		return errs.BadParam("no key_file: frames and HTTP requests are authenticated with a shared key since issue 36 (docs/fleet.md, \"Authentication\"); " +
+			"make one key for the fleet (head -c 32 /dev/urandom | base64 > fleet.key; chmod 600 fleet.key), copy it to every node, and add \"key_file\": \"fleet.key\" to every node's config " +
+			"(relative to the config's directory); or, for an experiment on loopback only, add \"insecure\": true")
+	case c.KeyFile != "" && c.Insecure:
+		return errs.BadParam("key_file %q and insecure: true: choose one (insecure turns authentication off)", c.KeyFile)
+	case c.Insecure:
+		for _, a := range []struct{ key, addr string }{{"listen", c.Listen}, {"status", c.Status}} {
+			if !loopback(a.addr) {
+				return errs.BadParam("insecure: true with %s address %q: without authentication a node listens on loopback only (127.0.0.0/8, ::1 or localhost); set key_file to listen elsewhere", a.key, a.addr)
+			}
+		}
+	}
 	for id, a := range c.Peers {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			return errs.BadParam("peers[%d] address %q: %v", id, a, err)
 		}
 	}
 	return nil
+}
+
+// loopback reports whether addr (host:port) names a loopback host.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (c *Config) tick() time.Duration {

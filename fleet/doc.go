@@ -35,6 +35,14 @@
 // (Status.DuplicatePeers); frames of an older epoch are refused.
 // docs/fleet.md ("Identity") says exactly what is detected.
 //
+// # Authentication
+//
+// Unless Config.Insecure (loopback addresses only), every frame carries a MAC
+// (HMAC-SHA256, MACSize bytes) under a key derived from Config.KeyFile, checked before
+// the frame is decoded (Status.Refused.MAC), and every HTTP endpoint wants the bearer
+// token Config.HTTPToken. docs/fleet.md ("Authentication") says what this protects
+// against and what not.
+//
 // # Guarantees
 //
 // As long as every Store keeps its rules (Save atomic and durable) and the node

@@ -142,7 +142,7 @@ func writeConfig(t *testing.T, c any) string {
 
 func TestReadConfig(t *testing.T) {
 	good := Config{ID: 1, Spec: registry.Spec{Network: choice("torus", map[string]any{"sides": []int{3, 3}}), Loads: choice("uniform-random", map[string]any{"tokens": 9}),
-		Algorithm: choice("rsw-diffusion", nil)}, Listen: "127.0.0.1:1", Status: "127.0.0.1:2", Data: "d", Peers: map[int]string{0: "127.0.0.1:3"}, Tick: Duration(5 * time.Millisecond)}
+		Algorithm: choice("rsw-diffusion", nil)}, Listen: "127.0.0.1:1", Status: "127.0.0.1:2", Data: "d", Peers: map[int]string{0: "127.0.0.1:3"}, Tick: Duration(5 * time.Millisecond), KeyFile: "k"}
 	c, err := ReadConfig(writeConfig(t, good))
 	if err != nil || c.ID != 1 || c.tick() != 5*time.Millisecond || c.Peers[0] != "127.0.0.1:3" {
 		t.Fatalf("ReadConfig = %+v, %v", c, err)
@@ -235,6 +235,7 @@ func TestHandler(t *testing.T) {
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		authorize(req)
 		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)

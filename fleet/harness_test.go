@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tokendist/tokendist"
 	"github.com/tokendist/tokendist/handoff"
@@ -144,15 +147,69 @@ func configs(t testing.TB, b built, spec registry.Spec, dir string, peer func(u,
 		listen[v] = freeAddr(t)
 	}
 	cfgs := make([]Config, n)
+	key := testKeyFile(t, dir)
 	for v := range n {
 		peers := map[int]string{}
 		for _, w := range b.g.Neighbors(v) {
 			peers[int(w)] = peer(v, int(w), listen)
 		}
 		cfgs[v] = Config{ID: v, Spec: spec, Listen: listen[v], Status: freeAddr(t), Data: filepath.Join(dir, fmt.Sprint(v)),
-			Peers: peers, Tick: Duration(DefaultTick), RetransmitTicks: 5}
+			Peers: peers, Tick: Duration(DefaultTick), RetransmitTicks: 5, KeyFile: key}
 	}
 	return cfgs
+}
+
+// testKey is the secret of the tests' fleets (a fixed one: same seed, same result).
+const testKey = "tokendist-test-key-0123456789abcdef0123456789abcdef"
+
+// testKeyFile writes the tests' key file into dir (created if missing), readable by
+// its owner only, and returns its path.
+func testKeyFile(t testing.TB, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "fleet.key")
+	if err := os.WriteFile(path, []byte(testKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sealed returns frame with the MAC the tests' key gives it (as a node of the
+// tests' fleets sends it).
+func sealed(frame []byte) []byte {
+	return appendMAC(frame, deriveKeys([]byte(testKey)).frame)
+}
+
+// authClient is an HTTP client with the given timeout that sends the tests' fleets'
+// bearer token with every request.
+func authClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: bearer{http.DefaultTransport}}
+}
+
+type bearer struct{ rt http.RoundTripper }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	authorize(req)
+	return b.rt.RoundTrip(req)
+}
+
+// authorize sets req's bearer token to the tests' fleets' HTTP token.
+func authorize(req *http.Request) {
+	req.Header.Set("Authorization", "Bearer "+deriveKeys([]byte(testKey)).token)
+}
+
+// unsealed returns a frame a node of the tests' fleets sent without its MAC, for
+// DecodeFrame; it fails the test when the MAC is wrong.
+func unsealed(t testing.TB, frame []byte) []byte {
+	t.Helper()
+	body, ok := checkMAC(frame, deriveKeys([]byte(testKey)).frame)
+	if !ok {
+		t.Fatalf("frame %q has no valid MAC", frame)
+	}
+	return body
 }
 
 // exactlyOnce compares the items found (each occurrence) with the items expected: it

@@ -53,7 +53,9 @@ type ItemsResponse struct {
 // value is a bad request). A bad request answers 400, a body over 8 MiB 413, a wrong
 // method 405, a stopped node 503; /work answers 400 for an ID twice, 409 for an ID the
 // node holds, 413 for items the node could not send in one frame (AddItems); each
-// with a one-line error. The handler is safe for concurrent use; a request waits at most 10 s
+// with a one-line error. Unless the node's config is Insecure, every endpoint wants
+// the header "Authorization: Bearer TOKEN" with the node's token (Config.HTTPToken)
+// and answers 401 without it, doing nothing. The handler is safe for concurrent use; a request waits at most 10 s
 // for the node.
 func (n *Node) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -107,7 +109,10 @@ func (n *Node) Handler() http.Handler {
 		}
 		writeJSON(w, ItemsResponse{ID: n.cfg.ID, Items: nonNil(items)})
 	})
-	return mux
+	if n.keys.token == "" {
+		return mux
+	}
+	return requireToken(n.keys.token, mux)
 }
 
 func nonNil(ids []uint64) []uint64 {
@@ -163,7 +168,7 @@ func (s Status) metrics() []metric {
 		return 0
 	}
 	const refused = "tokendist_node_refused_frames_total"
-	const refusedHelp = "Frames refused for their identity since the process started, by cause (docs/fleet.md, Identity); nothing of them was applied."
+	const refusedHelp = "Frames refused for their identity or a missing or wrong MAC since the process started, by cause (docs/fleet.md, Identity and Authentication); nothing of them was applied."
 	return []metric{
 		{"tokendist_node_load", "Items held by the node.", "gauge", float64(s.Load), ""},
 		{"tokendist_node_in_flight_tokens", "Tokens sent and not yet acknowledged.", "gauge", float64(s.InFlight), ""},
@@ -188,6 +193,7 @@ func (s Status) metrics() []metric {
 		{"tokendist_node_uptime_seconds", "Seconds since the process started the node.", "gauge", s.Uptime, ""},
 		{"tokendist_node_first_delivery_seconds", "Seconds from the start to the first delivered data datagram (0: none yet).", "gauge", s.FirstDelivery, ""},
 		{refused, refusedHelp, "counter", float64(s.Refused.Version), `cause="version"`},
+		{refused, refusedHelp, "counter", float64(s.Refused.MAC), `cause="mac"`},
 		{refused, refusedHelp, "counter", float64(s.Refused.Fleet), `cause="fleet"`},
 		{refused, refusedHelp, "counter", float64(s.Refused.Receiver), `cause="receiver"`},
 		{refused, refusedHelp, "counter", float64(s.Refused.Sender), `cause="sender"`},

@@ -214,7 +214,7 @@ func TestIdentityRefusesStrangers(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if w < 0 {
-			if _, d, err := DecodeFrame(frame, 0); err == nil && d.Kind == handoff.DatagramData && len(d.Items) > 0 {
+			if _, d, err := DecodeFrame(unsealed(t, frame), 0); err == nil && d.Kind == handoff.DatagramData && len(d.Items) > 0 {
 				held, w = slices.Clone(frame), from
 			}
 		}
@@ -252,7 +252,7 @@ func TestIdentityRefusesStrangers(t *testing.T) {
 	if y == w {
 		y = int(nb[1])
 	}
-	h, d, err := DecodeFrame(frame, 0)
+	h, d, err := DecodeFrame(unsealed(t, frame), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestIdentityRefusesStrangers(t *testing.T) {
 	with := func(edit func(h *FrameHeader)) []byte {
 		h2 := h
 		edit(&h2)
-		return AppendFrame(nil, h2, d)
+		return sealed(AppendFrame(nil, h2, d))
 	}
 	v1 := appendV1Frame(nil, d)
 	cases := []struct {
@@ -343,7 +343,7 @@ func identityConfig(t *testing.T, spec registry.Spec, id int, data string) Confi
 	for _, w := range b.g.Neighbors(id) {
 		peers[int(w)] = "inmem:0"
 	}
-	return Config{ID: id, Spec: spec, Listen: "inmem:0", Status: "inmem:0", Data: data, Peers: peers, Tick: Duration(time.Millisecond)}
+	return Config{ID: id, Spec: spec, Listen: "inmem:0", Status: "inmem:0", Data: data, Peers: peers, Tick: Duration(time.Millisecond), KeyFile: testKeyFile(t, t.TempDir())}
 }
 
 // openNode builds a node on store st (nil: a BoltStore in cfg.Data) and an in-memory
@@ -855,8 +855,8 @@ func TestIdentityFaultsBounded(t *testing.T) {
 	}
 	w := nd.nbrs[0]
 	for to := 1; to <= 20; to++ { // 20 distinct misaddressed links
-		nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 100 + to, Epoch: 1, Incarnation: 1},
-			handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})})
+		nd.frame(inFrame{from: w, frame: sealed(AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 100 + to, Epoch: 1, Incarnation: 1},
+			handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0}))})
 	}
 	s := nd.st
 	if s.Refused.Receiver != 20 || s.Rejected != 20 || len(s.Faults) != maxFaults || s.Faults[0].To != 101 || s.Faults[maxFaults-1].To != 100+maxFaults {
@@ -873,20 +873,23 @@ func TestIdentityFaultsBounded(t *testing.T) {
 		!strings.Contains(m, `tokendist_node_link_faults{node="0"} 16`+"\n") {
 		t.Errorf("metrics:\n%s", m)
 	}
-	nd.frame(inFrame{from: w}) // an empty frame: undecodable
-	if nd.st.Rejected != 21 || nd.st.Refused.Receiver != 20 {
-		t.Fatalf("an empty frame: rejected %d, refused %+v", nd.st.Rejected, nd.st.Refused)
-	}
 	if k, last := logged("refused a frame"); k != 1 || strings.Contains(last, "more") {
 		t.Fatalf("%d log lines for 20 refusals in a burst (last %q); want 1, without a skipped count", k, last)
 	}
+	nd.frame(inFrame{from: w}) // an empty frame: no MAC, another cause
+	if nd.st.Rejected != 21 || nd.st.Refused.Receiver != 20 || nd.st.Refused.MAC != 1 {
+		t.Fatalf("an empty frame: rejected %d, refused %+v", nd.st.Rejected, nd.st.Refused)
+	}
+	if k, last := logged("refused a frame"); k != 2 || !strings.Contains(last, "fail authentication") {
+		t.Fatalf("%d log lines after an empty frame (last %q); want 2, the last for its MAC", k, last)
+	}
 	time.Sleep(1100 * time.Millisecond)
-	nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet ^ 1, From: w, To: 0, Epoch: 1, Incarnation: 1},
-		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})}) // another cause
-	nd.frame(inFrame{from: w, frame: AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 101, Epoch: 1, Incarnation: 1},
-		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0})})
-	if k, last := logged("refused a frame"); k != 3 || !strings.Contains(last, "(and 19 more receiver refusals not logged)") {
-		t.Fatalf("after a second: %d lines, last %q; want 3, the last counting 19 skipped", k, last)
+	nd.frame(inFrame{from: w, frame: sealed(AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet ^ 1, From: w, To: 0, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0}))}) // another cause
+	nd.frame(inFrame{from: w, frame: sealed(AppendFrame(nil, FrameHeader{Fleet: nd.id.Fleet, From: w, To: 101, Epoch: 1, Incarnation: 1},
+		handoff.Datagram{Kind: handoff.DatagramAck, Seq: 0}))})
+	if k, last := logged("refused a frame"); k != 4 || !strings.Contains(last, "(and 19 more receiver refusals not logged)") {
+		t.Fatalf("after a second: %d lines, last %q; want 4, the last counting 19 skipped", k, last)
 	}
 	if nd.st.Faults[0].Frames != 2 || nd.st.Refused.Fleet != 1 || len(nd.st.Faults) != maxFaults {
 		t.Fatalf("faults %+v, refused %+v", nd.st.Faults[0], nd.st.Refused)

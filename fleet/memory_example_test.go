@@ -31,11 +31,16 @@ func Example_inMemoryFleet() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
+	// The fleet's shared key (docs/fleet.md, "Authentication"): every frame carries a MAC.
+	key := filepath.Join(dir, "fleet.key")
+	if err := os.WriteFile(key, []byte("example-key-0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		panic(err)
+	}
 	stores := []*fleet.MemoryStore{fleet.NewMemoryStore(), fleet.NewMemoryStore()}
 	nodes := make([]*fleet.Node, 2)
 	stops := make([]func() error, 2)
 	start := func(v int) {
-		cfg := fleet.Config{ID: v, Spec: spec, Data: filepath.Join(dir, fmt.Sprint(v)), Tick: fleet.Duration(time.Millisecond),
+		cfg := fleet.Config{ID: v, Spec: spec, Data: filepath.Join(dir, fmt.Sprint(v)), Tick: fleet.Duration(time.Millisecond), KeyFile: key,
 			// The addresses are not used with Options.Transport, but must be host:port.
 			Listen: "inmem:0", Status: "inmem:0", Peers: map[int]string{1 - v: "inmem:0"}}
 		// Reopen: a new handle on the store's state (the node closes its handle).

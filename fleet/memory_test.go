@@ -384,7 +384,7 @@ func newMemFleetOpts(t *testing.T, spec registry.Spec, opts *InmemOptions) *memF
 			peers[int(w)] = "inmem:0" // not used: the transport is the network's
 		}
 		f.cfgs[v] = Config{ID: v, Spec: spec, Listen: "inmem:0", Status: "inmem:0", Data: filepath.Join(dir, fmt.Sprint(v)),
-			Peers: peers, Tick: Duration(time.Millisecond), RetransmitTicks: 5}
+			Peers: peers, Tick: Duration(time.Millisecond), RetransmitTicks: 5, KeyFile: testKeyFile(t, dir)}
 		f.disks[v] = NewMemoryStore()
 	}
 	return f

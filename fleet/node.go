@@ -83,6 +83,7 @@ type Node struct {
 	restored      bool
 	now           int64
 	id            Identity         // this node's identity
+	keys          fleetKeys        // the frame key and HTTP token (empty: insecure)
 	inc           uint64           // this process's incarnation
 	epoch         uint64           // this process's epoch (its start's number on the store)
 	peerIncs      []peerInc        // per port: the incarnations seen from the neighbour
@@ -148,7 +149,7 @@ type logLimit struct {
 	suppressed int64
 }
 
-// Refused counts the frames a node refused for their identity, by cause; none of them
+// Refused counts the frames a node refused for their identity or their MAC, by cause; none of them
 // changed anything (docs/fleet.md, "Identity").
 type Refused struct {
 	// Version counts version-1 frames (from a node of an older release).
@@ -168,14 +169,19 @@ type Refused struct {
 	// Duplicate counts frames from a neighbour two live processes of one epoch claim
 	// to be (every frame from it after the second process was heard).
 	Duplicate int64 `json:"duplicate"`
+	// MAC counts frames whose MAC is missing or wrong (docs/fleet.md,
+	// "Authentication"): forged or damaged frames, or frames of a node with another
+	// key_file or with insecure: true. They are refused before they are decoded.
+	MAC int64 `json:"mac"`
 }
 
 // LinkFault is one disagreement between the two ends of a link, as a node found it in
 // the frames it refused: what the frames name and what the transport says.
 type LinkFault struct {
-	// Cause is "version", "fleet", "receiver", "sender", "stale" (frames of an older
-	// process still arriving DuplicateGrace after a newer one) or "duplicate" (the
-	// Refused field it counts in).
+	// Cause is "version", "mac", "fleet", "receiver", "sender", "stale" (frames of
+	// an older process still arriving DuplicateGrace after a newer one) or
+	// "duplicate" (the Refused field it counts in). A "mac" fault names only the
+	// link (From and To are -1, Fleet zero): its frames were not decoded.
 	Cause string `json:"cause"`
 	// Link is the node the transport says sent the frames; From, To and Fleet what the
 	// frames name (their sender, receiver and fleet ID in hexadecimal).
@@ -227,7 +233,7 @@ type Status struct {
 	// retransmits until the node has room (back-pressure), since this process
 	// started.
 	Deferred int64 `json:"deferred"`
-	// Refused breaks down the frames refused for their identity (also counted in
+	// Refused breaks down the frames refused for their identity or MAC (also counted in
 	// Rejected); Faults lists the distinct link faults behind them (at most 16, the
 	// first found); DuplicatePeers the neighbours whose ID two live processes of one
 	// epoch claim (their frames are all refused from then on). All since this process
@@ -285,7 +291,11 @@ func NewNode(cfg Config, opts *Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, opts: o, tick: cfg.tick(), maxItemBytes: cfg.maxFrame() - MaxFrameOverhead, id: id, inc: newIncarnation(),
+	keys, err := readKeys(&cfg)
+	if err != nil {
+		return nil, errs.Wrapf(err, "node %d", cfg.ID)
+	}
+	n := &Node{cfg: cfg, opts: o, keys: keys, tick: cfg.tick(), maxItemBytes: cfg.maxFrame() - MaxFrameOverhead, id: id, inc: newIncarnation(),
 		faultIdx: map[faultKey]int{}, logged: map[string]logLimit{},
 		recv: make(chan inFrame, 4096), admin: make(chan adminReq), done: make(chan struct{})}
 	n.portOf = make(map[int]int, g.Degree(cfg.ID))
@@ -549,7 +559,17 @@ func (n *Node) frame(f inFrame) {
 			fmt.Sprintf("node %d sends version-1 frames: it runs an older release; upgrade it", f.from))
 		return
 	}
-	h, d, err := DecodeFrame(f.frame, 0)
+	body := f.frame
+	if n.keys.frame != nil {
+		var ok bool
+		if body, ok = checkMAC(f.frame, n.keys.frame); !ok {
+			n.st.Refused.MAC++
+			n.fault(faultKey{cause: "mac", link: f.from, from: -1, to: -1}, f,
+				fmt.Sprintf("frames on the link of node %d fail authentication (no MAC or a wrong one): forged or damaged frames, or a node with another key_file or with insecure: true; they are refused", f.from))
+			return
+		}
+	}
+	h, d, err := DecodeFrame(body, 0)
 	if err != nil {
 		n.st.Rejected++
 		n.limitedLog("undecodable", "node %d: frame from %d: %v", n.cfg.ID, f.from, err)
@@ -729,6 +749,9 @@ func (n *Node) flush() error {
 func (n *Node) encode(d handoff.Datagram) ([]byte, error) {
 	to := n.nbrs[d.Port]
 	frame := AppendFrame(nil, FrameHeader{Fleet: n.id.Fleet, From: n.cfg.ID, To: to, Epoch: n.epoch, Incarnation: n.inc}, d)
+	if n.keys.frame != nil {
+		frame = appendMAC(frame, n.keys.frame)
+	}
 	if len(frame) > n.cfg.maxFrame() {
 		return nil, errs.BadParam("node %d: a frame of %d bytes (%d items) for node %d, over max_frame %d; not persisted, not sent", n.cfg.ID, len(frame), len(d.Items), to, n.cfg.maxFrame())
 	}
@@ -871,9 +894,10 @@ func (r *refusal) Unwrap() error { return r.err }
 
 // MaxFrameOverhead is the most bytes of a frame that are not item IDs: the version
 // and kind bytes, the identity header, the sequence number, the message and the item
-// count, each varint at its longest (AppendFrame). A frame whose items take at most
-// TCPOptions.MaxFrame − MaxFrameOverhead bytes fits any transport with that MaxFrame.
-const MaxFrameOverhead = 2 + 10 + 5 + 5 + 10 + 10 + 10 + (2 + 3*10) + 10
+// count, each varint at its longest (AppendFrame), and the MAC (MACSize). A frame
+// whose items take at most TCPOptions.MaxFrame − MaxFrameOverhead bytes fits any
+// transport with that MaxFrame.
+const MaxFrameOverhead = 2 + 10 + 5 + 5 + 10 + 10 + 10 + (2 + 3*10) + 10 + MACSize
 
 // itemBytes is the bytes that ids take in a frame (each a uvarint, 1 to 10 bytes).
 // O(len(ids)).

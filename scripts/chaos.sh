@@ -5,8 +5,9 @@
 #   scripts/chaos.sh long     # >= 10 minutes of faults, >= 100 kills (~15 min)
 #   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
 #   scripts/chaos.sh identity # issue 36: a wrong peer address, a duplicate node ID, a
-#                             # restart with another spec (swap, dupid, respec; ~30 s)
-#   scripts/chaos.sh swap|dupid|respec   # one of those
+#                             # restart with another spec, forged frames and requests
+#                             # without a token (swap, dupid, respec, forge; ~40 s)
+#   scripts/chaos.sh swap|dupid|respec|forge   # one of those
 #   scripts/chaos.sh fdburst  # issue 36, item 3: 300 connections against a node under
 #                             # ulimit -n 64; it must still accept afterwards (~5 s)
 #
@@ -17,11 +18,12 @@
 # when the test ends. Exit status 0 means: short/long passed (the CHAOS PASS line is
 # there), or broken was caught (lost or doubled payloads, or no recovery). The identity
 # modes run fleet's TestChaosIdentity on direct loopback links (no proxy) and pass when
-# the CHAOS IDENTITY PASS line is there.
+# the CHAOS IDENTITY PASS line is there. Every node runs with authentication on (a key
+# file the test writes; docs/fleet.md, "Authentication").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-short}
-case "$mode" in short | long | broken | identity | swap | dupid | respec | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|fdburst" >&2; exit 2 ;; esac
+case "$mode" in short | long | broken | identity | swap | dupid | respec | forge | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|forge|fdburst" >&2; exit 2 ;; esac
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
@@ -30,7 +32,7 @@ node=./cmd/tokendist-node
 # The self-check's node: tokendist-node on a write-behind store (test-only code).
 if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
 go build -o "$tmp/tokendist-node" "$node"
-case "$mode" in identity | swap | dupid | respec | fdburst)
+case "$mode" in identity | swap | dupid | respec | forge | fdburst)
   cases=$mode
   if [ "$mode" = identity ]; then cases=all; fi
   rc=0

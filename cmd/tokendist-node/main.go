@@ -10,6 +10,7 @@
 //
 //	tokendist-node -config node.json
 //	tokendist-node -config node.json -print-config
+//	tokendist-node -config node.json -print-token
 //	tokendist-node -config node.json -reinit
 //
 // The node refuses to start when its store was created for another node, fleet name,
@@ -17,6 +18,11 @@
 // store is empty or missing on a data directory that has run a node before: -reinit
 // starts it afresh with its initial items all the same (fleet.Options.Reinit), for
 // that one start. -quiet logs nothing but errors.
+//
+// Frames and HTTP requests are authenticated with the fleet's shared key (the
+// config's key_file; docs/fleet.md, "Authentication"): -print-token prints the bearer
+// token that HTTP clients send as "Authorization: Bearer TOKEN". A config without
+// key_file is refused unless it says "insecure": true (loopback experiments only).
 //
 // Exit status: 0 after a clean stop, 1 on an error (printed to stderr), 2 on bad flags.
 package main

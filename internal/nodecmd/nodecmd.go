@@ -50,18 +50,32 @@ func Main(args []string, stdout, stderr io.Writer, h *Hooks) int {
 	cfgPath := fs.String("config", "", "the node's JSON config file (fleet.Config)")
 	printCfg := fs.Bool("print-config", false, "print the config as read and checked, and exit")
 	quiet := fs.Bool("quiet", false, "log nothing but errors")
+	printToken := fs.Bool("print-token", false, "print the bearer token of the node's HTTP endpoint (derived from key_file), and exit")
 	reinit := fs.Bool("reinit", false, "start afresh with the node's initial items although its store is empty or missing on a data directory that has run before (fleet.Options.Reinit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *cfgPath == "" || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "usage: %s -config FILE [-print-config] [-quiet] [-reinit]\n", hk.Name)
+		fmt.Fprintf(stderr, "usage: %s -config FILE [-print-config | -print-token] [-quiet] [-reinit]\n", hk.Name)
 		return 2
 	}
 	cfg, err := fleet.ReadConfig(*cfgPath)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	if *printToken {
+		token, err := cfg.HTTPToken()
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		if token == "" {
+			fmt.Fprintf(stderr, "tokendist: node %d: insecure: true, the HTTP endpoint takes requests without a token\n", cfg.ID)
+			return 1
+		}
+		fmt.Fprintln(stdout, token)
+		return 0
 	}
 	if *printCfg {
 		enc := json.NewEncoder(stdout)

@@ -20,7 +20,7 @@ func writeConfig(t *testing.T, algorithm string) string {
 		"spec": map[string]any{"network": map[string]any{"name": "random-tree", "params": map[string]any{"n": 2}},
 			"loads": map[string]any{"name": "point-mass", "params": map[string]any{"tokens": 4}}, "algorithm": map[string]any{"name": algorithm}},
 		"listen": "127.0.0.1:1", "status": "127.0.0.1:2", "data": filepath.Join(dir, "data"),
-		"peers": map[string]string{"1": "127.0.0.1:3"},
+		"peers": map[string]string{"1": "127.0.0.1:3"}, "insecure": true, // loopback addresses only
 	}
 	b, _ := json.Marshal(c)
 	path := filepath.Join(dir, "node.json")
@@ -80,7 +80,10 @@ func TestReinit(t *testing.T) {
 		"spec": map[string]any{"network": map[string]any{"name": "random-tree", "params": map[string]any{"n": 2}},
 			"loads": map[string]any{"name": "point-mass", "params": map[string]any{"tokens": 4}}, "algorithm": map[string]any{"name": "threshold-1"}},
 		"listen": "127.0.0.1:0", "status": "256.0.0.1:2", "data": data,
-		"peers": map[string]string{"1": "127.0.0.1:3"},
+		"peers": map[string]string{"1": "127.0.0.1:3"}, "key_file": "fleet.key",
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fleet.key"), []byte("0123456789abcdef0123456789abcdef"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	b, _ := json.Marshal(c)
 	path := filepath.Join(dir, "node.json")
