@@ -314,14 +314,23 @@ func (m *costModel) finished(r Record) {
 type factorStats struct {
 	spread     float64 // log standard deviation of the finished probed classes' factors (+Inf below 3)
 	peerSpread float64 // the pooled log standard deviation within peer groups (+Inf below 2 degrees of freedom)
-	peerDone   []int   // per peer group: its finished probed classes
+	peerDone   []int   // per peer group (peerGroup): its finished classes
+}
+
+// peerGroup is class id's peer group: its peerKey and whether it was probed (the
+// factors of probed and unprobed classes turn different base costs into wall time).
+func (m *costModel) peerGroup(id int) int {
+	if m.probed[id] {
+		return 2 * m.peer[id]
+	}
+	return 2*m.peer[id] + 1
 }
 
 // factors returns the factor that turns each class's base cost into wall seconds
 // (0: no evidence): a class with finished runs its own (with one pseudo-run at the
 // borrowed factor), else its peers' median (peerKey), else the whole sweep's. It also
 // returns the spreads of the probed classes' factors, over the sweep and within peer
-// groups.
+// groups (over the probed classes, and within groups over all).
 func (m *costModel) factors() (f []float64, st factorStats) {
 	f = make([]float64, len(m.algo))
 	mean := 0.0
@@ -335,11 +344,13 @@ func (m *costModel) factors() (f []float64, st factorStats) {
 	// Classes whose runs take less than minFactorWall are left out while others are
 	// there: their factors measure the overhead of a run more than its steps.
 	var pf, short []weighted
-	byPeer := map[int][]weighted{} // the factors of each peer group's finished probed classes
+	byPeer := map[int][]weighted{} // the factors of each peer group's finished classes
 	for id := range m.algo {
+		if m.cCnt[id] > 0 {
+			byPeer[m.peerGroup(id)] = append(byPeer[m.peerGroup(id)], weighted{m.cObs[id] / m.cBase[id], m.cObs[id]})
+		}
 		if m.probed[id] && m.cCnt[id] > 0 {
 			v := weighted{m.cObs[id] / m.cBase[id], m.cObs[id]}
-			byPeer[m.peer[id]] = append(byPeer[m.peer[id]], v)
 			if m.cObs[id] >= minFactorWall*float64(m.cCnt[id]) {
 				pf = append(pf, v)
 			} else {
@@ -352,7 +363,7 @@ func (m *costModel) factors() (f []float64, st factorStats) {
 	}
 	pmed := quantile(pf, 0.5) // sorts pf
 	peerMed := make(map[int]float64, len(byPeer))
-	st.peerDone = make([]int, len(m.peer)) // peer ids are < the number of classes
+	st.peerDone = make([]int, 2*len(m.peer)) // peer ids are < the number of classes
 	// Within a peer group the factors scatter around the group's mean log factor;
 	// pooled over the groups, with one degree of freedom lost per group.
 	var wsq float64
@@ -392,8 +403,8 @@ func (m *costModel) factors() (f []float64, st factorStats) {
 	for id := range m.algo {
 		var g float64 // the factor of the other classes with the same kind of base
 		switch {
-		case m.probed[id] && peerMed[m.peer[id]] > 0:
-			g = peerMed[m.peer[id]]
+		case peerMed[m.peerGroup(id)] > 0:
+			g = peerMed[m.peerGroup(id)]
 		case m.probed[id] && pmed > 0:
 			g = pmed
 		case !m.probed[id] && m.nm[id] > 0 && m.algoWork[m.algo[id]] > 0:
@@ -535,7 +546,7 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 			continue
 		}
 		part := 1
-		if d := st.peerDone[m.peer[id]]; d > 0 {
+		if d := st.peerDone[m.peerGroup(id)]; d > 0 {
 			part = 0
 			nPeer = min(nPeer, d)
 		}
