@@ -6,8 +6,9 @@
 #   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
 #   scripts/chaos.sh identity # issue 36: a wrong peer address, a duplicate node ID, a
 #                             # restart with another spec, forged frames and requests
-#                             # without a token (swap, dupid, respec, forge; ~40 s)
-#   scripts/chaos.sh swap|dupid|respec|forge   # one of those
+#                             # without a token, an oversized /work and a restart
+#                             # (swap, dupid, respec, forge, oversize; ~45 s)
+#   scripts/chaos.sh swap|dupid|respec|forge|oversize   # one of those
 #   scripts/chaos.sh fdburst  # issue 36, item 3: 300 connections against a node under
 #                             # ulimit -n 64; it must still accept afterwards (~5 s)
 #
@@ -23,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-short}
-case "$mode" in short | long | broken | identity | swap | dupid | respec | forge | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|forge|fdburst" >&2; exit 2 ;; esac
+case "$mode" in short | long | broken | identity | swap | dupid | respec | forge | oversize | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|forge|oversize|fdburst" >&2; exit 2 ;; esac
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
@@ -32,7 +33,7 @@ node=./cmd/tokendist-node
 # The self-check's node: tokendist-node on a write-behind store (test-only code).
 if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
 go build -o "$tmp/tokendist-node" "$node"
-case "$mode" in identity | swap | dupid | respec | forge | fdburst)
+case "$mode" in identity | swap | dupid | respec | forge | oversize | fdburst)
   cases=$mode
   if [ "$mode" = identity ]; then cases=all; fi
   rc=0
