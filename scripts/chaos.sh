@@ -5,8 +5,12 @@
 #   scripts/chaos.sh long     # >= 10 minutes of faults, >= 100 kills (~15 min)
 #   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
 #   scripts/chaos.sh identity # issue 36: a wrong peer address, a duplicate node ID, a
-#                             # restart with another spec (swap, dupid, respec; ~30 s)
+#                             # restart with another spec, a pause and a restart at
+#                             # patience 15 (swap, dupid, respec, patience; ~60 s)
 #   scripts/chaos.sh swap|dupid|respec   # one of those
+#   scripts/chaos.sh patience # issue 36, item 4 (also in identity): patience 15, one node
+#                             # SIGSTOPped 3 s, one kill -9'd and restarted after 3 s; the
+#                             # fleet must be in step and balanced again (~25 s)
 #   scripts/chaos.sh fdburst  # issue 36, item 3: 300 connections against a node under
 #                             # ulimit -n 64; it must still accept afterwards (~5 s)
 #
@@ -21,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-short}
-case "$mode" in short | long | broken | identity | swap | dupid | respec | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|fdburst" >&2; exit 2 ;; esac
+case "$mode" in short | long | broken | identity | swap | dupid | respec | patience | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|patience|fdburst" >&2; exit 2 ;; esac
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
@@ -30,13 +34,13 @@ node=./cmd/tokendist-node
 # The self-check's node: tokendist-node on a write-behind store (test-only code).
 if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
 go build -o "$tmp/tokendist-node" "$node"
-case "$mode" in identity | swap | dupid | respec | fdburst)
+case "$mode" in identity | swap | dupid | respec | patience | fdburst)
   cases=$mode
   if [ "$mode" = identity ]; then cases=all; fi
   rc=0
   env TOKENDIST_CHAOS_IDENTITY="$cases" TOKENDIST_NODE="$tmp/tokendist-node" \
     go test -count=1 -run '^TestChaosIdentity$' -v -timeout 10m ./fleet > "$tmp/identity.log" 2>&1 || rc=$?
-  grep -E 'chaos_identity_test.go|^(--- |    --- |ok|FAIL|PASS)' "$tmp/identity.log" | cut -c1-2000 || true
+  grep -E 'chaos_(identity|patience)_test.go|^(--- |    --- |ok|FAIL|PASS)' "$tmp/identity.log" | cut -c1-2000 || true
   if [ "$rc" != 0 ] || ! grep -qE '^--- PASS: TestChaosIdentity' "$tmp/identity.log"; then
     tail -n 60 "$tmp/identity.log"
     echo "chaos identity test ($mode) failed or did not run"
