@@ -196,22 +196,29 @@ func TestPatienceCatchUp(t *testing.T) {
 // maxClock instead of wrapping.
 func TestPatienceCatchUpClock(t *testing.T) {
 	defer goleak.VerifyNone(t)
+	// A patience that does not divide maxClock. (The program skips the rounds from its
+	// round 0 to the clock's one by one: these clocks are at most a few million rounds.)
+	const pq = 1<<40 - 1
 	for _, tc := range []struct {
-		patience, now, round, want int64
+		patience, now int64
+		rounds        []int64 // one catch-up per round, in order
+		want          int64
 	}{
-		{15, 0, 3, 45},
-		{15, 44, 3, 45},
-		{15, 45, 3, 45},
-		{15, 50, 3, 50},                         // never back
-		{15, 50, 0, 50},                         // round 0
-		{15, 50, -7, 50},                        // a negative round: nothing
-		{0, 50, 9, 50},                          // zero patience: no pacing, no catch-up
-		{15, 0, 1 << 40, maxCatchUpRounds * 15}, // at most maxCatchUpRounds per message
-		{15, 7 * 15, 1 << 40, (7 + maxCatchUpRounds) * 15}, // counted from the clock's round
-		{1 << 40, 1<<62 - 5, 1 << 62, maxClock},            // r·p overflows: maxClock, not a wrap
-		{1 << 40, maxClock, 1 << 62, maxClock},             // and no further
+		{15, 0, []int64{3}, 45},
+		{15, 44, []int64{3}, 45},
+		{15, 45, []int64{3}, 45},
+		{15, 50, []int64{3}, 50},                                                 // never back
+		{15, 50, []int64{0}, 50},                                                 // round 0
+		{15, 50, []int64{-7}, 50},                                                // a negative round: nothing
+		{0, 50, []int64{9}, 50},                                                  // zero patience: no pacing, no catch-up
+		{15, 0, []int64{1 << 40}, maxCatchUpRounds * 15},                         // at most maxCatchUpRounds per message
+		{15, 7 * 15, []int64{1 << 40}, (7 + maxCatchUpRounds) * 15},              // counted from the clock's round
+		{1 << 40, 1<<62 - 5, []int64{1 << 62}, maxClock},                         // r·p overflows: maxClock, not a wrap
+		{1 << 40, maxClock, []int64{1 << 62}, maxClock},                          // and no further
+		{15, 0, []int64{3, 5}, 75},                                               // the ticks caught up add up
+		{pq, (maxClock/pq - 5) * pq, []int64{maxClock / pq}, maxClock / pq * pq}, // the last round below maxClock: its first tick
 	} {
-		t.Run(fmt.Sprintf("p%d-now%d-r%d", tc.patience, tc.now, tc.round), func(t *testing.T) {
+		t.Run(fmt.Sprintf("p%d-now%d-r%v", tc.patience, tc.now, tc.rounds), func(t *testing.T) {
 			f := newMemFleet(t, patienceSpec())
 			defer f.close()
 			f.cfgs[4].Patience = tc.patience
@@ -221,7 +228,11 @@ func TestPatienceCatchUpClock(t *testing.T) {
 			var err error
 			if e := nd.do(context.Background(), func() {
 				nd.now = tc.now
-				err = nd.catchUp(tc.round)
+				for _, r := range tc.rounds {
+					if err = nd.catchUp(r); err != nil {
+						return
+					}
+				}
 				got = nd.now
 				caught = nd.st.CaughtUp
 			}); e != nil {
