@@ -256,6 +256,13 @@ type Status struct {
 	// none yet), its recovery time after a restart.
 	Uptime        float64 `json:"uptime_seconds"`
 	FirstDelivery float64 `json:"first_delivery_seconds"`
+	// Now is the node's round clock (node.Context.Now) in ticks: with Patience p > 0
+	// the node is in round Now/p. CaughtUp counts the ticks it moved forward at once,
+	// since this process started, to reach a round a neighbour's message carried (a
+	// node that was paused, down, slow or started late; docs/fleet.md, "The round
+	// clock").
+	Now      int64 `json:"now"`
+	CaughtUp int64 `json:"caught_up_ticks"`
 }
 
 // NewNode builds the network of cfg.Spec, checks that cfg.ID is a node of it and that
@@ -495,10 +502,12 @@ func (n *Node) logf(format string, args ...any) {
 
 // Run drives the node until ctx is done or a store fails: frames, timer ticks (every
 // Config.Tick while the node is not idle) and the requests of AddItems, CompleteItems
-// and the snapshots, one at a time. After each it persists and sends (see Node). When
-// ctx is done it persists the last state, closes the transport (waiting for its
-// goroutines) and the store, and returns nil. A failed Save, a program error in a tick
-// or a frame over Config.MaxFrame (which AddItems and the deferral of datagrams keep
+// and the snapshots, one at a time. With Config.Patience > 0 a data frame of a round
+// ahead of the node's round clock first moves the clock to that round's first tick
+// (docs/fleet.md, "The round clock"; Status.Now, Status.CaughtUp). After each it
+// persists and sends (see Node). When ctx is done it persists the last state, closes
+// the transport (waiting for its goroutines) and the store, and returns nil. A failed
+// Save, a program error in a tick (a timer tick or a catch-up) or a frame over Config.MaxFrame (which AddItems and the deferral of datagrams keep
 // from happening: see MaxItemBytes) returns the error after the same cleanup, without
 // persisting the event: the process should exit, and a restart resumes from the last
 // saved state. A frame refused for its identity (another fleet, another receiver, a
@@ -525,7 +534,9 @@ func (n *Node) Run(ctx context.Context) (err error) {
 			return n.flush()
 		case f := <-n.recv:
 			n.queued.Add(-int64(len(f.frame)))
-			n.frame(f)
+			if err := n.frame(f); err != nil {
+				return err
+			}
 		case <-ticker.C:
 			if !n.nd.Idle() {
 				n.now++
@@ -550,14 +561,16 @@ func (n *Node) Run(ctx context.Context) (err error) {
 
 // frame steps one incoming frame: it checks the frame's identity (docs/fleet.md,
 // "Identity") and applies it only when the frame is for this fleet and node, from a
-// neighbour on that neighbour's link, of its current incarnation.
-func (n *Node) frame(f inFrame) {
+// neighbour on that neighbour's link, of its current incarnation. A data frame of a
+// round ahead of the node's clock first moves the clock there (catchUp); the program's
+// error in that tick is returned (Run stops).
+func (n *Node) frame(f inFrame) error {
 	n.st.Received++
 	if len(f.frame) > 0 && f.frame[0] == 1 {
 		n.st.Refused.Version++
 		n.fault(faultKey{cause: "version", link: f.from, from: f.from, to: -1}, f,
 			fmt.Sprintf("node %d sends version-1 frames: it runs an older release; upgrade it", f.from))
-		return
+		return nil
 	}
 	body := f.frame
 	if n.keys.frame != nil {
@@ -566,14 +579,14 @@ func (n *Node) frame(f inFrame) {
 			n.st.Refused.MAC++
 			n.fault(faultKey{cause: "mac", link: f.from, from: -1, to: -1}, f,
 				fmt.Sprintf("frames on the link of node %d fail authentication (no MAC or a wrong one): forged or damaged frames, or a node with another key_file or with insecure: true; they are refused", f.from))
-			return
+			return nil
 		}
 	}
 	h, d, err := DecodeFrame(body, 0)
 	if err != nil {
 		n.st.Rejected++
 		n.limitedLog("undecodable", "node %d: frame from %d: %v", n.cfg.ID, f.from, err)
-		return
+		return nil
 	}
 	port, nbr := n.portOf[h.From]
 	switch {
@@ -581,25 +594,30 @@ func (n *Node) frame(f inFrame) {
 		n.st.Refused.Fleet++
 		n.fault(faultKey{"fleet", f.from, h.From, h.To, h.Fleet}, f,
 			fmt.Sprintf("node %d of fleet %016x sends here (node %d of fleet %s): a peer address of another fleet's node leads here", h.From, h.Fleet, n.cfg.ID, n.id.FleetHex()))
-		return
+		return nil
 	case h.To != n.cfg.ID:
 		n.st.Refused.Receiver++
 		n.fault(faultKey{"receiver", f.from, h.From, h.To, h.Fleet}, f,
 			fmt.Sprintf("node %d's frames for node %d arrive at node %d: its peer address for node %d leads here", h.From, h.To, n.cfg.ID, h.To))
-		return
+		return nil
 	case !nbr:
 		n.st.Refused.Sender++
 		n.fault(faultKey{"sender", f.from, h.From, h.To, h.Fleet}, f,
 			fmt.Sprintf("node %d, not a neighbour of node %d, sends here", h.From, n.cfg.ID))
-		return
+		return nil
 	case h.From != f.from:
 		n.st.Refused.Sender++
 		n.fault(faultKey{"sender", f.from, h.From, h.To, h.Fleet}, f,
 			fmt.Sprintf("frames of node %d arrive on the link of node %d", h.From, f.from))
-		return
+		return nil
 	}
 	if !n.incarnation(port, h, f) {
-		return
+		return nil
+	}
+	if d.Kind == handoff.DatagramData {
+		if err := n.catchUp(d.Msg.Round); err != nil {
+			return err
+		}
 	}
 	d.Port = port
 	if d.Kind == handoff.DatagramData && len(d.Items) > 0 && d.Seq == n.nd.Sequence(port).Delivered+1 {
@@ -608,14 +626,14 @@ func (n *Node) frame(f inFrame) {
 			// leave them with the sender, which retransmits until the node has room.
 			n.st.Deferred++
 			n.limitedLog("deferred", "node %d: deferred a datagram of %d items from %d: the items held would take %d bytes in a frame, over the limit of %d", n.cfg.ID, len(d.Items), f.from, size, n.maxItemBytes)
-			return
+			return nil
 		}
 	}
 	delivered := n.nd.Stats().Delivered
 	if err := n.nd.Step(d); err != nil {
 		n.st.Rejected++
 		n.logf("node %d: datagram from %d: %v", n.cfg.ID, f.from, err)
-		return
+		return nil
 	}
 	if n.nd.Stats().Delivered != delivered {
 		n.st.Delivered++
@@ -623,6 +641,45 @@ func (n *Node) frame(f inFrame) {
 			n.firstDelivery = max(time.Since(n.started), time.Nanosecond)
 		}
 	}
+	return nil
+}
+
+// maxCatchUpRounds bounds the rounds one message moves the round clock forward (a
+// neighbour's message of a round absurdly far ahead must not make the program skip
+// rounds for ever): a node further behind catches up over several messages, one per
+// round of its neighbours at most.
+const maxCatchUpRounds = 1 << 16
+
+// maxClock bounds the round clock a catch-up sets (2⁶², 146 million years of 1 ms
+// ticks), far from int64's overflow in the ticks that follow.
+const maxClock = 1 << 62
+
+// catchUp moves the round clock forward to the first tick of round r's window (r·p,
+// with p = Config.Patience) when it is behind it, and ticks the machine there, so that
+// the program leaves the rounds whose windows have passed (docs/fleet.md, "The round
+// clock"). A neighbour's data datagram of round r means that neighbour's clock has
+// reached r·p: a node that was paused, down, slow or started late joins its
+// neighbours' round on their first message instead of staying rounds behind for good.
+// The clock never goes back, and one message moves it at most maxCatchUpRounds rounds
+// and never past maxClock. With zero patience, an idle machine or a clock at or past
+// r·p it does nothing. O(1) plus the machine's Tick (the program skips the rounds
+// whose windows passed, O(rounds skipped · degree) at most).
+func (n *Node) catchUp(r int64) error {
+	p := n.cfg.Patience
+	if p <= 0 || r <= 0 || n.nd.Idle() {
+		return nil
+	}
+	r = min(r, n.now/p+maxCatchUpRounds)
+	at := int64(maxClock)
+	if r <= maxClock/p {
+		at = r * p
+	}
+	if at <= n.now {
+		return nil
+	}
+	n.st.CaughtUp += at - n.now
+	n.now = at
+	return n.nd.Tick(n.now)
 }
 
 // incarnation checks the sender's process on port (docs/fleet.md, "Identity"): a
@@ -789,6 +846,7 @@ func (n *Node) refresh() {
 	n.st.Moved, n.st.Messages = c.Moved, c.Messages
 	n.st.Retransmissions, n.st.Duplicates, n.st.OutOfOrder = s.Retransmissions, s.Duplicates, s.OutOfOrder
 	n.st.FirstDelivery = n.firstDelivery.Seconds()
+	n.st.Now = n.now
 	if n.faultsChanged || n.pubFaults == nil {
 		// Published copies: the node's goroutine goes on changing st's.
 		n.pubFaults = append([]LinkFault{}, n.st.Faults...)

@@ -6,9 +6,13 @@
 #   scripts/chaos.sh broken   # self-check: nodes that send before they persist must FAIL it
 #   scripts/chaos.sh identity # issue 36: a wrong peer address, a duplicate node ID, a
 #                             # restart with another spec, forged frames and requests
-#                             # without a token, an oversized /work and a restart
-#                             # (swap, dupid, respec, forge, oversize; ~45 s)
+#                             # without a token, an oversized /work and a restart, a
+#                             # pause and a restart at patience 15
+#                             # (swap, dupid, respec, forge, oversize, patience; ~70 s)
 #   scripts/chaos.sh swap|dupid|respec|forge|oversize   # one of those
+#   scripts/chaos.sh patience # issue 36, item 4 (also in identity): patience 15, one node
+#                             # SIGSTOPped 3 s, one kill -9'd and restarted after 3 s; the
+#                             # fleet must be in step and balanced again (~25 s)
 #   scripts/chaos.sh fdburst  # issue 36, item 3: 300 connections against a node under
 #                             # ulimit -n 64; it must still accept afterwards (~5 s)
 #
@@ -24,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-short}
-case "$mode" in short | long | broken | identity | swap | dupid | respec | forge | oversize | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|forge|oversize|fdburst" >&2; exit 2 ;; esac
+case "$mode" in short | long | broken | identity | swap | dupid | respec | forge | oversize | patience | fdburst) ;; *) echo "usage: $0 short|long|broken|identity|swap|dupid|respec|forge|oversize|patience|fdburst" >&2; exit 2 ;; esac
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 proxy=$(bash scripts/install-toxiproxy.sh)
 tmp=$(mktemp -d)
@@ -33,13 +37,13 @@ node=./cmd/tokendist-node
 # The self-check's node: tokendist-node on a write-behind store (test-only code).
 if [ "$mode" = broken ]; then node=./fleet/internal/brokennode; fi
 go build -o "$tmp/tokendist-node" "$node"
-case "$mode" in identity | swap | dupid | respec | forge | oversize | fdburst)
+case "$mode" in identity | swap | dupid | respec | forge | oversize | patience | fdburst)
   cases=$mode
   if [ "$mode" = identity ]; then cases=all; fi
   rc=0
   env TOKENDIST_CHAOS_IDENTITY="$cases" TOKENDIST_NODE="$tmp/tokendist-node" \
     go test -count=1 -run '^TestChaosIdentity$' -v -timeout 10m ./fleet > "$tmp/identity.log" 2>&1 || rc=$?
-  grep -E 'chaos_identity_test.go|^(--- |    --- |ok|FAIL|PASS)' "$tmp/identity.log" | cut -c1-2000 || true
+  grep -E 'chaos_(identity|patience)_test.go|^(--- |    --- |ok|FAIL|PASS)' "$tmp/identity.log" | cut -c1-2000 || true
   if [ "$rc" != 0 ] || ! grep -qE '^--- PASS: TestChaosIdentity' "$tmp/identity.log"; then
     tail -n 60 "$tmp/identity.log"
     echo "chaos identity test ($mode) failed or did not run"
