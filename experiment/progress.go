@@ -33,6 +33,14 @@ const probeDelta = 0.02
 // count towards the median and spread of the factors, when longer classes have run.
 const minFactorWall = 0.05
 
+// probeAheadShare bounds the time sizeAhead spends probing the classes the first
+// sizing had no time for, as a share of the sweep's time so far; probeAheadTime bounds
+// one such probe.
+const (
+	probeAheadShare = 0.1
+	probeAheadTime  = time.Second
+)
+
 // sizeAheadTime bounds the time each progress tick spends sizing the next runs.
 const sizeAheadTime = 20 * time.Millisecond
 
@@ -77,6 +85,10 @@ type costModel struct {
 	reg   *registry.Registry // for sizeAhead (nil: no sizing)
 	todo  []Run
 	sized []bool // each run sized (or tried)
+	tried []bool // each class sized and probed (or tried)
+
+	begun      time.Time // when the model was made
+	probeAhead float64   // seconds sizeAhead spent probing classes
 
 	cObs, cBase []float64 // per class: summed wall seconds and base costs of finished runs
 	cCnt        []int     // finished runs of each class
@@ -138,27 +150,33 @@ func newCostModel(reg *registry.Registry, todo []Run) *costModel {
 		return m
 	}
 	deadline := time.Now().Add(sizeBudget)
-	sized := make([]bool, len(todo))
-	for id, i := range rep {
+	m.reg, m.todo, m.sized, m.tried = reg, todo, make([]bool, len(todo)), make([]bool, nc)
+	m.begun = time.Now()
+	for _, i := range rep {
 		if time.Now().After(deadline) {
 			break
 		}
-		s := todo[i].Spec
-		sized[i] = true
-		sz, err := reg.Size(s)
-		if err != nil {
-			continue
-		}
-		m.nm[id] = float64(sz.N + sz.Edges)
-		m.setSteps(i, sz.MaxSteps)
-		m.cSteps[id] = float64(sz.MaxSteps)
-		if sz.MaxSteps > 0 {
-			m.setup[id], m.perStep[id], m.probed[id] = probeRun(reg, s, sz.MaxSteps, deadline)
-		}
+		m.sizeClass(i, deadline)
 	}
-	m.reg, m.todo, m.sized = reg, todo, sized
 	m.sizeAhead(0, deadline)
 	return m
+}
+
+// sizeClass sizes run i and probes its class (until deadline), the class's first try.
+func (m *costModel) sizeClass(i int, deadline time.Time) {
+	id := m.class[i]
+	m.tried[id], m.sized[i] = true, true
+	s := m.todo[i].Spec
+	sz, err := m.reg.Size(s)
+	if err != nil {
+		return
+	}
+	m.nm[id] = float64(sz.N + sz.Edges)
+	m.setSteps(i, sz.MaxSteps)
+	m.cSteps[id] = float64(sz.MaxSteps)
+	if sz.MaxSteps > 0 {
+		m.setup[id], m.perStep[id], m.probed[id] = probeRun(m.reg, s, sz.MaxSteps, deadline)
+	}
 }
 
 // setSteps records run i's step budget b.
@@ -180,6 +198,20 @@ func (m *costModel) setSteps(i int, b int64) {
 func (m *costModel) sizeAhead(next int, deadline time.Time) {
 	if m.reg == nil {
 		return
+	}
+	// A class the first sizing had no time for is sized and probed here, the one of the
+	// next run first, while the probes so far took at most probeAheadShare of the time
+	// since the model was made (they share the machine with the workers).
+	if m.probeAhead <= probeAheadShare*time.Since(m.begun).Seconds() {
+		for i := next; i < len(m.todo); i++ {
+			if m.done[i] || m.tried[m.class[i]] {
+				continue
+			}
+			t0 := time.Now()
+			m.sizeClass(i, t0.Add(probeAheadTime))
+			m.probeAhead += time.Since(t0).Seconds()
+			break
+		}
 	}
 	tau := 0
 	for i := next; i < len(m.todo) && time.Now().Before(deadline); i++ {
@@ -476,7 +508,8 @@ type runningRun struct {
 // 1) > 1, with x = exp(2.5·σ·√(1/k + 1.57/n)): for the first part σ the log spread
 // within peer groups and n the fewest finished peers of its classes, for the second σ
 // the log spread of the factors of the n ≥ 3 finished classes (+Inf below 3), and k
-// the effective number of classes the part is spread over. It costs O(R log W + C)
+// the effective number of classes the part is spread over; and while a run of a class
+// not sized yet is left (sizeAhead sizes and probes them). It costs O(R log W + C)
 // for R runs left, W workers and C classes.
 func (m *costModel) remaining(running []runningRun, next, workers int) (secs float64, ok bool) {
 	if m.allCnt == 0 {
@@ -544,6 +577,11 @@ func (m *costModel) remaining(running []runningRun, next, workers int) (secs flo
 	for id, e := range uc {
 		if e == 0 {
 			continue
+		}
+		if m.tried != nil && !m.tried[id] {
+			// Not sized yet: its estimate is the mean wall time of a run, which says
+			// nothing about this class.
+			return secs, false
 		}
 		part := 1
 		if d := st.peerDone[m.peerGroup(id)]; d > 0 {
