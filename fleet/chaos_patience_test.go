@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"syscall"
 	"time"
@@ -67,12 +68,23 @@ func (c *chaos) waitRoundsInStep(limit time.Duration) (time.Duration, []int64, b
 	return time.Since(t0), rs, false
 }
 
-// waitLiveBalanced waits (at most limit) for the live loads to meet the bound three
-// times in a row (waitBalanced) and returns the time, the loads and whether they did.
+// waitLiveBalanced waits (at most limit) for the live loads to meet the bound with no
+// token in flight three times in a row, and returns the time, the loads and whether
+// they did. (A live poll is not a consistent cut: tokens on their way to a restarted
+// node can unbalance loads that looked balanced.)
 func (c *chaos) waitLiveBalanced(limit time.Duration) (time.Duration, []int64, bool) {
 	t0 := time.Now()
-	waitBalanced(c.t, c.b, c.liveLoads, limit)
-	l := c.liveLoads()
+	quiet := func() []int64 {
+		l := c.liveLoads()
+		for v := range c.cfgs {
+			if s, err := c.status(v); err != nil || s.InFlight != 0 {
+				l[v] = math.MaxInt32 // not balanced while tokens are on their way
+			}
+		}
+		return l
+	}
+	waitBalanced(c.t, c.b, quiet, limit)
+	l := quiet()
 	return time.Since(t0), l, c.b.withinBound(l)
 }
 
