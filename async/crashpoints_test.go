@@ -1,0 +1,121 @@
+package async
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
+	"github.com/tokendist/tokendist/handoff"
+	"github.com/tokendist/tokendist/node"
+)
+
+// spyNode is node v of s with a correct handoff that records, on each crash, where
+// the crash struck: a crash whose restore comes in the event of a Ready and before
+// its Advance struck before persisting; in the event of an Advance (flush advances and
+// then crashes), before sending; in an event that called neither, while idle.
+type spyNode struct {
+	counter
+	s              *sim
+	readyEv, advEv int64
+	points         *[3]int64 // crashes by faults.CrashPoint
+}
+
+func (n *spyNode) Ready() (handoff.Ready, error) {
+	n.readyEv = n.s.res.Events
+	return n.counter.Ready()
+}
+
+func (n *spyNode) Advance() {
+	n.advEv = n.s.res.Events
+	n.counter.Advance()
+}
+
+func (n *spyNode) restore(s *sim, v int, prog node.Program, state []byte) (nodeMachine, error) {
+	ev := s.res.Events
+	switch {
+	case n.advEv == ev:
+		n.points[faults.CrashBeforeSend]++
+	case n.readyEv == ev:
+		n.points[faults.CrashBeforePersist]++
+	default:
+		n.points[faults.CrashIdle]++
+	}
+	c, err := n.counter.restore(s, v, prog, state)
+	if err != nil {
+		return nil, err
+	}
+	return &spyNode{counter: c.(counter), s: s, readyEv: -1, advEv: -1, points: n.points}, nil
+}
+
+// simulateSpy is Simulate with a spyNode on every node; it returns the crashes by point.
+func simulateSpy(net tokendist.Network, progs node.Programs, loads tokendist.Loads, opts *Options) (Result, [3]int64, error) {
+	var points [3]int64
+	res, err := simulate(context.Background(), net, progs, loads, opts, func(s *sim, _ int, m *handoff.CountMachine) nodeMachine {
+		return &spyNode{counter: counter{m}, s: s, readyEv: -1, advEv: -1, points: &points}
+	})
+	return res, points, err
+}
+
+// TestCrashPointsReached: the simulator's crash model strikes where it says. A listed
+// crash of each point strikes at that point (and a run with crashes still ends with
+// the synchronous loads); crashes by rate (CrashRate) strike at all three points, each
+// drawn with probability 1/3 (a crash armed for the node's next event may be
+// overwritten by the next rate crash or never strike if the node stays idle, so
+// the shares are checked loosely: each point at least 15 % of the crashes).
+func TestCrashPointsReached(t *testing.T) {
+	const n, R = 10, 6
+	g, err := tokendist.Ring(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []faults.CrashPoint{faults.CrashIdle, faults.CrashBeforePersist, faults.CrashBeforeSend} {
+		loads := randomLoads(n, uint64(p)+1, 200)
+		want, moved, messages := syncPair(loads, R)
+		opts := &Options{Seed: 3, Rounds: R, Faults: faults.Model{Crashes: []faults.Crash{
+			{Node: 2, At: 0.5, DownFor: 2, Point: p}, {Node: 5, At: 2.5, DownFor: 1, Point: p}}}}
+		res, points, err := simulateSpy(g, pairPrograms{n}, loads, opts)
+		if err != nil {
+			t.Fatalf("point %d: %v", p, err)
+		}
+		wantPoints := [3]int64{}
+		wantPoints[p] = 2
+		if points != wantPoints || res.Crashes != 2 || res.Restarts != 2 {
+			t.Errorf("listed crashes at point %d: struck %v (idle, before persist, before send), %d crashes, %d restarts; want %v", p, points, res.Crashes, res.Restarts, wantPoints)
+		}
+		if res.Status != tokendist.StatusDone || fmt.Sprint(res.Loads) != fmt.Sprint(want) || res.Moved != moved || res.Messages != messages {
+			t.Errorf("point %d: %v loads %v moved %d messages %d; synchronous %v, %d, %d", p, res.Status, res.Loads, res.Moved, res.Messages, want, moved, messages)
+		}
+	}
+	var total [3]int64
+	var crashes int64
+	for seed := uint64(0); seed < 20; seed++ {
+		loads := randomLoads(n, seed, 200)
+		want, _, _ := syncPair(loads, R)
+		opts := &Options{Seed: seed, Rounds: R, Faults: faults.Model{CrashRate: 0.05, DownTime: faults.Constant(0.5)}}
+		res, points, err := simulateSpy(g, pairPrograms{n}, loads, opts)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if points[0]+points[1]+points[2] != res.Crashes {
+			t.Fatalf("seed %d: %v crashes by point, %d in the result", seed, points, res.Crashes)
+		}
+		if res.Status != tokendist.StatusDone || fmt.Sprint(res.Loads) != fmt.Sprint(want) {
+			t.Fatalf("seed %d: %v loads %v; synchronous %v", seed, res.Status, res.Loads, want)
+		}
+		for i := range total {
+			total[i] += points[i]
+		}
+		crashes += res.Crashes
+	}
+	t.Logf("rate crashes: %d, by point (idle, before persist, before send) %v", crashes, total)
+	if crashes < 60 {
+		t.Fatalf("only %d rate crashes: the test needs more", crashes)
+	}
+	for p, k := range total {
+		if 100*k < 15*crashes {
+			t.Errorf("rate crashes at point %d: %d of %d, want at least 15 %%", p, k, crashes)
+		}
+	}
+}
