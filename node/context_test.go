@@ -56,6 +56,9 @@ func TestSendRefusesBadMessages(t *testing.T) {
 			!strings.Contains(err.Error(), "node 4") || !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("Send(%d, %+v) = %v; want an ErrBadParameter naming node 4 and %q", tc.port, tc.m, err, tc.name)
 		}
+		if strings.HasPrefix(tc.name, "port") && !strings.Contains(err.Error(), "ports 0..2") {
+			t.Errorf("Send(%d, %+v) = %v; want the valid ports 0..2 named", tc.port, tc.m, err)
+		}
 		if c.Load != 10 || c.Moved != 2 || c.Messages != 1 || len(c.Outbox()) != 0 {
 			t.Errorf("Send(%d, %+v) refused but changed the context: load %d, moved %d, messages %d, outbox %v",
 				tc.port, tc.m, c.Load, c.Moved, c.Messages, c.Outbox())
