@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tokendist/tokendist"
+	"github.com/tokendist/tokendist/faults"
 	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/node"
 )
@@ -47,5 +48,55 @@ func TestFinalFullCheck(t *testing.T) {
 	}
 	if res.Events == 0 || res.Events >= opts.CheckEvery {
 		t.Fatalf("%d events", res.Events)
+	}
+}
+
+// TestOptionsRanges: every Options field out of its range is refused with an error
+// wrapping ErrBadParameter that names the field; the smallest valid intervals
+// (faults.MinInterval) are accepted.
+func TestOptionsRanges(t *testing.T) {
+	g, err := tokendist.Ring(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := randomLoads(4, 2, 10)
+	wl, err := tokendist.NewPoissonArrivals(0.3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := ObserverFunc(func(*Snapshot) error { return nil })
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"RetransmitTicks", Options{RetransmitTicks: -1}},
+		{"WorkloadEvery", Options{Workload: wl, WorkloadEvery: nan}},
+		{"WorkloadEvery", Options{Workload: wl, WorkloadEvery: inf}},
+		{"WorkloadEvery", Options{Workload: wl, WorkloadEvery: -1}},
+		{"WorkloadEvery", Options{Workload: wl, WorkloadEvery: faults.MinInterval / 2}},
+		{"MaxTime", Options{MaxTime: nan}},
+		{"MaxTime", Options{MaxTime: inf}},
+		{"MaxTime", Options{MaxTime: -1}},
+		{"MaxEvents", Options{MaxEvents: -1}},
+		{"CheckEvery", Options{CheckEvery: -1}},
+		{"ObserveEvery", Options{Observer: obs, ObserveEvery: nan}},
+		{"ObserveEvery", Options{Observer: obs, ObserveEvery: -inf}},
+		{"ObserveEvery", Options{Observer: obs, ObserveEvery: -1}},
+		{"ObserveEvery", Options{Observer: obs, ObserveEvery: faults.MinInterval / 2}},
+	} {
+		res, err := Simulate(context.Background(), g, sharePrograms{}, loads, &c.o)
+		if !errors.Is(err, tokendist.ErrBadParameter) || !strings.HasPrefix(err.Error(), "tokendist: ") ||
+			!strings.Contains(err.Error(), c.name) || res.Status != tokendist.StatusFailed {
+			t.Errorf("%s %+v: %v, %v; want an ErrBadParameter naming %s", c.name, c.o, res.Status, err, c.name)
+		}
+	}
+	for _, o := range []Options{
+		{Workload: wl, WorkloadEvery: faults.MinInterval, MaxTime: 20 * faults.MinInterval},
+		{Observer: obs, ObserveEvery: faults.MinInterval, MaxTime: 20 * faults.MinInterval},
+	} {
+		if res, err := Simulate(context.Background(), g, sharePrograms{}, loads, &o); err != nil || res.Status != tokendist.StatusMaxSteps {
+			t.Errorf("%+v: %v, %v; want a run to MaxTime", o, res.Status, err)
+		}
 	}
 }
