@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +98,43 @@ func TestOptionsRanges(t *testing.T) {
 	} {
 		if res, err := Simulate(context.Background(), g, sharePrograms{}, loads, &o); err != nil || res.Status != tokendist.StatusMaxSteps {
 			t.Errorf("%+v: %v, %v; want a run to MaxTime", o, res.Status, err)
+		}
+	}
+}
+
+// countingWorkload counts its calls and records their times; it changes nothing.
+type countingWorkload struct{ times *[]int64 }
+
+func (countingWorkload) Init(*tokendist.State) error { return nil }
+func (w countingWorkload) Apply(s *tokendist.State) (int64, int64, error) {
+	*w.times = append(*w.times, s.Time)
+	if s.Steps != int64(len(*w.times)) {
+		return 0, 0, errors.New("Steps does not count the calls")
+	}
+	return 0, 0, nil
+}
+
+// TestWorkloadEvery: the workload runs at every multiple of WorkloadEvery up to
+// MaxTime (0 meaning 1), with Steps counting its calls and Time the whole part of the
+// model time.
+func TestWorkloadEvery(t *testing.T) {
+	g, err := tokendist.Ring(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		every float64
+		want  []int64
+	}{
+		{0, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{2.5, []int64{2, 5, 7, 10}},
+		{4, []int64{4, 8}},
+	} {
+		var times []int64
+		res, err := Simulate(context.Background(), g, sharePrograms{}, tokendist.Loads{3, 0, 1, 2},
+			&Options{Workload: countingWorkload{&times}, WorkloadEvery: c.every, MaxTime: 10, MaxEvents: 1 << 14})
+		if err != nil || res.Status != tokendist.StatusMaxSteps || !slices.Equal(times, c.want) {
+			t.Errorf("WorkloadEvery %v: %v %v, calls at %v; want %v", c.every, res.Status, err, times, c.want)
 		}
 	}
 }
