@@ -138,3 +138,54 @@ func TestWorkloadEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEverySchedule: full checks run every CheckEvery events, by default every
+// max(DefaultCheckEvery, 4(n + 2m)): a node whose memory is ahead of its storage from
+// the start is caught by the first full check, at event CheckEvery, or at the end when
+// the run is shorter.
+func TestCheckEverySchedule(t *testing.T) {
+	ahead := func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
+		if v == 0 {
+			return aheadNode{counter{m}}
+		}
+		return counter{m}
+	}
+	small, err := tokendist.Ring(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := tokendist.Ring(10000) // 4(n + 2m) = 120,000 > DefaultCheckEvery
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		g                           *tokendist.Graph
+		checkEvery, maxEvents, want int64
+	}{
+		{small, 5, 0, 5},
+		{small, 1, 0, 1},
+		{small, 0, 2000, 2000}, // the default 65,536: only the check at MaxEvents
+		{big, 0, 130000, 120000},
+	} {
+		n := c.g.Order()
+		res, err := simulate(context.Background(), c.g, sharePrograms{}, randomLoads(n, 1, 9),
+			&Options{CheckEvery: c.checkEvery, MaxEvents: c.maxEvents}, ahead)
+		var ce *ConservationError
+		if !errors.As(err, &ce) || ce.Event != c.want {
+			t.Errorf("n %d, CheckEvery %d, MaxEvents %d: %v after %d events; want a *ConservationError at event %d",
+				n, c.checkEvery, c.maxEvents, err, res.Events, c.want)
+		}
+	}
+}
+
+// TestTickIntervalZero: a TickInterval entry of 0 means the default interval 1.
+func TestTickIntervalZero(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	tp := &tickPrograms{nows: make([][]int64, 2)}
+	res, err := Simulate(context.Background(), g, tp, tokendist.Loads{0, 0},
+		&Options{Faults: faults.Model{TickInterval: []float64{0, 0.5}}})
+	want := []int64{1, 2, 3, 4, 5, 6}
+	if err != nil || !slices.Equal(tp.nows[0], want) || !slices.Equal(tp.nows[1], want) || res.Time != 6 {
+		t.Fatalf("TickInterval {0, 0.5}: %v, Now %v %v, time %v; want Now %v, time 6", err, tp.nows[0], tp.nows[1], res.Time, want)
+	}
+}
