@@ -189,3 +189,37 @@ func TestTickIntervalZero(t *testing.T) {
 		t.Fatalf("TickInterval {0, 0.5}: %v, Now %v %v, time %v; want Now %v, time 6", err, tp.nows[0], tp.nows[1], res.Time, want)
 	}
 }
+
+// TestRateCrashesScheduled: a model with a crash rate schedules one rate crash per
+// node at the start, each at a finite time; one without a rate (or listed crashes)
+// schedules no crash at all.
+func TestRateCrashesScheduled(t *testing.T) {
+	g, err := tokendist.Ring(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rate := range []float64{0, 0.1} {
+		s := &sim{ctx: context.Background(), progs: sharePrograms{}}
+		s.opts = Options{Seed: 1, Faults: faults.Model{CrashRate: rate, DownTime: faults.Constant(1)}}
+		if err := s.init(g, randomLoads(5, 1, 9), plain); err != nil {
+			t.Fatal(err)
+		}
+		var crashes []int
+		for _, e := range s.q.h {
+			if e.class() == classCrash {
+				if e.port() != 2 || math.IsInf(e.t, 0) || e.t <= 0 {
+					t.Errorf("rate %v: crash event %+v", rate, e)
+				}
+				crashes = append(crashes, e.node())
+			}
+		}
+		slices.Sort(crashes)
+		want := []int{0, 1, 2, 3, 4}
+		if rate == 0 {
+			want = nil
+		}
+		if !slices.Equal(crashes, want) {
+			t.Errorf("rate %v: rate crashes scheduled for nodes %v, want %v", rate, crashes, want)
+		}
+	}
+}
