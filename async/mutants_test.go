@@ -223,3 +223,127 @@ func TestRateCrashesScheduled(t *testing.T) {
 		}
 	}
 }
+
+// wakeProgram: node 0 sends one empty message at Start and is idle; node 1 is idle
+// until a message arrives, then busy for two ticks, recording Now.
+type wakeProgram struct {
+	v    int
+	nows *[]int64
+	busy int
+}
+
+func (p *wakeProgram) Start(c *node.Context) error {
+	if p.v == 0 {
+		return c.Send(0, node.Message{Kind: 1})
+	}
+	return nil
+}
+func (p *wakeProgram) Receive(*node.Context, int, node.Message) error { p.busy = 2; return nil }
+func (p *wakeProgram) Tick(c *node.Context) error {
+	*p.nows = append(*p.nows, c.Now)
+	p.busy--
+	return nil
+}
+func (p *wakeProgram) Idle() bool                  { return p.busy == 0 }
+func (p *wakeProgram) AppendState(b []byte) []byte { return append(b, byte(p.busy)) }
+func (p *wakeProgram) RestoreState(b []byte) error { p.busy = int(b[0]); return nil }
+
+type wakePrograms struct{ nows []int64 }
+
+func (wp *wakePrograms) Program(v int) (node.Program, error) {
+	return &wakeProgram{v: v, nows: &wp.nows}, nil
+}
+
+// TestTickAfterWakeUp: a node that wakes up (a message makes its program busy) at
+// time t ticks next at the first multiple of its tick interval at or after t, its
+// local tick number (Now) being that multiple's index: at t itself when t is a
+// multiple, after the message (arrivals come before the tick).
+func TestTickAfterWakeUp(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	for _, c := range []struct {
+		delay, period float64
+		want          []int64
+	}{
+		{1, 1, []int64{1, 2}},   // arrives at 1: ticks at 1 and 2
+		{3, 1, []int64{3, 4}},   // at 3: ticks at 3 and 4
+		{3, 2, []int64{2, 3}},   // at 3, period 2: ticks at 4 and 6
+		{4, 2, []int64{2, 3}},   // at 4: ticks at 4 and 6
+		{1, 0.5, []int64{2, 3}}, // at 1, period 0.5: ticks at 1 and 1.5
+	} {
+		wp := &wakePrograms{}
+		res, err := Simulate(context.Background(), g, wp, tokendist.Loads{0, 0}, &Options{Faults: faults.Model{
+			Delay: faults.Constant(c.delay), TickInterval: []float64{1, c.period}}})
+		if err != nil || res.Status != tokendist.StatusDone || !slices.Equal(wp.nows, c.want) {
+			t.Errorf("delay %v, period %v: %v %v, Now %v; want %v", c.delay, c.period, res.Status, err, wp.nows, c.want)
+		}
+	}
+}
+
+// TestNoTicksForIdleNodes: a node whose program is idle and which has nothing
+// unacknowledged gets no tick events: a silent node beside one that ticks six times
+// adds no event.
+func TestNoTicksForIdleNodes(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	tp := &tickPrograms{nows: make([][]int64, 2)}
+	res, err := Simulate(context.Background(), g, silentFirst{tp}, tokendist.Loads{0, 0}, nil)
+	if err != nil || res.Events != 6 || len(tp.nows[1]) != 6 || res.Time != 6 {
+		t.Fatalf("%v, %d events, node 1 ticked at %v, time %v; want 6 events (node 1's ticks)", err, res.Events, tp.nows[1], res.Time)
+	}
+}
+
+// silentFirst gives node 0 a silent program and the others tp's.
+type silentFirst struct{ tp *tickPrograms }
+
+func (s silentFirst) Program(v int) (node.Program, error) {
+	if v == 0 {
+		return silent{}, nil
+	}
+	return s.tp.Program(v)
+}
+
+// inventNode is a broken node that, on its first datagram, adds 1000 tokens to its
+// load and reports them as delivered: the ledger's sum still holds, but the tokens
+// in flight go negative.
+type inventNode struct {
+	counter
+	invented *bool
+}
+
+func (n inventNode) Step(d handoff.Datagram) error {
+	if !*n.invented {
+		*n.invented = true
+		if err := n.SetLoad(n.NodeContext().Load + 1000); err != nil {
+			return err
+		}
+	}
+	return n.counter.Step(d)
+}
+
+func (n inventNode) Stats() handoff.Stats {
+	st := n.counter.Stats()
+	if *n.invented {
+		st.TokensDelivered += 1000
+	}
+	return st
+}
+
+// TestNegativeInFlightCaughtAtOnce: the O(1) check after every event catches tokens
+// in flight going negative in the event that does it, not at a later full check.
+func TestNegativeInFlightCaughtAtOnce(t *testing.T) {
+	g, err := tokendist.Ring(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invented := false
+	_, err = simulate(context.Background(), g, pairPrograms{6}, randomLoads(6, 3, 20), &Options{Rounds: 4, CheckEvery: math.MaxInt64},
+		func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
+			if v == 2 {
+				return inventNode{counter{m}, &invented}
+			}
+			return counter{m}
+		})
+	var ce *ConservationError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Detail, "after node 2 persisted: -") || !strings.Contains(ce.Detail, "tokens in") {
+		t.Fatalf("invented tokens: %v; want a *ConservationError at node 2's event, tokens in flight negative", err)
+	}
+}
