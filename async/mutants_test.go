@@ -347,3 +347,45 @@ func TestNegativeInFlightCaughtAtOnce(t *testing.T) {
 		t.Fatalf("invented tokens: %v; want a *ConservationError at node 2's event, tokens in flight negative", err)
 	}
 }
+
+// TestSendAllKind: sendAll hands the network only the datagrams of the kind asked
+// for (0: all of them).
+func TestSendAllKind(t *testing.T) {
+	g, err := tokendist.Path(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := []handoff.Datagram{
+		{Port: 0, Kind: handoff.DatagramData, Seq: 1},
+		{Port: 0, Kind: handoff.DatagramAck, Seq: 7},
+		{Port: 0, Kind: handoff.DatagramData, Seq: 2},
+		{Port: 0, Kind: handoff.DatagramAck, Seq: 8},
+	}
+	for _, c := range []struct {
+		kind handoff.DatagramKind
+		want []uint64 // the sequence numbers handed over, in order
+	}{
+		{0, []uint64{1, 2, 7, 8}}, // at one instant a port's data come before its acks
+		{handoff.DatagramData, []uint64{1, 2}},
+		{handoff.DatagramAck, []uint64{7, 8}},
+	} {
+		s := &sim{ctx: context.Background(), progs: silents{}}
+		if err := s.init(g, tokendist.Loads{0, 0}, plain); err != nil {
+			t.Fatal(err)
+		}
+		s.q.h = s.q.h[:0]
+		s.sendAll(0, ds, c.kind)
+		var got []uint64
+		for s.q.len() > 0 {
+			e := s.q.pop()
+			if e.ack() {
+				got = append(got, uint64(e.ref))
+			} else {
+				got = append(got, s.pool[e.ref].Seq)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("kind %d: handed over %v, want %v", c.kind, got, c.want)
+		}
+	}
+}
