@@ -389,3 +389,34 @@ func TestSendAllKind(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicatedAcksArrive: acks are duplicated like data: every copy counted in
+// Result.Datagrams arrives, and about Duplicate of the acks arrive twice.
+func TestDuplicatedAcksArrive(t *testing.T) {
+	const n = 4000
+	g, err := tokendist.Path(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sim{ctx: context.Background(), progs: silents{}}
+	s.opts = Options{Seed: 5, Faults: faults.Model{Duplicate: 0.5}}
+	if err := s.init(g, tokendist.Loads{0, 0}, plain); err != nil {
+		t.Fatal(err)
+	}
+	s.q.h = s.q.h[:0]
+	ds := make([]handoff.Datagram, n)
+	for i := range ds {
+		ds[i] = handoff.Datagram{Port: 0, Kind: handoff.DatagramAck, Seq: uint64(i + 1)}
+	}
+	s.sendAll(0, ds, 0)
+	arrived := int64(s.q.len())
+	for s.q.len() > 0 {
+		if e := s.q.pop(); !e.ack() || e.node() != 1 {
+			t.Fatalf("event %+v: want an ack arriving at node 1", e)
+		}
+	}
+	if arrived != s.res.Datagrams {
+		t.Fatalf("%d acks arrived of %d handed to the network", arrived, s.res.Datagrams)
+	}
+	requireRate(t, "acks duplicated", arrived-n, n, 0.5)
+}
