@@ -19,7 +19,9 @@ type spyNode struct {
 	counter
 	s              *sim
 	readyEv, advEv int64
-	points         *[3]int64 // crashes by faults.CrashPoint
+	points         *[3]int64      // crashes by faults.CrashPoint
+	gone           *handoff.Stats // the summed stats of crashed incarnations (nil: not kept)
+	last           []*spyNode     // per node, its latest incarnation (nil: not kept)
 }
 
 func (n *spyNode) Ready() (handoff.Ready, error) {
@@ -42,11 +44,21 @@ func (n *spyNode) restore(s *sim, v int, prog node.Program, state []byte) (nodeM
 	default:
 		n.points[faults.CrashIdle]++
 	}
+	if n.gone != nil {
+		st := n.Stats()
+		n.gone.Retransmissions += st.Retransmissions
+		n.gone.Duplicates += st.Duplicates
+		n.gone.OutOfOrder += st.OutOfOrder
+	}
 	c, err := n.counter.restore(s, v, prog, state)
 	if err != nil {
 		return nil, err
 	}
-	return &spyNode{counter: c.(counter), s: s, readyEv: -1, advEv: -1, points: n.points}, nil
+	nn := &spyNode{counter: c.(counter), s: s, readyEv: -1, advEv: -1, points: n.points, gone: n.gone, last: n.last}
+	if n.last != nil {
+		n.last[v] = nn
+	}
+	return nn, nil
 }
 
 // simulateSpy is Simulate with a spyNode on every node; it returns the crashes by point.
@@ -117,5 +129,49 @@ func TestCrashPointsReached(t *testing.T) {
 		if 100*k < 15*crashes {
 			t.Errorf("rate crashes at point %d: %d of %d, want at least 15 %%", p, k, crashes)
 		}
+	}
+}
+
+// TestCrashKeepsStats: Result's Retransmissions, Duplicates and OutOfOrder count every
+// incarnation of every node: the sums of the stats of the machines that crashed and
+// of the last ones.
+func TestCrashKeepsStats(t *testing.T) {
+	const n = 8
+	g, err := tokendist.Ring(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var multi int
+	for seed := uint64(0); seed < 4; seed++ {
+		var points [3]int64
+		var gone handoff.Stats
+		last := make([]*spyNode, n)
+		opts := &Options{Seed: seed, Rounds: 8, Faults: faults.Model{Loss: 0.3, Duplicate: 0.3, Reorder: 0.3,
+			Delay: faults.Uniform(0.5, 2), CrashRate: 0.05, DownTime: faults.Constant(0.5)}}
+		res, err := simulate(context.Background(), g, pairPrograms{n}, randomLoads(n, seed, 100), opts,
+			func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
+				last[v] = &spyNode{counter: counter{m}, s: s, readyEv: -1, advEv: -1, points: &points, gone: &gone, last: last}
+				return last[v]
+			})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		want := gone
+		for _, nd := range last {
+			st := nd.Stats()
+			want.Retransmissions += st.Retransmissions
+			want.Duplicates += st.Duplicates
+			want.OutOfOrder += st.OutOfOrder
+		}
+		if res.Retransmissions != want.Retransmissions || res.Duplicates != want.Duplicates || res.OutOfOrder != want.OutOfOrder {
+			t.Errorf("seed %d: result %d retransmissions, %d duplicates, %d out of order; the incarnations' sums %d, %d, %d",
+				seed, res.Retransmissions, res.Duplicates, res.OutOfOrder, want.Retransmissions, want.Duplicates, want.OutOfOrder)
+		}
+		if res.Crashes > n && gone.Retransmissions > 0 && gone.Duplicates > 0 && gone.OutOfOrder > 0 {
+			multi++
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no run had more crashes than nodes with every count positive in crashed incarnations")
 	}
 }
