@@ -289,3 +289,18 @@ func TestRoundWaitingKeepsEarlierBuffered(t *testing.T) {
 	c[1].Now = P
 	step(1, p[1].Tick(&c[1]), node.Envelope{Port: odd, Msg: dxLoad(1, 10)}, node.Envelope{Port: odd, Msg: dxTokens(1, 2)})
 }
+
+// TestRoundZeroPatienceTick: with zero patience a tick does nothing (hosts do not tick
+// an idle program, but a tick must not fail or send either), at any clock.
+func TestRoundZeroPatienceTick(t *testing.T) {
+	h := newHandPair(t, halfDX(t, 0), [2]int64{10, 6}, 1)
+	requireMsgs(t, "node 0 starts", h.start(0), []node.Message{dxLoad(0, 10)})
+	if !h.p[0].Idle() {
+		t.Fatal("a zero-patience program waiting for a message is not idle")
+	}
+	for _, now := range []int64{0, 1, 5, 1 << 40} {
+		requireMsgs(t, fmt.Sprintf("tick at %d", now), h.tick(0, now), nil)
+	}
+	// Its round is still open: node 1's load is used.
+	requireMsgs(t, "node 0 hears node 1", h.receive(0, dxLoad(0, 6)), []node.Message{dxTokens(0, 2)})
+}

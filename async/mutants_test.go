@@ -420,3 +420,61 @@ func TestDuplicatedAcksArrive(t *testing.T) {
 	}
 	requireRate(t, "acks duplicated", arrived-n, n, 0.5)
 }
+
+// TestMaxEventsTime: a run stopped by MaxEvents ends at the time of its last event,
+// even when the next event is due exactly at MaxTime; one stopped by MaxTime ends at
+// MaxTime.
+func TestMaxEventsTime(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	for _, c := range []struct {
+		maxEvents   int64
+		maxTime     float64
+		events      int64
+		time        float64
+		nows0, nows []int64
+	}{
+		{4, 3, 4, 2, []int64{1, 2}, nil}, // events at 1, 1, 2, 2; the next at 3 = MaxTime
+		{0, 2.5, 4, 2.5, []int64{1, 2}, nil},
+		{0, 3, 6, 3, []int64{1, 2, 3}, nil}, // the events at MaxTime are handled
+	} {
+		tp := &tickPrograms{nows: make([][]int64, 2)}
+		res, err := Simulate(context.Background(), g, tp, tokendist.Loads{0, 0}, &Options{MaxEvents: c.maxEvents, MaxTime: c.maxTime})
+		if err != nil || res.Status != tokendist.StatusMaxSteps || res.Events != c.events || res.Time != c.time || !slices.Equal(tp.nows[0], c.nows0) {
+			t.Errorf("MaxEvents %d, MaxTime %v: %v %v, %d events, time %v, node 0 ticked %v; want %d events, time %v, ticks %v",
+				c.maxEvents, c.maxTime, res.Status, err, res.Events, res.Time, tp.nows[0], c.events, c.time, c.nows0)
+		}
+	}
+}
+
+// TestSnapshotAfterEventsAtItsTime: the periodic snapshot at time T shows the state
+// after every event at or before T (Snapshot.Time's doc): with both nodes of a path
+// ticking once per time unit, the snapshot at time k has seen 2k events.
+func TestSnapshotAfterEventsAtItsTime(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	tp := &tickPrograms{nows: make([][]int64, 2)}
+	var times []float64
+	var events []int64
+	obs := ObserverFunc(func(sp *Snapshot) error {
+		times = append(times, sp.Time)
+		events = append(events, sp.Events)
+		return nil
+	})
+	if _, err := Simulate(context.Background(), g, tp, tokendist.Loads{0, 0}, &Options{Observer: obs, MaxTime: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(times, []float64{0, 1, 2, 3}) || !slices.Equal(events, []int64{0, 2, 4, 6}) {
+		t.Fatalf("snapshots at %v after %v events; want at 0, 1, 2 and 3 (the final one), after 0, 2, 4 and 6", times, events)
+	}
+}
+
+// TestCanceledBeforeAnyEvent: a context canceled before the run stops it before its
+// first event.
+func TestCanceledBeforeAnyEvent(t *testing.T) {
+	g, _ := tokendist.Ring(6)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Simulate(ctx, g, sharePrograms{}, randomLoads(6, 1, 10), &Options{})
+	if !errors.Is(err, context.Canceled) || res.Status != tokendist.StatusCanceled || res.Events != 0 {
+		t.Fatalf("%v %v after %d events; want StatusCanceled after 0 events", res.Status, err, res.Events)
+	}
+}
