@@ -301,6 +301,6 @@ func TestRoundZeroPatienceTick(t *testing.T) {
 	for _, now := range []int64{0, 1, 5, 1 << 40} {
 		requireMsgs(t, fmt.Sprintf("tick at %d", now), h.tick(0, now), nil)
 	}
-	// Its round is still open: node 1's load is used.
-	requireMsgs(t, "node 0 hears node 1", h.receive(0, dxLoad(0, 6)), []node.Message{dxTokens(0, 2)})
+	// Its round is still open: node 1's load is used, and round 1 begins at once.
+	requireMsgs(t, "node 0 hears node 1", h.receive(0, dxLoad(0, 6)), []node.Message{dxTokens(0, 2), dxLoad(1, 8)})
 }
