@@ -18,12 +18,19 @@ import (
 // (docs/mutation.md, "Issue 36: async and the node programs").
 
 // aheadNode is a correct node whose in-memory load, as the simulator reads it, is one
-// token above the load it persists: only a full check can see it.
-type aheadNode struct{ counter }
+// token above the load it persists from event from of s on (s nil: from the start):
+// only a full check can see it.
+type aheadNode struct {
+	counter
+	s    *sim
+	from int64
+}
 
 func (n aheadNode) NodeContext() *node.Context {
 	c := *n.counter.NodeContext()
-	c.Load++
+	if n.s == nil || n.s.res.Events >= n.from {
+		c.Load++
+	}
 	return &c
 }
 
@@ -39,7 +46,7 @@ func TestFinalFullCheck(t *testing.T) {
 	opts := &Options{Rounds: 3, CheckEvery: math.MaxInt64}
 	res, err := simulate(context.Background(), g, pairPrograms{6}, loads, opts, func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
 		if v == 3 {
-			return aheadNode{counter{m}}
+			return aheadNode{counter: counter{m}}
 		}
 		return counter{m}
 	})
@@ -146,7 +153,7 @@ func TestWorkloadEvery(t *testing.T) {
 func TestCheckEverySchedule(t *testing.T) {
 	ahead := func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
 		if v == 0 {
-			return aheadNode{counter{m}}
+			return aheadNode{counter: counter{m}}
 		}
 		return counter{m}
 	}
@@ -175,6 +182,18 @@ func TestCheckEverySchedule(t *testing.T) {
 			t.Errorf("n %d, CheckEvery %d, MaxEvents %d: %v after %d events; want a *ConservationError at event %d",
 				n, c.checkEvery, c.maxEvents, err, res.Events, c.want)
 		}
+	}
+	// Ahead from event 7 on: with CheckEvery 5 the full check at event 10 sees it.
+	res, err := simulate(context.Background(), small, sharePrograms{}, randomLoads(6, 1, 9), &Options{CheckEvery: 5},
+		func(s *sim, v int, m *handoff.CountMachine) nodeMachine {
+			if v == 0 {
+				return aheadNode{counter{m}, s, 7}
+			}
+			return counter{m}
+		})
+	var ce *ConservationError
+	if !errors.As(err, &ce) || ce.Event != 10 {
+		t.Errorf("ahead from event 7, CheckEvery 5: %v after %d events; want a *ConservationError at event 10", err, res.Events)
 	}
 }
 
