@@ -3,6 +3,7 @@ package async
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/tokendist/tokendist"
@@ -173,5 +174,20 @@ func TestCrashKeepsStats(t *testing.T) {
 	}
 	if multi == 0 {
 		t.Fatal("no run had more crashes than nodes with every count positive in crashed incarnations")
+	}
+}
+
+// TestStaleTickDropped: a tick scheduled before a crash is dropped after the restart:
+// node 1 (beside a silent node 0), down from 0.5 to 0.7, ticks at times 1, 2, ... once
+// each, as if it had not crashed.
+func TestStaleTickDropped(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	tp := &tickPrograms{nows: make([][]int64, 2)}
+	res, err := Simulate(context.Background(), g, silentFirst{tp}, tokendist.Loads{0, 0}, &Options{Faults: faults.Model{
+		Crashes: []faults.Crash{{Node: 1, At: 0.5, DownFor: 0.2, Point: faults.CrashIdle}}}})
+	want := []int64{1, 2, 3, 4, 5, 6}
+	if err != nil || res.Crashes != 1 || res.Restarts != 1 || !slices.Equal(tp.nows[1], want) || res.Time != 6 || res.Events != 9 {
+		t.Fatalf("%v, %d crashes, %d restarts, node 1 ticked %v, time %v, %d events; want ticks %v, time 6, 9 events (6 ticks, a crash, a restart, the stale tick dropped)",
+			err, res.Crashes, res.Restarts, tp.nows[1], res.Time, res.Events, want)
 	}
 }
