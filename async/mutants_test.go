@@ -3,6 +3,7 @@ package async
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -495,5 +496,64 @@ func TestCanceledBeforeAnyEvent(t *testing.T) {
 	res, err := Simulate(ctx, g, sharePrograms{}, randomLoads(6, 1, 10), &Options{})
 	if !errors.Is(err, context.Canceled) || res.Status != tokendist.StatusCanceled || res.Events != 0 {
 		t.Fatalf("%v %v after %d events; want StatusCanceled after 0 events", res.Status, err, res.Events)
+	}
+}
+
+// scripted adds arrive[i] tokens to node 0 and removes done[i] from it at its i-th
+// call; it fails when the State's Arrived and Completed are not the sums of its earlier
+// calls.
+type scripted struct {
+	arrive, done []int64
+	calls        *int
+}
+
+func (scripted) Init(*tokendist.State) error { return nil }
+func (w scripted) Apply(s *tokendist.State) (int64, int64, error) {
+	i := *w.calls
+	*w.calls++
+	var a, c int64
+	for j := range i {
+		a += w.arrive[j]
+		c += w.done[j]
+	}
+	if s.Arrived != a || s.Completed != c {
+		return 0, 0, fmt.Errorf("call %d: State.Arrived %d, Completed %d; want %d, %d", i, s.Arrived, s.Completed, a, c)
+	}
+	if i >= len(w.arrive) {
+		return 0, 0, nil
+	}
+	s.Loads[0] += w.arrive[i]
+	s.Loads[0] -= w.done[i]
+	return w.arrive[i], w.done[i], nil
+}
+
+// TestWorkloadTotals: the workload's State carries the arrivals and completions so
+// far; arrivals whose sum, or whose total with the loads, is exactly the int64 maximum
+// are accepted, and one more token is refused with ErrBadLoads, for either sum alone.
+func TestWorkloadTotals(t *testing.T) {
+	g, err := tokendist.Ring(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const big = 1 << 62
+	for _, c := range []struct {
+		arrive, done []int64
+		ok           bool
+	}{
+		{[]int64{5, 7, 0, 3}, []int64{2, 0, 10, 1}, true},
+		{[]int64{big, big - 1}, []int64{big, big - 1}, true}, // Σ arrivals = MaxInt64, loads small
+		{[]int64{big, big}, []int64{big, big}, false},        // Σ arrivals overflows, loads small
+		{[]int64{math.MaxInt64 - 10}, []int64{0}, true},      // the total is MaxInt64
+		{[]int64{math.MaxInt64 - 9}, []int64{0}, false},      // the total overflows
+	} {
+		calls := 0
+		res, err := Simulate(context.Background(), g, silents{}, tokendist.Loads{4, 3, 2, 1},
+			&Options{Workload: scripted{c.arrive, c.done, &calls}, MaxTime: float64(len(c.arrive) + 1)})
+		if c.ok && (err != nil || res.Status != tokendist.StatusMaxSteps || calls != len(c.arrive)+1) {
+			t.Errorf("arrivals %v, completions %v: %v %v after %d calls; want a run to MaxTime", c.arrive, c.done, res.Status, err, calls)
+		}
+		if !c.ok && (!errors.Is(err, tokendist.ErrBadLoads) || !strings.Contains(err.Error(), "overflows the total")) {
+			t.Errorf("arrivals %v, completions %v: %v; want ErrBadLoads, the total overflowing", c.arrive, c.done, err)
+		}
 	}
 }
