@@ -51,6 +51,7 @@ func TestNetworkModelRates(t *testing.T) {
 		{Reorder: 0.3, ReorderDelay: 8},
 		{Reorder: 0.1}, // ReorderDelay 0 means 4
 		{Loss: 0.05, Duplicate: 0.1, Reorder: 0.2, ReorderDelay: 2},
+		{Loss: 0.5, Duplicate: 0.5}, // the second copy of a duplicate is sent even when the first is lost
 		{},
 	} {
 		g, err := tokendist.Path(2)
