@@ -89,60 +89,18 @@ func (c *chaos) waitLiveBalanced(limit time.Duration) (time.Duration, []int64, b
 }
 
 // drainComplete restarts nothing: the fleet must run. It completes every item through
-// /complete until every node holds nothing and has nothing in flight (twice in a
-// row), at most limit, and checks that the items completed are the expected ones,
-// each exactly once.
+// /complete until every node holds nothing and has nothing in flight (drain), at most
+// limit, and checks that the items completed are the expected ones, each exactly once.
 func (c *chaos) drainComplete(limit time.Duration) {
-	t := c.t
-	seen := map[uint64]int{}
-	empty := 0
-	for deadline := time.Now().Add(limit); empty < 2; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the fleet did not drain within %v (%d items completed)", limit, len(seen))
-		}
-		moved := false
-		for v := range c.cfgs {
-			var r ItemsResponse
-			if _, err := c.post(v, "/complete", CompleteRequest{Count: 1 << 20}, &r); err != nil {
-				t.Fatalf("node %d: /complete: %v", v, err)
-			}
-			for _, id := range r.Items {
-				seen[id]++
-			}
-			moved = moved || len(r.Items) > 0
-		}
-		quiet := !moved
-		for v := range c.cfgs {
-			s, err := c.status(v)
-			quiet = quiet && err == nil && s.Load == 0 && s.InFlight == 0
-		}
-		if quiet {
-			empty++
-		} else {
-			empty = 0
-		}
-	}
-	var lost, doubled, unknown []uint64
+	got := c.drain(limit)
+	expected := make([]uint64, 0, len(c.expected))
 	for id := range c.expected {
-		switch seen[id] {
-		case 0:
-			lost = append(lost, id)
-		case 1:
-		default:
-			doubled = append(doubled, id)
-		}
+		expected = append(expected, id)
 	}
-	for id, k := range seen {
-		if !c.expected[id] {
-			unknown = append(unknown, id)
-		} else if k > 1 && !slices.Contains(doubled, id) {
-			doubled = append(doubled, id)
-		}
+	if lost, doubled, unknown := exactlyOnce(expected, got); len(lost)+len(doubled)+len(unknown) > 0 {
+		c.t.Fatalf("drained through /complete: lost %d %v, doubled %d %v, unknown %d %v", len(lost), head(lost), len(doubled), head(doubled), len(unknown), head(unknown))
 	}
-	if len(lost)+len(doubled)+len(unknown) > 0 {
-		t.Fatalf("drained through /complete: lost %d %v, doubled %d %v, unknown %d %v", len(lost), head(lost), len(doubled), head(doubled), len(unknown), head(unknown))
-	}
-	t.Logf("drained through /complete: %d payloads exactly once", len(c.expected))
+	c.t.Logf("drained through /complete: %d payloads exactly once", len(expected))
 }
 
 // patience: see the top of this file. The fleet first balances one burst of work
