@@ -265,6 +265,7 @@ func TestStoreDamageRollback(t *testing.T) {
 	wantErr(t, err, "rolled back")
 	wantErr(t, err, "save sequence is 1")
 	wantErr(t, err, "records save 2")
+	wantErr(t, err, "the last 1 saves") // 2 - 1
 	wantErr(t, err, mirror)
 	// The mirror behind the store: a crash between a commit and its mirror write.
 	copyFile(t, path+".second", path)
