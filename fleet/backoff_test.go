@@ -40,9 +40,14 @@ func TestTCPTransportDialBackoffReset(t *testing.T) {
 		}
 		return cond()
 	}
-	// Down: six failed dials (backoffs 10+20+...+320 ms), the next wait 640 ms.
+	// Down: six failed dials (backoffs 10+20+...+160 ms between them), the next wait
+	// 640 ms.
+	t0 := time.Now()
 	if !sendUntil(10*time.Second, func() bool { return s.Stats().Dials >= 6 }) {
 		t.Fatalf("stats %+v: want 6 dials to the closed port", s.Stats())
+	}
+	if d := time.Since(t0); d < 300*time.Millisecond {
+		t.Errorf("6 dials to a closed port within %v; want the backoff to space them (10+20+40+80+160 ms)", d)
 	}
 	// Up again: a frame arrives (after the 640 ms wait at most).
 	var r2 *TCPTransport
