@@ -14,7 +14,7 @@ import (
 
 // TestDeferExactRoom: a data datagram whose items, with those the node holds, take
 // exactly MaxItemBytes is taken, not deferred (TestDeferOverFrame: one byte more is
-// deferred).
+// deferred), and Status.FirstDelivery then reports the time to that first delivery.
 func TestDeferExactRoom(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 2}), Loads: choice("point-mass", map[string]any{"tokens": 0}), Algorithm: choice("threshold-1", nil)}
@@ -63,5 +63,8 @@ func TestDeferExactRoom(t *testing.T) {
 	waitFor(t, "delivered", func() bool { return nd.Snapshot().Delivered == 1 })
 	if st := nd.Snapshot(); st.Deferred != 0 {
 		t.Errorf("a datagram that exactly fills the frame was deferred: %+v", st)
+	}
+	if st := nd.Snapshot(); st.FirstDelivery <= 0 {
+		t.Errorf("FirstDelivery %v after a delivery; want the time to it, > 0", st.FirstDelivery)
 	}
 }
