@@ -14,7 +14,8 @@ import (
 
 // TestDeferExactRoom: a data datagram whose items, with those the node holds, take
 // exactly MaxItemBytes is taken, not deferred (TestDeferOverFrame: one byte more is
-// deferred), and Status.FirstDelivery then reports the time to that first delivery.
+// deferred), and Status.FirstDelivery then reports the time to that first delivery,
+// SaveSeconds the time spent saving.
 func TestDeferExactRoom(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 2}), Loads: choice("point-mass", map[string]any{"tokens": 0}), Algorithm: choice("threshold-1", nil)}
@@ -64,7 +65,8 @@ func TestDeferExactRoom(t *testing.T) {
 	if st := nd.Snapshot(); st.Deferred != 0 {
 		t.Errorf("a datagram that exactly fills the frame was deferred: %+v", st)
 	}
-	if st := nd.Snapshot(); st.FirstDelivery <= 0 {
-		t.Errorf("FirstDelivery %v after a delivery; want the time to it, > 0", st.FirstDelivery)
+	if st := nd.Snapshot(); st.FirstDelivery <= 0 || st.Saves < 2 || st.SaveSeconds <= 0 {
+		t.Errorf("after AddItems and a delivery: first delivery %v s, %d saves in %v s; want the time to the delivery and to the saves (> 0), at least 2 saves",
+			st.FirstDelivery, st.Saves, st.SaveSeconds)
 	}
 }
