@@ -273,6 +273,7 @@ func TestHandler(t *testing.T) {
 		{"POST", "/work", `{"items":"x"}`, 400},
 		{"POST", "/work", `{"unknown":1}`, 400},
 		{"POST", "/complete", `{"count":-1}`, 400},
+		{"POST", "/complete", `{"count":0}`, 200}, // nothing completed, not refused
 		{"DELETE", "/status", "", 405},
 		{"GET", "/work", "", 405},
 	} {

@@ -258,13 +258,18 @@ func TestStoreDamageRollback(t *testing.T) {
 	save("second")
 	copyFile(t, path, path+".second")
 	copyFile(t, first, path) // the rollback
+	fds := openFDs(t)
 	s, err := OpenBoltStore(path, nil)
 	if err == nil {
 		_ = s.Close()
 	}
+	if n := openFDs(t); n != fds {
+		t.Errorf("%d descriptors open after the refused open, %d before: it leaked the database or the mirror", n, fds)
+	}
 	wantErr(t, err, "rolled back")
 	wantErr(t, err, "save sequence is 1")
 	wantErr(t, err, "records save 2")
+	wantErr(t, err, "the last 1 saves") // 2 - 1
 	wantErr(t, err, mirror)
 	// The mirror behind the store: a crash between a commit and its mirror write.
 	copyFile(t, path+".second", path)
