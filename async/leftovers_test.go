@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -191,5 +192,39 @@ func TestWorkloadOverflow(t *testing.T) {
 		&Options{Workload: flood{-1}, MaxTime: 10})
 	if !errors.Is(err, tokendist.ErrBadParameter) || res.Status != tokendist.StatusFailed || !strings.Contains(err.Error(), "-1 arrivals") {
 		t.Errorf("negative: %v %v", res.Status, err)
+	}
+}
+
+// sendOnce sends its whole load on port 0 at Start, once.
+type sendOnce struct{ bounce }
+
+func (sendOnce) Start(c *node.Context) error {
+	if c.Load == 0 {
+		return nil
+	}
+	return c.Send(0, node.Message{Tokens: c.Load, Counted: true})
+}
+func (sendOnce) Receive(*node.Context, int, node.Message) error { return nil }
+
+type sendOnces struct{}
+
+func (sendOnces) Program(int) (node.Program, error) { return sendOnce{}, nil }
+
+// TestSimulateTotalAtMaxInt64: a sum of the nodes' Moved of exactly MaxInt64 (2^62 and
+// 2^62 − 1 tokens sent across one link) is a result, not an overflow; one more token is
+// ErrOverflow. (The boundary of finish's check; TestSimulateOverflow tests far past it.)
+func TestSimulateTotalAtMaxInt64(t *testing.T) {
+	g, _ := tokendist.Path(2)
+	res, err := Simulate(context.Background(), g, sendOnces{}, tokendist.Loads{1 << 62, 1<<62 - 1}, nil)
+	if err != nil || res.Moved != math.MaxInt64 || res.Status == tokendist.StatusFailed {
+		t.Fatalf("total MaxInt64: %v, Moved %d, status %v; want a result with Moved MaxInt64", err, res.Moved, res.Status)
+	}
+	if res.Loads[0] != 1<<62-1 || res.Loads[1] != 1<<62 {
+		t.Errorf("loads %v, want the two swapped", res.Loads)
+	}
+	// One token more cannot be made with loads that sum within int64 here: node 1's
+	// 2^62 tokens would make the initial total overflow, which Simulate refuses first.
+	if _, err := Simulate(context.Background(), g, sendOnces{}, tokendist.Loads{1 << 62, 1 << 62}, nil); err == nil {
+		t.Errorf("loads summing to 2^63: no error")
 	}
 }
