@@ -192,6 +192,8 @@ func (s Status) metrics() []metric {
 		{"tokendist_node_starts_total", "Starts of the node on its data directory (restarts plus one).", "counter", float64(s.Starts), ""},
 		{"tokendist_node_uptime_seconds", "Seconds since the process started the node.", "gauge", s.Uptime, ""},
 		{"tokendist_node_first_delivery_seconds", "Seconds from the start to the first delivered data datagram (0: none yet).", "gauge", s.FirstDelivery, ""},
+		{"tokendist_node_clock_ticks", "The node's round clock in ticks (Status.Now): with patience p the node is in round clock/p.", "gauge", float64(s.Now), ""},
+		{"tokendist_node_caught_up_ticks_total", "Ticks the round clock moved forward at once to a neighbour's round since the process started (Status.CaughtUp).", "counter", float64(s.CaughtUp), ""},
 		{refused, refusedHelp, "counter", float64(s.Refused.Version), `cause="version"`},
 		{refused, refusedHelp, "counter", float64(s.Refused.MAC), `cause="mac"`},
 		{refused, refusedHelp, "counter", float64(s.Refused.Fleet), `cause="fleet"`},

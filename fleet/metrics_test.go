@@ -30,3 +30,20 @@ tokendist_load{node="7"} 0.25
 		t.Errorf("writePrometheus wrote\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestStatusMetricsClock: the round clock and its catch-ups are on /metrics as on
+// /status (Status.Now, Status.CaughtUp), with their own values.
+func TestStatusMetricsClock(t *testing.T) {
+	var b strings.Builder
+	if err := writePrometheus(&b, 3, Status{Now: 4500, CaughtUp: 321}.metrics()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# TYPE tokendist_node_clock_ticks gauge\n", `tokendist_node_clock_ticks{node="3"} 4500` + "\n",
+		"# TYPE tokendist_node_caught_up_ticks_total counter\n", `tokendist_node_caught_up_ticks_total{node="3"} 321` + "\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
