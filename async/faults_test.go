@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/tokendist/tokendist/node"
@@ -261,5 +263,43 @@ func TestBrokenHandoffCaught(t *testing.T) {
 		if conservation == 0 {
 			t.Errorf("%s: the property tests did not catch the broken handoff", b.name)
 		}
+	}
+}
+
+// TestConservationMessages: the numbers in the conservation errors the broken handoffs
+// provoke say what happened. An acknowledgement beyond what the peer delivered names
+// the lost datagrams as the ones after the peer's last delivery up to the
+// acknowledged one; a delivery the peer never logged names a log range that starts at
+// sequence number 1 or later.
+func TestConservationMessages(t *testing.T) {
+	ackRe := regexp.MustCompile(`received ack (\d+) from node \d+, which has delivered only (\d+): the tokens of (\d+)\.\.(\d+) are lost`)
+	logRe := regexp.MustCompile(`delivered datagram (\d+) \(-?\d+ tokens\) from node \d+, whose persisted log holds (-?\d+)\.\.(-?\d+)`)
+	atoi := func(s string) int64 { x, _ := strconv.ParseInt(s, 10, 64); return x }
+	var acks, logs int
+	for _, b := range []broken{brokenAckBeforePersist, brokenSendBeforePersist, brokenNoDedup} {
+		for i := range 40 {
+			c := makeFaultCase(t, uint64(i), faultCrashBeforePersist|faultDelay|faultDup)
+			c.brk = b
+			_, err := checkFaultCase(c)
+			if err == nil {
+				continue
+			}
+			if m := ackRe.FindStringSubmatch(err.Error()); m != nil {
+				acks++
+				ack, delivered, from, to := atoi(m[1]), atoi(m[2]), atoi(m[3]), atoi(m[4])
+				if from != delivered+1 || to != ack || ack <= delivered {
+					t.Errorf("%v seed %d: %v", b, i, err)
+				}
+			}
+			if m := logRe.FindStringSubmatch(err.Error()); m != nil {
+				logs++
+				if from := atoi(m[2]); from < 1 {
+					t.Errorf("%v seed %d: log range from %d: %v", b, i, from, err)
+				}
+			}
+		}
+	}
+	if acks == 0 || logs == 0 {
+		t.Errorf("the broken handoffs provoked %d ack and %d log errors; want both", acks, logs)
 	}
 }
