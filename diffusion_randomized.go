@@ -82,7 +82,7 @@ type RandomizedDiffusion struct {
 	// nodeProd[k] is the product of node k's digit ranges D, D−1, …, D−deg+1 when it
 	// draws its links alone and they fit one word (≤ digitLimit), else 0.
 	nodeProd []uint64
-	pre      []uint64 // rdEnds: the gather's prefix sums, one per link end
+	pre      []uint64 // ends formats: scratch for the slot masks of the spread, one word per link end
 	// sel lists selection sampling's batches of digits from slot 0 for a node of degree
 	// ≥ d+1 (selectBatch), and selFac[p] the product of the ranges of its batch before
 	// slot p: the digit of slot p is the high word of (x·selFac[p] mod 2^64)·(D − p).
@@ -699,30 +699,17 @@ func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs in
 // does not (probability below 1/16) the batch is redone with the next accepted word,
 // from the quotients and remainders kept; if no node had excess, no word is drawn and
 // the stream's state is restored. A node of degree ≤ 4 whose first end has 4 ends of
-// the chunk from it takes select4, without a loop (the writes past its degree land in
-// later nodes' ends of the chunk, which those nodes overwrite).
+// the chunk from it draws 4 digits and writes 4 shares without a loop, the bits of
+// positions at or above its degree masked off (the writes past its degree land in later
+// nodes' ends of the chunk, which those nodes overwrite). Other nodes of a batch take
+// selectFac, and a node alone spreadAlone.
 func spreadEnds[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, ends []T, qmin uint64) (moved, msgs int64) {
 	loads, off, D, div, nodeProd := b.s.Loads, b.ln.g.off, b.slots, b.div, b.nodeProd
 	eLim, fac := off[v1], b.selFac
 	f1, f2, f3 := fac[1], fac[2], fac[3] // fac[0] = 1; D > 64 slots
-	var qs, rs, pres [rdBatch]uint64
 	for k := v0; k < v1; {
 		if nodeProd[k] == 0 { // draws all slots, or its ranges do not fit one word
-			x := uint64(loads[k])
-			q := div.div(x)
-			r := x - q*D
-			out := ends[off[k]:off[k+1]]
-			deg := uint64(len(out))
-			var sent uint64
-			if rdDrawsAll(D, deg) { // the mask in the node's prefix sums, unused until the gather
-				m := b.pre[off[k] : off[k]+int((D+63)/64)]
-				floydWords(st, D, r, m)
-				sent = maskShares(out, m, q-qmin)
-			} else {
-				sent = selectShares(b, st, D, r, q-qmin, out)
-			}
-			loads[k] = int64(x - deg*q - sent)
-			tally(deg, q, sent, &moved, &msgs)
+			spreadAlone(b, st, k, ends, qmin, &moved, &msgs)
 			k++
 			continue
 		}
@@ -746,18 +733,17 @@ func spreadEnds[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, en
 				}
 				prod = lo
 			}
-			qs[j-k], rs[j-k], pres[j-k] = q, r, pre
 			o0, o1 := off[j], off[j+1]
 			deg := uint64(o1 - o0)
 			var sent uint64
-			if deg <= 4 && o0+4 <= eLim { // select4, inlined
+			if deg <= 4 && o0+4 <= eLim { // 4 digits, masked at deg: no loop
 				w, need, qq := x*pre, r, q-qmin
 				out := (*[4]T)(ends[o0 : o0+4])
 				h0, _ := bits.Mul64(w, D)
 				h1, _ := bits.Mul64(w*f1, D-1)
 				h2, _ := bits.Mul64(w*f2, D-2)
 				h3, _ := bits.Mul64(w*f3, D-3)
-				bit := (h0 - need) >> 63
+				bit := (h0 - need) >> 63 // hi < need: both are below 2^63
 				need -= bit
 				out[0] = T(qq + bit)
 				bit = (h1 - need) >> 63 & ((1 - deg) >> 63)
@@ -786,25 +772,7 @@ func spreadEnds[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, en
 			st.src = saved
 		case !lemireAccepts(x, prod): // begin draws on; redo the batch with its word
 			st.begin(prod)
-			for i := k; i < j; i++ {
-				q, r := qs[i-k], rs[i-k]
-				out := ends[off[i]:off[i+1]]
-				w := st.x * pres[i-k]
-				sent := selectBatched(&w, D, r, q-qmin, out)
-				deg := uint64(len(out))
-				loads[i] = int64(q*D + r - deg*q - sent)
-			}
-			// Moved and Messages do not depend on the digits except through sent,
-			// so they are recounted below from the new loads.
-			bm, bs = 0, 0
-			for i := k; i < j; i++ {
-				q, r := qs[i-k], rs[i-k]
-				deg := uint64(off[i+1] - off[i])
-				sent := q*D + r - deg*q - uint64(loads[i])
-				var mv, mg int64
-				tally(deg, q, sent, &mv, &mg)
-				bm, bs = bm+uint64(mv), bs+uint64(mg)
-			}
+			bm, bs = redoBatch(b, st.x, k, j, ends, qmin)
 		}
 		moved += int64(bm)
 		msgs += int64(bs)
@@ -813,30 +781,56 @@ func spreadEnds[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, en
 	return moved, msgs
 }
 
-// select4 is selectFac for a node of degree deg ≤ 4 whose digits start at w, without
-// a loop: it writes 4 shares from the node's first end and draws 4 digits, and the bits
-// of positions at or above deg are masked off (those shares belong to later nodes, which
-// overwrite them). It returns the excess sent. A digit below need = 0 takes nothing, so
-// r = 0 sends nothing.
-func select4[T packedWord](w, D, r, q, deg uint64, fac *[4]uint64, out *[4]T) uint64 {
-	h0, _ := bits.Mul64(w*fac[0], D)
-	h1, _ := bits.Mul64(w*fac[1], D-1)
-	h2, _ := bits.Mul64(w*fac[2], D-2)
-	h3, _ := bits.Mul64(w*fac[3], D-3)
-	need := r
-	bit := (h0 - need) >> 63 // hi < need: both are below 2^63
-	need -= bit
-	out[0] = T(q + bit)
-	bit = (h1 - need) >> 63 & ((1 - deg) >> 63) // 1 < deg
-	need -= bit
-	out[1] = T(q + bit)
-	bit = (h2 - need) >> 63 & ((2 - deg) >> 63)
-	need -= bit
-	out[2] = T(q + bit)
-	bit = (h3 - need) >> 63 & ((3 - deg) >> 63)
-	need -= bit
-	out[3] = T(q + bit)
-	return r - need
+// spreadAlone is spreadEnds for node k when it draws alone: all D slots by Floyd's
+// algorithm (the mask in the node's share of pre, unused until the gather) when
+// rdDrawsAll, else its links by selectShares. It adds to *moved and *msgs.
+func spreadAlone[T packedWord](b *RandomizedDiffusion, st *digits, k int, ends []T, qmin uint64, moved, msgs *int64) {
+	loads, off, D := b.s.Loads, b.ln.g.off, b.slots
+	x := uint64(loads[k])
+	q := b.div.div(x)
+	r := x - q*D
+	out := ends[off[k]:off[k+1]]
+	deg := uint64(len(out))
+	var sent uint64
+	if rdDrawsAll(D, deg) {
+		m := b.pre[off[k] : off[k]+int((D+63)/64)]
+		floydWords(st, D, r, m)
+		sent = maskShares(out, m, q-qmin)
+	} else {
+		sent = selectShares(b, st, D, r, q-qmin, out)
+	}
+	loads[k] = int64(x - deg*q - sent)
+	tally(deg, q, sent, moved, msgs)
+}
+
+// redoBatch redraws the batch of nodes k..j-1 of spreadEnds from the accepted word x,
+// after a word that failed Lemire's test, and returns the batch's Moved and Messages.
+// Each node's load at the start of the round is what it kept plus its shares
+// (X = kept + Σ(q − qmin + bit) + deg·qmin); the products of the ranges before each node
+// are taken again as the batch was built.
+func redoBatch[T packedWord](b *RandomizedDiffusion, x uint64, k, j int, ends []T, qmin uint64) (bm, bs uint64) {
+	loads, off, D := b.s.Loads, b.ln.g.off, b.slots
+	prod := uint64(1)
+	for i := k; i < j; i++ {
+		out := ends[off[i]:off[i+1]]
+		deg := uint64(len(out))
+		xl := uint64(loads[i]) + deg*qmin
+		for _, v := range out {
+			xl += uint64(v)
+		}
+		q := b.div.div(xl)
+		r := xl - q*D
+		w := x * prod
+		if r > 0 {
+			prod *= b.nodeProd[i] // within digitLimit: the batch was built so
+		}
+		sent := selectBatched(&w, D, r, q-qmin, out)
+		loads[i] = int64(xl - deg*q - sent)
+		var mv, mg int64
+		tally(deg, q, sent, &mv, &mg)
+		bm, bs = bm+uint64(mv), bs+uint64(mg)
+	}
+	return bm, bs
 }
 
 // selectFac is selectBatched with the digit of slot p taken as the high word of
@@ -942,31 +936,40 @@ func floydWords(st *digits, D, r uint64, m []uint64) {
 	}
 }
 
-// gatherEnds is the second pass over the shares of rdEnds: node k, whose load the
-// first pass left at what it keeps, takes what came over the reverses of its ends. The
-// chunk's ends are summed first in one flat pass into prefix sums (pre), and each node
-// then takes the difference of two of them: no loop per node, whose exit a network of
-// varied degrees would mispredict at every node. O(deg) per node.
+// gatherEnds is the second pass over the shares of the ends formats (q − qmin + bit;
+// qmin = 0 for rdEnds): node k, whose load the first pass left at what it keeps, takes
+// what came over the reverses of its ends. The chunk's ends are summed in blocks of
+// gatherBlock in one flat pass into prefix sums (a buffer on the stack, in L1), and each
+// node whose ends end in the block then takes the difference of two of them: no loop
+// per node, whose exit a network of varied degrees would mispredict at every node, and
+// no array of prefix sums in memory. O(deg) per node.
 func gatherEnds[T packedWord](b *RandomizedDiffusion, v0, v1 int, ends []T, qmin uint64) (mn, mx uint64) {
-	loads, off, rev, pre := b.s.Loads, b.ln.g.off, b.rev, b.pre
-	e0, e1 := off[v0], off[v1]
-	var sum uint64
-	pre = pre[e0:e1]
-	for i, r := range rev[e0:e1] {
-		sum += uint64(ends[r])
-		pre[i] = sum
-	}
+	loads, off, rev := b.s.Loads, b.ln.g.off, b.rev
+	e1 := off[v1]
+	var buf [gatherBlock]uint64
+	var sum, last uint64 // the prefix sum so far, and before node k's ends
 	mn, mx = math.MaxUint64, 0
-	var last uint64 // the prefix sum before node k's ends
-	for k := v0; k < v1; k++ {
-		end := pre[off[k+1]-e0-1]
-		acc := uint64(loads[k]) + end - last + uint64(off[k+1]-off[k])*qmin
-		last = end
-		loads[k] = int64(acc)
-		mn, mx = min(mn, acc), max(mx, acc)
+	k := v0
+	for b0 := off[v0]; b0 < e1; b0 += gatherBlock {
+		b1 := min(b0+gatherBlock, e1)
+		pre := buf[:b1-b0]
+		for i, r := range rev[b0:b1] {
+			sum += uint64(ends[r])
+			pre[i] = sum
+		}
+		for ; k < v1 && off[k+1] <= b1; k++ {
+			end := pre[off[k+1]-b0-1]
+			acc := uint64(loads[k]) + end - last + uint64(off[k+1]-off[k])*qmin
+			last = end
+			loads[k] = int64(acc)
+			mn, mx = min(mn, acc), max(mx, acc)
+		}
 	}
 	return mn, mx
 }
+
+// gatherBlock is the number of link ends whose prefix sums gatherEnds holds at once.
+const gatherBlock = 512
 
 // maskShares writes into out the shares q + bit p of the slot mask m, p < len(out), and
 // returns the excess sent.
