@@ -102,7 +102,8 @@ func referenceEndsRound(t *testing.T, b *RandomizedDiffusion, s *State) (Loads, 
 // TestRandomizedEndsMatchesReference compares rounds of the ends formats (d+1 > 64:
 // Barabási–Albert networks and a star; shares in 8, 16, 32 and 64 bits, chosen by the
 // spread of the loads) with referenceEndsRound, for several seeds, load spreads (all
-// below d+1, small remainders, large ones) and worker counts.
+// below d+1, small remainders, large ones) and worker counts, and with a load changed
+// between rounds outside Step (which must widen the format).
 func TestRandomizedEndsMatchesReference(t *testing.T) {
 	t.Parallel()
 	nets := map[string]func() (*Graph, error){
@@ -127,6 +128,9 @@ func TestRandomizedEndsMatchesReference(t *testing.T) {
 					s := &State{Net: g, Loads: loads.Clone(), Workers: workers, Seed: seed}
 					require.NoError(t, b.Init(s))
 					for step := 0; step < 3; step++ {
+						if step == 2 { // loads changed outside Step (a workload): the extremes are stale
+							s.Loads[g.Order()-1] += 1 << 33
+						}
 						ref, moved, msgs := referenceEndsRound(t, b, s)
 						m0, g0 := s.Moved, s.Messages
 						require.NoError(t, b.Step(s))
