@@ -123,3 +123,43 @@ func benchHeavy(b *testing.B, bal Balancer, net heavyNet) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/ends, "ns/end")
 	b.ReportMetric(float64(c1-c0)/float64(b.N)/ends, "cpu-ns/end")
 }
+
+// BenchmarkHeavyTailedBudget times Run's default step budget of a diffusion balancer on
+// the heavy-tailed networks against random regular ones with the same number of links:
+// the certified λ_max (Lanczos, IntervalTol 0.01, as StepBudget computes it) and τ(G, K)
+// from it, from a fresh lazyNet each iteration. It reports ns per link end (wall clock:
+// Lanczos may use several workers), the certified upper bound on λ_max and τ.
+func BenchmarkHeavyTailedBudget(b *testing.B) {
+	sizes := []int{1 << 15}
+	if !testing.Short() && scaleTop() >= 1e6 {
+		sizes = append(sizes, 1<<20)
+	}
+	for _, n := range sizes {
+		for _, fam := range []string{"BA2", "RR4", "BA8", "RR16"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, fam), func(b *testing.B) {
+				net, err := heavyNetwork(fam, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := &State{Net: net.g, Loads: net.loads}
+				var tau int64
+				var lambda float64
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					ln, err := newLazyNet(net.g)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if tau, err = ln.stepBudget(s); err != nil {
+						b.Fatal(err)
+					}
+					lambda = ln.budgetLambda
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*net.g.Size()), "ns/end")
+				b.ReportMetric(lambda, "λmax")
+				b.ReportMetric(float64(tau), "τ")
+			})
+		}
+	}
+}

@@ -72,12 +72,22 @@ type RandomizedDiffusion struct {
 	stride int
 	// rdEnds (d+1 > 64): ends[e] is what the node sends over its link end e this round,
 	// q plus its excess bit; rev[e] is the reverse of end e.
+	// The narrower views e8, e16, e32 alias ends (one format is live per round) and
+	// hold q − qmin plus the excess bit (rdEnds8, rdEnds16, rdEnds32).
 	ends []uint64
+	e8   []uint8
+	e16  []uint16
+	e32  []uint32
 	rev  []int32
 	// nodeProd[k] is the product of node k's digit ranges D, D−1, …, D−deg+1 when it
 	// draws its links alone and they fit one word (≤ digitLimit), else 0.
 	nodeProd []uint64
-	pre      []uint64 // rdEnds: the gather's prefix sums, one per link end
+	pre      []uint64 // ends formats: scratch for the slot masks of the spread, one word per link end
+	// sel lists selection sampling's batches of digits from slot 0 for a node of degree
+	// ≥ d+1 (selectBatch), and selFac[p] the product of the ranges of its batch before
+	// slot p: the digit of slot p is the high word of (x·selFac[p] mod 2^64)·(D − p).
+	sel    []selStep
+	selFac []uint64
 	// link[e] for the end e = (k → j) is j<<6 | (the position of k in j's list), when
 	// d+1 ≤ 64 and n ≤ 2^26: the second pass then reads one array per link end.
 	link        []uint32
@@ -154,7 +164,10 @@ const (
 	rd16
 	rd32
 	rd64
-	rdEnds // d+1 > 64: one share per link end (ends)
+	rdEnds   // d+1 > 64: one share per link end (ends)
+	rdEnds8  // d+1 > 64, shares q − qmin + bit in 8 bits (e8)
+	rdEnds16 // the same in 16 bits (e16)
+	rdEnds32 // the same in 32 bits (e32)
 )
 
 // packedWord is the word of a packed record.
@@ -186,6 +199,7 @@ func NewRandomizedDiffusion(net Network) (*RandomizedDiffusion, error) {
 		}
 		b.rev = ln.reverseEnds()
 		b.nodeProd = make([]uint64, ln.g.Order())
+		b.sel, b.selFac = selectTable(uint64(D))
 		for k := range b.nodeProd {
 			deg := uint64(ln.g.Degree(k))
 			if prod, e := selectBatch(uint64(D), 0, deg); !rdDrawsAll(uint64(D), deg) && e == deg {
@@ -260,6 +274,12 @@ func (b *RandomizedDiffusion) Init(s *State) error {
 		switch {
 		case b.slots > 64:
 			b.ends, b.pre = make([]uint64, len(b.ln.g.adj)), make([]uint64, len(b.ln.g.adj))
+			if m := len(b.ends); m > 0 {
+				base := unsafe.Pointer(unsafe.SliceData(b.ends))
+				b.e8 = unsafe.Slice((*uint8)(base), m)
+				b.e16 = unsafe.Slice((*uint16)(base), m)
+				b.e32 = unsafe.Slice((*uint32)(base), m)
+			}
 		case b.link == nil && b.blocked == nil:
 			b.wide = make([]uint64, b.stride*n)
 		default:
@@ -294,7 +314,9 @@ func (b *RandomizedDiffusion) Step(s *State) error {
 		return b.stepNodeStreams(s, c)
 	}
 	for attempt := 0; ; attempt++ {
-		if !b.known || attempt > 0 {
+		// d+1 > 64: the spread changes the loads in place, so it cannot be redone, and
+		// the narrow ends formats need the extremes of the loads as they are now.
+		if !b.known || attempt > 0 || b.slots > 64 {
 			b.grp.For(c, b.workers, b.rangeFn)
 			b.xmin, b.xmax = minMaxChunks(b.lo, b.hi)
 		}
@@ -333,7 +355,16 @@ func (b *RandomizedDiffusion) chooseFormat() {
 	}
 	switch {
 	case b.slots > 64:
-		b.format = rdEnds
+		switch {
+		case spread < 1<<8-1: // q − qmin + bit ≤ spread + 1
+			b.format = rdEnds8
+		case spread < 1<<16-1:
+			b.format = rdEnds16
+		case spread < 1<<32-1:
+			b.format = rdEnds32
+		default:
+			b.format = rdEnds
+		}
 	case fits(8):
 		b.format = rd8
 	case fits(16):
@@ -389,7 +420,13 @@ func (b *RandomizedDiffusion) spreadChunks(lo, hi int) {
 		ok := true
 		switch {
 		case b.format == rdEnds:
-			b.moved[c], b.msgs[c] = b.spreadEnds(st, v0, v1)
+			b.moved[c], b.msgs[c] = spreadEnds(b, st, v0, v1, b.ends, 0)
+		case b.format == rdEnds8:
+			b.moved[c], b.msgs[c] = spreadEnds(b, st, v0, v1, b.e8, b.qmin)
+		case b.format == rdEnds16:
+			b.moved[c], b.msgs[c] = spreadEnds(b, st, v0, v1, b.e16, b.qmin)
+		case b.format == rdEnds32:
+			b.moved[c], b.msgs[c] = spreadEnds(b, st, v0, v1, b.e32, b.qmin)
 		case b.format == rd8 && b.r8 != nil:
 			b.moved[c], b.msgs[c], ok = spreadRegular8(b, st, v0, v1)
 		case b.format == rd8:
@@ -650,23 +687,45 @@ func (b *RandomizedDiffusion) spreadWide(st *digits, v0, v1 int) (moved, msgs in
 // (⌈(d+1)/64⌉ ≤ deg words), and expands the mask into its shares in place; otherwise
 // it draws its links alone by selection sampling: consecutive such nodes whose digit
 // ranges (D, D−1, …, D−deg+1 for each node with excess, none without) multiply to at
-// most digitLimit share one word (selectBatched), a node whose ranges do not fit one
-// word draws alone (selectShares). O(deg) per node.
-func (b *RandomizedDiffusion) spreadEnds(st *digits, v0, v1 int) (moved, msgs int64) {
-	loads, off, D, ends, div := b.s.Loads, b.ln.g.off, b.slots, b.ends, b.div
-	var qs [rdBatch]uint64
-	var rs [rdBatch]uint64
+// most digitLimit share one word, a node whose ranges do not fit one word draws alone
+// (selectShares). O(deg) per node.
+//
+// A batch is scanned once. Its word x is drawn before its extent is known and each
+// node's digits are taken as the batch goes: the state of the mixed-radix digits at
+// the start of node i is x·P_i mod 2^64, with P_i the product of the ranges of the
+// nodes before it (exact, below 2^60), which is what x·r_1 mod 2^64 · r_2 … reaches,
+// so every node starts from one multiplication and the nodes' chains are independent.
+// When the batch ends, x must pass Lemire's test for the whole product (begin): if it
+// does not (probability below 1/16) the batch is redone with the next accepted word,
+// from the quotients and remainders kept; if no node had excess, no word is drawn and
+// the stream's state is restored. A node of degree ≤ 4 whose first end has 4 ends of
+// the chunk from it draws 4 digits and writes 4 shares without a loop, the bits of
+// positions at or above its degree masked off (the writes past its degree land in later
+// nodes' ends of the chunk, which those nodes overwrite). Other nodes of a batch take
+// selectFac, and a node alone spreadAlone.
+func spreadEnds[T packedWord](b *RandomizedDiffusion, st *digits, v0, v1 int, ends []T, qmin uint64) (moved, msgs int64) {
+	loads, off, D, div, nodeProd := b.s.Loads, b.ln.g.off, b.slots, b.div, b.nodeProd
+	eLim, fac := off[v1], b.selFac
+	f1, f2, f3 := fac[1], fac[2], fac[3] // fac[0] = 1; D > 64 slots
 	for k := v0; k < v1; {
-		// The batch: nodes k..j-1 that draw their links alone, with one word.
+		if nodeProd[k] == 0 { // draws all slots, or its ranges do not fit one word
+			spreadAlone(b, st, k, ends, qmin, &moved, &msgs)
+			k++
+			continue
+		}
+		saved := st.src
+		x := st.src.Uint64()
 		prod, j := uint64(1), k
+		var bm, bs uint64 // the batch's Moved and Messages
 		for ; j < v1 && j-k < rdBatch; j++ {
-			p := b.nodeProd[j]
-			if p == 0 { // draws all slots, or its ranges do not fit one word
+			p := nodeProd[j]
+			if p == 0 {
 				break
 			}
-			x := uint64(loads[j])
-			q := div.div(x)
-			r := x - q*D
+			xl := uint64(loads[j])
+			q := div.div(xl)
+			r := xl - q*D
+			pre := prod
 			if r > 0 {
 				hi, lo := bits.Mul64(prod, p)
 				if hi != 0 || lo > digitLimit {
@@ -674,49 +733,129 @@ func (b *RandomizedDiffusion) spreadEnds(st *digits, v0, v1 int) (moved, msgs in
 				}
 				prod = lo
 			}
-			qs[j-k], rs[j-k] = q, r
-		}
-		if j > k {
-			if prod > 1 {
-				st.begin(prod)
+			o0, o1 := off[j], off[j+1]
+			deg := uint64(o1 - o0)
+			var sent uint64
+			if deg <= 4 && o0+4 <= eLim { // 4 digits, masked at deg: no loop
+				w, need, qq := x*pre, r, q-qmin
+				out := (*[4]T)(ends[o0 : o0+4])
+				h0, _ := bits.Mul64(w, D)
+				h1, _ := bits.Mul64(w*f1, D-1)
+				h2, _ := bits.Mul64(w*f2, D-2)
+				h3, _ := bits.Mul64(w*f3, D-3)
+				bit := (h0 - need) >> 63 // hi < need: both are below 2^63
+				need -= bit
+				out[0] = T(qq + bit)
+				bit = (h1 - need) >> 63 & ((1 - deg) >> 63)
+				need -= bit
+				out[1] = T(qq + bit)
+				bit = (h2 - need) >> 63 & ((2 - deg) >> 63)
+				need -= bit
+				out[2] = T(qq + bit)
+				bit = (h3 - need) >> 63 & ((3 - deg) >> 63)
+				need -= bit
+				out[3] = T(qq + bit)
+				sent = r - need
+			} else {
+				sent = selectFac(x*pre, D, r, q-qmin, fac, ends[o0:o1])
 			}
-			for i := k; i < j; i++ {
-				q, r := qs[i-k], rs[i-k]
-				out := ends[off[i]:off[i+1]]
-				sent := selectBatched(&st.x, D, r, q, out)
-				deg := uint64(len(out))
-				loads[i] = int64(q*D + r - deg*q - sent)
-				tally(deg, q, sent, &moved, &msgs)
+			loads[j] = int64(xl - deg*q - sent)
+			bm += deg*q + sent
+			m := sent
+			if q > 0 {
+				m = deg
 			}
-			k = j
-			continue
+			bs += m
 		}
-		x := uint64(loads[k])
-		q := div.div(x)
-		r := x - q*D
-		out := ends[off[k]:off[k+1]]
-		deg := uint64(len(out))
-		var sent uint64
-		if rdDrawsAll(D, deg) {
-			floydWords(st, D, r, out[:(D+63)/64])
-			sent = expandShares(out, q)
-		} else {
-			sent = selectShares(st, D, r, q, out)
+		switch {
+		case prod == 1: // no node with excess: no word drawn
+			st.src = saved
+		case !lemireAccepts(x, prod): // begin draws on; redo the batch with its word
+			st.begin(prod)
+			bm, bs = redoBatch(b, st.x, k, j, ends, qmin)
 		}
-		loads[k] = int64(x - deg*q - sent)
-		tally(deg, q, sent, &moved, &msgs)
-		k++
+		moved += int64(bm)
+		msgs += int64(bs)
+		k = j
 	}
 	return moved, msgs
+}
+
+// spreadAlone is spreadEnds for node k when it draws alone: all D slots by Floyd's
+// algorithm (the mask in the node's share of pre, unused until the gather) when
+// rdDrawsAll, else its links by selectShares. It adds to *moved and *msgs.
+func spreadAlone[T packedWord](b *RandomizedDiffusion, st *digits, k int, ends []T, qmin uint64, moved, msgs *int64) {
+	loads, off, D := b.s.Loads, b.ln.g.off, b.slots
+	x := uint64(loads[k])
+	q := b.div.div(x)
+	r := x - q*D
+	out := ends[off[k]:off[k+1]]
+	deg := uint64(len(out))
+	var sent uint64
+	if rdDrawsAll(D, deg) {
+		m := b.pre[off[k] : off[k]+int((D+63)/64)]
+		floydWords(st, D, r, m)
+		sent = maskShares(out, m, q-qmin)
+	} else {
+		sent = selectShares(b, st, D, r, q-qmin, out)
+	}
+	loads[k] = int64(x - deg*q - sent)
+	tally(deg, q, sent, moved, msgs)
+}
+
+// redoBatch redraws the batch of nodes k..j-1 of spreadEnds from the accepted word x,
+// after a word that failed Lemire's test, and returns the batch's Moved and Messages.
+// Each node's load at the start of the round is what it kept plus its shares
+// (X = kept + Σ(q − qmin + bit) + deg·qmin); the products of the ranges before each node
+// are taken again as the batch was built.
+func redoBatch[T packedWord](b *RandomizedDiffusion, x uint64, k, j int, ends []T, qmin uint64) (bm, bs uint64) {
+	loads, off, D := b.s.Loads, b.ln.g.off, b.slots
+	prod := uint64(1)
+	for i := k; i < j; i++ {
+		out := ends[off[i]:off[i+1]]
+		deg := uint64(len(out))
+		xl := uint64(loads[i]) + deg*qmin
+		for _, v := range out {
+			xl += uint64(v)
+		}
+		q := b.div.div(xl)
+		r := xl - q*D
+		w := x * prod
+		if r > 0 {
+			prod *= b.nodeProd[i] // within digitLimit: the batch was built so
+		}
+		sent := selectBatched(&w, D, r, q-qmin, out)
+		loads[i] = int64(xl - deg*q - sent)
+		var mv, mg int64
+		tally(deg, q, sent, &mv, &mg)
+		bm, bs = bm+uint64(mv), bs+uint64(mg)
+	}
+	return bm, bs
+}
+
+// selectFac is selectBatched with the digit of slot p taken as the high word of
+// (w·fac[p] mod 2^64)·(D − p), fac = selFac: the same digits when the node's ranges fit
+// one word (its batch from slot 0 covers its links), without a chain of multiplications
+// from one digit to the next.
+func selectFac[T packedWord](w, D, r, q uint64, fac []uint64, out []T) (sent uint64) {
+	need := r
+	fac = fac[:len(out)]
+	for p := range out {
+		hi, _ := bits.Mul64(w*fac[p], D-uint64(p))
+		bit := (hi - need) >> 63 // hi < need: both are below 2^63
+		out[p] = T(q + bit)
+		need -= bit
+	}
+	return r - need
 }
 
 // selectBatched draws the links of one node of a batch (r excess tokens among D slots,
 // len(out) < D links, its ranges inside the batch's word x) and writes its shares; it
 // returns the excess sent. No digit is drawn when r = 0.
-func selectBatched(x *uint64, D, r, q uint64, out []uint64) (sent uint64) {
+func selectBatched[T packedWord](x *uint64, D, r, q uint64, out []T) (sent uint64) {
 	if r == 0 {
 		for p := range out {
-			out[p] = q
+			out[p] = T(q)
 		}
 		return 0
 	}
@@ -725,34 +864,58 @@ func selectBatched(x *uint64, D, r, q uint64, out []uint64) (sent uint64) {
 		hi, lo := bits.Mul64(w, D-uint64(p))
 		w = lo
 		bit := (hi - need) >> 63 // hi < need: both are below 2^63
-		out[p] = q + bit
+		out[p] = T(q + bit)
 		need -= bit
 	}
 	*x = w
 	return r - need
 }
 
+// selStep is one batch of selection sampling's digits: slots up to e (exclusive) from
+// the end of the previous one, whose ranges multiply to prod.
+type selStep struct{ e, prod uint64 }
+
+// selectTable returns the batches selectBatch makes from slot 0 for a node of degree
+// D (each batch of a node of smaller degree deg is the same up to deg, where it is cut),
+// and for every slot p < D the product of the ranges of its batch before p. O(D).
+func selectTable(D uint64) ([]selStep, []uint64) {
+	var tab []selStep
+	fac := make([]uint64, D)
+	for p := uint64(0); p < D; {
+		prod, e := selectBatch(D, p, D)
+		tab = append(tab, selStep{e: e, prod: prod})
+		f := uint64(1)
+		for ; p < e; p++ {
+			fac[p] = f
+			f *= D - p
+		}
+	}
+	return tab, fac
+}
+
 // selectShares is selectSlots for a node of degree len(out) < D that writes its shares
 // q + (1 if the link gets an excess token) into out instead of a mask: the same draws
 // and the same links. It returns the excess sent. A batch's digits are drawn whole and
 // compared without a branch (a digit below need = 0 takes nothing).
-func selectShares(st *digits, D, r, q uint64, out []uint64) (sent uint64) {
+func selectShares[T packedWord](b *RandomizedDiffusion, st *digits, D, r, q uint64, out []T) (sent uint64) {
 	need, deg, p := r, uint64(len(out)), uint64(0)
-	for p < deg && need > 0 {
-		prod, e := selectBatch(D, p, deg)
+	tab, fac := b.sel, b.selFac[:deg]
+	for i := 0; p < deg && need > 0; i++ {
+		prod, e := tab[i].prod, tab[i].e
+		if e > deg { // the node's last batch, cut at its degree
+			prod, e = selectBatch(D, p, deg)
+		}
 		st.begin(prod)
 		x := st.x
-		for ; p < e; p++ {
-			hi, lo := bits.Mul64(x, D-p)
-			x = lo
+		for ; p < e; p++ { // the digits of a batch do not wait for each other
+			hi, _ := bits.Mul64(x*fac[p], D-p)
 			bit := (hi - need) >> 63 // hi < need: both are below 2^63
-			out[p] = q + bit
+			out[p] = T(q + bit)
 			need -= bit
 		}
-		st.x = x
 	}
 	for ; p < deg; p++ {
-		out[p] = q
+		out[p] = T(q)
 	}
 	return r - need
 }
@@ -773,30 +936,50 @@ func floydWords(st *digits, D, r uint64, m []uint64) {
 	}
 }
 
-// gatherEnds is the second pass over the shares of rdEnds: node k, whose load the
-// first pass left at what it keeps, takes what came over the reverses of its ends. The
-// chunk's ends are summed first in one flat pass into prefix sums (pre), and each node
-// then takes the difference of two of them: no loop per node, whose exit a network of
-// varied degrees would mispredict at every node. O(deg) per node.
-func (b *RandomizedDiffusion) gatherEnds(v0, v1 int) (mn, mx uint64) {
-	loads, off, ends, rev, pre := b.s.Loads, b.ln.g.off, b.ends, b.rev, b.pre
-	e0, e1 := off[v0], off[v1]
-	var sum uint64
-	pre = pre[e0:e1]
-	for i, r := range rev[e0:e1] {
-		sum += ends[r]
-		pre[i] = sum
-	}
+// gatherEnds is the second pass over the shares of the ends formats (q − qmin + bit;
+// qmin = 0 for rdEnds): node k, whose load the first pass left at what it keeps, takes
+// what came over the reverses of its ends. The chunk's ends are summed in blocks of
+// gatherBlock in one flat pass into prefix sums (a buffer on the stack, in L1), and each
+// node whose ends end in the block then takes the difference of two of them: no loop
+// per node, whose exit a network of varied degrees would mispredict at every node, and
+// no array of prefix sums in memory. O(deg) per node.
+func gatherEnds[T packedWord](b *RandomizedDiffusion, v0, v1 int, ends []T, qmin uint64) (mn, mx uint64) {
+	loads, off, rev := b.s.Loads, b.ln.g.off, b.rev
+	e1 := off[v1]
+	var buf [gatherBlock]uint64
+	var sum, last uint64 // the prefix sum so far, and before node k's ends
 	mn, mx = math.MaxUint64, 0
-	var last uint64 // the prefix sum before node k's ends
-	for k := v0; k < v1; k++ {
-		end := pre[off[k+1]-e0-1]
-		acc := uint64(loads[k]) + end - last
-		last = end
-		loads[k] = int64(acc)
-		mn, mx = min(mn, acc), max(mx, acc)
+	k := v0
+	for b0 := off[v0]; b0 < e1; b0 += gatherBlock {
+		b1 := min(b0+gatherBlock, e1)
+		pre := buf[:b1-b0]
+		for i, r := range rev[b0:b1] {
+			sum += uint64(ends[r])
+			pre[i] = sum
+		}
+		for ; k < v1 && off[k+1] <= b1; k++ {
+			end := pre[off[k+1]-b0-1]
+			acc := uint64(loads[k]) + end - last + uint64(off[k+1]-off[k])*qmin
+			last = end
+			loads[k] = int64(acc)
+			mn, mx = min(mn, acc), max(mx, acc)
+		}
 	}
 	return mn, mx
+}
+
+// gatherBlock is the number of link ends whose prefix sums gatherEnds holds at once.
+const gatherBlock = 512
+
+// maskShares writes into out the shares q + bit p of the slot mask m, p < len(out), and
+// returns the excess sent.
+func maskShares[T packedWord](out []T, m []uint64, q uint64) (sent uint64) {
+	for p := range out {
+		bit := m[p>>6] >> (uint(p) & 63) & 1
+		out[p] = T(q + bit)
+		sent += bit
+	}
+	return sent
 }
 
 // maskCount counts the set bits below bit n of a multi-word mask.
@@ -820,7 +1003,13 @@ func (b *RandomizedDiffusion) gatherChunks(lo, hi int) {
 		var mn, mx uint64 // the new loads are non-negative
 		switch {
 		case b.format == rdEnds:
-			mn, mx = b.gatherEnds(v0, v1)
+			mn, mx = gatherEnds(b, v0, v1, b.ends, 0)
+		case b.format == rdEnds8:
+			mn, mx = gatherEnds(b, v0, v1, b.e8, b.qmin)
+		case b.format == rdEnds16:
+			mn, mx = gatherEnds(b, v0, v1, b.e16, b.qmin)
+		case b.format == rdEnds32:
+			mn, mx = gatherEnds(b, v0, v1, b.e32, b.qmin)
 		case b.format == rd8 && b.r8 != nil && b.link != nil:
 			mn, mx = gatherRegular8(b, v0, v1)
 		case b.format == rd8:
@@ -959,6 +1148,12 @@ func (b *RandomizedDiffusion) share(k int, p uint64) uint64 {
 		rec = b.p64[k]
 	case rdEnds:
 		return b.ends[b.ln.g.off[k]+int(p)]
+	case rdEnds8:
+		return uint64(b.e8[b.ln.g.off[k]+int(p)]) + b.qmin
+	case rdEnds16:
+		return uint64(b.e16[b.ln.g.off[k]+int(p)]) + b.qmin
+	case rdEnds32:
+		return uint64(b.e32[b.ln.g.off[k]+int(p)]) + b.qmin
 	default:
 		w := b.wide[b.stride*k:]
 		return w[0] + w[1+int(p>>6)]>>(p&63)&1
