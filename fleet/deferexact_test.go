@@ -1,15 +1,12 @@
 package fleet
 
 import (
-	"context"
-	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/tokendist/tokendist/handoff"
 	"github.com/tokendist/tokendist/node"
-	"github.com/tokendist/tokendist/registry"
 )
 
 // TestDeferExactRoom: a data datagram whose items, with those the node holds, take
@@ -18,30 +15,8 @@ import (
 // SaveSeconds the time spent saving.
 func TestDeferExactRoom(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	spec := registry.Spec{Network: choice("random-tree", map[string]any{"n": 2}), Loads: choice("point-mass", map[string]any{"tokens": 0}), Algorithm: choice("threshold-1", nil)}
-	b := build(t, spec)
-	cfgs := configs(t, b, spec, t.TempDir(), func(_, v int, listen []string) string { return listen[v] })
-	c := cfgs[0]
-	c.MaxFrame = MinMaxFrame
-	recvc := make(chan func(int, []byte), 1)
-	var sent atomic.Int64
-	nd, err := NewNode(c, &Options{Transport: func(recv func(int, []byte)) (Transport, error) {
-		recvc <- recv
-		return nopTransport{&sent}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recv := <-recvc
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- nd.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-errc; err != nil {
-			t.Error(err)
-		}
-	}()
+	nd, ctx, recv, _, stop := startNopNode(t)
+	defer stop()
 	// Held: MaxItemBytes-20 bytes of items (10-byte IDs, then 1-byte IDs for the rest).
 	room := nd.MaxItemBytes() - 20
 	var held []uint64
